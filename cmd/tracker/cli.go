@@ -1,0 +1,167 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// config is everything the commands read from flags and the environment.
+type config struct {
+	DataDir     string // --data-dir, $TRACKER_DATA_DIR
+	Addr        string // --addr, $TRACKER_ADDR (serve)
+	DatabaseURL string // $DATABASE_URL; empty means the embedded cluster
+}
+
+// command is one subcommand: its words ("project create"), the usage of its
+// arguments, and what it does.
+type command struct {
+	name    string
+	args    string
+	summary string
+	flags   func(fs *flag.FlagSet, cfg *config, opts map[string]*string)
+	run     func(ctx context.Context, a *app, args []string, opts map[string]*string) error
+	nargs   [2]int // minimum and maximum positional arguments (-1: any)
+}
+
+// app is what a running command has at hand.
+type app struct {
+	cfg    config
+	io     stdio
+	log    *slog.Logger
+	getenv func(string) string
+}
+
+// usageError is a mistake in the command line: exit status 2 and the usage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func commands() []command {
+	return []command{
+		{name: "serve", summary: "run the web server and background jobs", nargs: [2]int{0, 0}, run: runServe,
+			flags: func(fs *flag.FlagSet, cfg *config, _ map[string]*string) {
+				fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on (also $TRACKER_ADDR)")
+			}},
+		{name: "migrate", summary: "bring the database schema up to date", nargs: [2]int{0, 0}, run: runMigrate},
+		{name: "project create", args: "SLUG", summary: "create a project", nargs: [2]int{1, 1}, run: runProjectCreate,
+			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
+				o["title"] = fs.String("title", "", "the project's title")
+			}},
+		{name: "project show", args: "SLUG", summary: "print a project's configuration and counts as JSON", nargs: [2]int{1, 1}, run: runProjectShow},
+		{name: "items add", args: "SLUG [FILE]", summary: `queue newline-separated item names from FILE (none or "-": stdin)`, nargs: [2]int{1, 2}, run: runItemsAdd,
+			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
+				o["queue"] = fs.String("queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")
+			}},
+		{name: "admin create", args: "USER", summary: "create a global admin (password from $TRACKER_PASSWORD or one line on stdin)", nargs: [2]int{1, 1}, run: runAdminCreate},
+	}
+}
+
+// run parses the command line and runs a command. It returns the exit status.
+func run(ctx context.Context, args []string, io stdio, getenv func(string) string) int {
+	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	err := dispatch(ctx, args, io, getenv, log)
+	var uerr *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &uerr):
+		fmt.Fprintf(io.err, "tracker: %v\n", err)
+		return 2
+	default:
+		fmt.Fprintf(io.err, "tracker: %v\n", err)
+		return 1
+	}
+}
+
+func dispatch(ctx context.Context, args []string, io stdio, getenv func(string) string, log *slog.Logger) error {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(io, cmds)
+		if len(args) == 0 {
+			return &usageError{"no command given"}
+		}
+		return nil
+	}
+	var cmd *command
+	for i := range cmds {
+		words := strings.Fields(cmds[i].name)
+		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == cmds[i].name {
+			cmd, args = &cmds[i], args[len(words):]
+			break
+		}
+	}
+	if cmd == nil {
+		printUsage(io, cmds)
+		return &usageError{fmt.Sprintf("unknown command %q", strings.Join(args, " "))}
+	}
+
+	cfg := config{
+		DataDir:     cmp.Or(getenv("TRACKER_DATA_DIR"), "./data"),
+		Addr:        cmp.Or(getenv("TRACKER_ADDR"), "127.0.0.1:8080"),
+		DatabaseURL: getenv("DATABASE_URL"),
+	}
+	fs := flag.NewFlagSet("tracker "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the embedded PostgreSQL cluster (also $TRACKER_DATA_DIR); unused when $DATABASE_URL is set")
+	opts := map[string]*string{}
+	if cmd.flags != nil {
+		cmd.flags(fs, &cfg, opts)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(io.err, "usage: tracker %s [flags] %s\n  %s\n", cmd.name, cmd.args, cmd.summary)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &usageError{err.Error()}
+	}
+	if len(pos) < cmd.nargs[0] || (cmd.nargs[1] >= 0 && len(pos) > cmd.nargs[1]) {
+		fs.Usage()
+		return &usageError{fmt.Sprintf("%s: wrong number of arguments", cmd.name)}
+	}
+	a := &app{cfg: cfg, io: io, log: log, getenv: getenv}
+	return cmd.run(ctx, a, pos, opts)
+}
+
+// parseInterspersed parses flags wherever they stand among the positional
+// arguments ("project create demo --title Demo"), as operators type them.
+// "--" ends the flags; "-" alone is a positional argument (stdin).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// flag stops at "--" (consumed) or at the first non-flag.
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func printUsage(io stdio, cmds []command) {
+	fmt.Fprintln(io.err, "usage: tracker COMMAND [flags] [arguments]")
+	fmt.Fprintln(io.err, "\ncommands:")
+	for _, c := range cmds {
+		fmt.Fprintf(io.err, "  %-32s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+	}
+	fmt.Fprintln(io.err, "\nEvery command takes --data-dir DIR (also $TRACKER_DATA_DIR, default ./data) and uses")
+	fmt.Fprintln(io.err, "$DATABASE_URL instead of the embedded PostgreSQL cluster when it is set.")
+	fmt.Fprintln(io.err, "'tracker COMMAND -h' describes a command's flags.")
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"tracker/handlers"
+	"tracker/projects"
+)
+
+// Server timeouts: a slow or stalled client must not hold a connection and
+// its goroutine forever. Warriors time out after 20 s themselves.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 60 * time.Second
+	writeTimeout      = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+	maxHeaderBytes    = 64 << 10
+	shutdownTimeout   = 30 * time.Second
+)
+
+func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) error {
+	d, err := a.openDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.close(a) // last: after the server and the jobs have stopped
+
+	if err := ensurePartitions(ctx, d); err != nil {
+		return err
+	}
+
+	h := handlers.New(a.log, d.pool)
+	srv := &http.Server{
+		Handler:           h.Routes(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+	ln, err := net.Listen("tcp", a.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	a.log.Info("tracker listening", "url", fmt.Sprintf("http://%s/", ln.Addr()))
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		a.log.Warn("server shutdown", "err", err)
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ensurePartitions creates the coming days' completion partitions of every
+// project, so completions land in day partitions rather than the default one.
+func ensurePartitions(ctx context.Context, d *database) error {
+	store := projects.NewStore(d.pool)
+	ps, err := store.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := store.EnsurePartitions(ctx, p, time.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package db
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/golang-migrate/migrate/v4"
+	"github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"tracker/migrations"
+)
+
+// MigrateUp brings the schema to the newest migration. It reports whether
+// anything changed; an up-to-date schema is not an error.
+func MigrateUp(pool *pgxpool.Pool) (changed bool, err error) {
+	err = withMigrate(pool, func(m *migrate.Migrate) error { return m.Up() })
+	if errors.Is(err, migrate.ErrNoChange) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// MigrateDown undoes every migration.
+func MigrateDown(pool *pgxpool.Pool) error {
+	err := withMigrate(pool, func(m *migrate.Migrate) error { return m.Down() })
+	if errors.Is(err, migrate.ErrNoChange) {
+		return nil
+	}
+	return err
+}
+
+// SchemaVersion returns the applied migration and whether a failed migration
+// left the schema dirty.
+func SchemaVersion(pool *pgxpool.Pool) (version uint, dirty bool, err error) {
+	err = withMigrate(pool, func(m *migrate.Migrate) error {
+		version, dirty, err = m.Version()
+		if errors.Is(err, migrate.ErrNilVersion) {
+			return nil
+		}
+		return err
+	})
+	return version, dirty, err
+}
+
+// withMigrate runs fn with a migrator over the embedded migrations on a
+// connection of pool. golang-migrate serialises concurrent runs with an
+// advisory lock, so several tracker processes may start at once.
+func withMigrate(pool *pgxpool.Pool, fn func(*migrate.Migrate) error) error {
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return err
+	}
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	defer sqlDB.Close()
+	driver, err := pgx.WithInstance(sqlDB, &pgx.Config{})
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	m, err := migrate.NewWithInstance("iofs", src, "pgx5", driver)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	defer m.Close()
+	if err := fn(m); err != nil {
+		if errors.Is(err, migrate.ErrNoChange) {
+			return err
+		}
+		return fmt.Errorf("migrations: %w", err)
+	}
+	return nil
+}

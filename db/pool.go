@@ -1,0 +1,54 @@
+// Package db is the tracker's database layer: the sqlc queries in queries/
+// with their generated Go code, the connection pool, migrations and
+// transactions. Nothing above this package writes SQL.
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Open connects a pool to the database named by dsn (a URL or a key=value
+// connection string) and checks that it answers.
+func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("database address: %w", err)
+	}
+	rt := cfg.ConnConfig.RuntimeParams
+	if rt["application_name"] == "" {
+		rt["application_name"] = "tracker"
+	}
+	// A transaction left open by a stuck request stops vacuum, and claims
+	// slow down with every dead row vacuum cannot remove.
+	if rt["idle_in_transaction_session_timeout"] == "" {
+		rt["idle_in_transaction_session_timeout"] = "60000"
+	}
+	// Fail fast while the database is away instead of stacking up requests.
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	return pool, nil
+}
+
+// WithTx runs fn in a transaction, committed when fn returns nil and rolled
+// back otherwise.
+func WithTx(ctx context.Context, pool interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, fn func(q *Queries) error) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return fn(New(tx)) })
+}

@@ -1,0 +1,46 @@
+-- name: DoneRecordClaimed :one
+-- Completes the claimed items among @names in one statement: their claims
+-- become done rows and the downloader's totals grow once for the batch.
+-- Names that are not claimed (a repeated done, or an item never handed out)
+-- are ignored, so no completion is ever counted twice. The batch's bytes are
+-- shared out over the items actually completed, the first rows taking the
+-- remainder, so the shares add up to the total.
+WITH finished AS (
+    DELETE FROM claims
+    WHERE claims.project_id = @project_id
+      AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
+    RETURNING claims.id, claims.name, claims.claimed_at, claims.claim_count
+), numbered AS (
+    SELECT f.id, f.name, f.claimed_at, f.claim_count,
+           row_number() OVER (ORDER BY f.id) AS n, count(*) OVER () AS total
+    FROM finished f
+), shared AS (
+    SELECT numbered.*,
+           div(@bytes::bigint, numbered.total)
+             + CASE WHEN numbered.n <= mod(@bytes::bigint, numbered.total) THEN 1 ELSE 0 END AS share
+    FROM numbered
+), recorded AS (
+    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id,
+                      claimed_at, claim_count, ip)
+    SELECT @project_id, shared.id, shared.name, @downloader, @version, shared.share,
+           @domains, @client_id, shared.claimed_at, shared.claim_count, @ip
+    FROM shared
+    RETURNING done.bytes
+), credit AS (
+    INSERT INTO downloaders AS d (project_id, nick, items, bytes, version)
+    SELECT @project_id, @downloader, count(*), sum(recorded.bytes), @version
+    FROM recorded
+    HAVING count(*) > 0
+    ON CONFLICT (project_id, nick) DO UPDATE
+    SET items = d.items + excluded.items,
+        bytes = d.bytes + excluded.bytes,
+        version = excluded.version,
+        last_seen = now()
+)
+SELECT count(*) AS completed FROM recorded;
+
+-- name: DoneCount :one
+-- Completions on record for a project, archived ones included: the sum of
+-- the downloaders' totals, which archival leaves untouched.
+SELECT coalesce(sum(items), 0)::bigint AS items, coalesce(sum(bytes), 0)::bigint AS bytes
+FROM downloaders WHERE project_id = @project_id;

@@ -1,0 +1,24 @@
+package handlers
+
+import (
+	"net/http"
+
+	"tracker/views"
+)
+
+// homeShow lists the projects.
+func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
+	ps, err := h.projects.List(r.Context())
+	if err != nil {
+		return err
+	}
+	v := views.HomeView{Projects: make([]views.HomeProject, 0, len(ps))}
+	for _, p := range ps {
+		done, err := h.projects.Done(r.Context(), p)
+		if err != nil {
+			return err
+		}
+		v.Projects = append(v.Projects, views.HomeProject{Slug: p.Slug, Title: p.Title, Done: done.Items, Bytes: done.Bytes})
+	}
+	return render(w, r, http.StatusOK, views.Layout("Projects", views.Home(v)))
+}

@@ -1,0 +1,16 @@
+package handlers
+
+import (
+	"io/fs"
+	"net/http"
+)
+
+// staticFiles serves the embedded assets. They change only with a new
+// binary, so browsers may keep them for an hour without asking.
+func staticFiles(fsys fs.FS) http.Handler {
+	files := http.FileServerFS(fsys)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	})
+}

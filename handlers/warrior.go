@@ -1,0 +1,61 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// warriorRoutes maps a warrior action ("request", "done", ...) to its handler.
+type warriorRoutes map[string]http.Handler
+
+// maxMultiPath bounds the N of multi={N} that the path may name; the
+// project's max_multi setting then caps what is handed out.
+const maxMultiPath = 10_000
+
+// in returns a handler that answers warrior paths itself and passes every
+// other request to next. Warrior paths are answered directly, never
+// redirected: the clients do not follow redirects on POST.
+func (routes warriorRoutes) in(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		project, action, multi, ok := parseWarriorPath(r.URL.EscapedPath())
+		handler, known := routes[action]
+		if !ok || !known {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes POST", action))
+			return
+		}
+		r.SetPathValue("project", project)
+		r.SetPathValue("multi", strconv.Itoa(multi))
+		handler.ServeHTTP(w, r)
+	})
+}
+
+// parseWarriorPath splits /{project}/{action}, /{project}/multi={N}/{action}
+// and /{project}/multi={N}//{action}. multi is 0 when the path names none.
+func parseWarriorPath(path string) (project, action string, multi int, ok bool) {
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return "", "", 0, false
+	}
+	project, rest, ok = strings.Cut(rest, "/")
+	if !ok || project == "" {
+		return "", "", 0, false
+	}
+	if n, after, found := strings.Cut(rest, "/"); found && strings.HasPrefix(n, "multi=") {
+		v, err := strconv.Atoi(strings.TrimPrefix(n, "multi="))
+		if err != nil || v < 1 || v > maxMultiPath {
+			return "", "", 0, false
+		}
+		multi = v
+		rest = strings.TrimPrefix(after, "/") // the client's double slash
+	}
+	if rest == "" || strings.Contains(rest, "/") {
+		return "", "", 0, false
+	}
+	return project, rest, multi, true
+}

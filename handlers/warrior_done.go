@@ -1,0 +1,49 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"tracker/items"
+)
+
+// doneBody is what a warrior sends when it finished items.
+type doneBody struct {
+	Downloader string           `json:"downloader"`
+	Version    flexibleString   `json:"version"`
+	Item       string           `json:"item"`
+	Bytes      map[string]int64 `json:"bytes"`
+	ID         json.RawMessage  `json:"id"`
+}
+
+// warriorDone records the NUL-joined items of a done as completed and
+// answers 200 "OK" once that is committed. Items that are not claimed (a
+// repeated done, or one reclaimed and finished by someone else) are answered
+// OK as well and not counted again: anything but OK makes the client retry
+// the same done forever.
+func (h *Handler) warriorDone(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.project(r)
+	if err != nil {
+		return err
+	}
+	var body doneBody
+	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
+		return err
+	}
+	c := items.Completion{
+		Downloader: body.Downloader,
+		Version:    string(body.Version),
+		IP:         clientIP(r),
+		Items:      strings.Split(body.Item, "\x00"),
+		Bytes:      body.Bytes,
+		ClientID:   body.ID,
+	}
+	if err := c.Validate(); err != nil {
+		return errorf(http.StatusBadRequest, "invalid-done", "%v", err)
+	}
+	if _, err := h.items.Complete(r.Context(), p, c); err != nil {
+		return err
+	}
+	return writeText(w, http.StatusOK, "OK")
+}

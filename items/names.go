@@ -1,0 +1,79 @@
+// Package items is the item engine: queueing names, handing them out to
+// warriors as claims, and recording their completion, all in PostgreSQL.
+package items
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"tracker/projects"
+)
+
+// MaxNameBytes bounds an item name. Names are opaque (usernames, ids, URLs);
+// this leaves room for very long URLs while keeping one bad line from
+// swallowing memory.
+const MaxNameBytes = 8192
+
+// ValidName says why name cannot be an item name, or returns nil. Names are
+// any UTF-8 text without NUL (the multi-item separator) or newline (the
+// import separator).
+func ValidName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty item name")
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("item name longer than %d bytes", MaxNameBytes)
+	case !utf8.ValidString(name):
+		return errors.New("item name is not valid UTF-8")
+	case strings.ContainsAny(name, "\x00\n\r"):
+		return errors.New("item name contains NUL, CR or newline")
+	}
+	return nil
+}
+
+// MaxNickRunes bounds a downloader's nick.
+const MaxNickRunes = 64
+
+// ValidNick says why nick cannot name a downloader, or returns nil. Nicks
+// are 1-64 letters, digits, marks, '-', '_' and '.': a superset of the
+// original tracker's ^[-_a-zA-Z0-9]{3,30}$ that still needs no escaping in
+// a page or a path.
+func ValidNick(nick string) error {
+	if nick == "" {
+		return errors.New("empty downloader name")
+	}
+	if !utf8.ValidString(nick) {
+		return errors.New("downloader name is not valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(nick); n > MaxNickRunes {
+		return fmt.Errorf("downloader name longer than %d characters", MaxNickRunes)
+	}
+	for _, r := range nick {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && !strings.ContainsRune("-_.", r) {
+			return fmt.Errorf("downloader name contains %q: use letters, digits, '-', '_' and '.'", r)
+		}
+	}
+	return nil
+}
+
+// DownloaderQueue is the queue of items set aside for one downloader.
+func DownloaderQueue(nick string) string { return "downloader:" + nick }
+
+// ValidQueue says why queue cannot name a queue, or returns nil.
+func ValidQueue(queue string) error {
+	if nick, ok := strings.CutPrefix(queue, "downloader:"); ok {
+		if err := ValidNick(nick); err != nil {
+			return fmt.Errorf("queue %q: %w", queue, err)
+		}
+		return nil
+	}
+	for _, q := range projects.StandardQueues {
+		if queue == q {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown queue %q: use todo, backfeed, secondary, redo or downloader:NICK", queue)
+}

@@ -1,0 +1,156 @@
+-- The item engine. An item's state is the table its row is in: todo, then
+-- claims, then done. Rows move between narrow tables instead of flipping a
+-- status column, because a status change is never a HOT update and would
+-- write new entries into every index of one wide table on every claim and
+-- completion.
+--
+-- The hot tables carry no foreign keys: a foreign key to projects would take
+-- a KEY SHARE lock on the project's row for every inserted item, and with
+-- many concurrent claims that single row becomes a MultiXact hot spot.
+-- Deleting a project cleans these tables explicitly.
+
+-- item_hash is the identity of an item name inside a project: the first 16
+-- bytes of its SHA-256. Go computes the same value (items.Hash); a test keeps
+-- the two in step.
+CREATE FUNCTION item_hash(name text) RETURNS bytea
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN substring(sha256(convert_to(name, 'UTF8')) FROM 1 FOR 16);
+
+-- Item ids give the import order within a queue and stay with an item for
+-- its whole life, through every queue, claim and completion.
+CREATE SEQUENCE item_ids AS bigint;
+
+-- Every name ever accepted into a project, whatever its state now (queued,
+-- claimed, done, archived or discarded): exact deduplication for imports and
+-- backfeed, about 43 bytes of index per name.
+CREATE TABLE seen (
+    project_id integer NOT NULL,
+    hash       bytea   NOT NULL,
+    id         bigint  NOT NULL,
+    PRIMARY KEY (project_id, hash)
+);
+
+-- Items waiting to be handed out. Keyed (project_id, queue, id) and nothing
+-- else: a claim walks this one index from the queue's head.
+-- queue is 'todo', 'backfeed', 'secondary', 'redo' or 'downloader:NICK'.
+CREATE TABLE todo (
+    project_id  integer NOT NULL,
+    queue       text    NOT NULL,
+    id          bigint  NOT NULL,
+    name        text    NOT NULL,
+    -- How many times the item was handed out before it came back here;
+    -- the reclaim TTL grows with it.
+    claim_count integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (project_id, queue, id)
+) WITH (
+    -- Claims delete from the head of the index all day long: vacuum by row
+    -- count, not by table fraction, and without throttling, so dead entries
+    -- never pile up in front of the first claimable row.
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0,
+    autovacuum_vacuum_insert_scale_factor = 0,
+    autovacuum_vacuum_insert_threshold = 100000,
+    autovacuum_analyze_scale_factor = 0,
+    autovacuum_analyze_threshold = 100000
+);
+
+-- Items handed out and not yet reported done. Keyed by the name's hash
+-- because that is what a done request carries.
+CREATE TABLE claims (
+    project_id  integer     NOT NULL,
+    hash        bytea       NOT NULL,
+    id          bigint      NOT NULL,
+    name        text        NOT NULL,
+    -- The queue the item was taken from: a release puts it back there.
+    queue       text        NOT NULL,
+    downloader  text        NOT NULL,
+    ip          inet,
+    version     text        NOT NULL DEFAULT '',
+    claimed_at  timestamptz NOT NULL DEFAULT now(),
+    -- Times this item has been handed out, this claim included.
+    claim_count integer     NOT NULL DEFAULT 1,
+    PRIMARY KEY (project_id, hash)
+) WITH (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0,
+    autovacuum_analyze_scale_factor = 0,
+    autovacuum_analyze_threshold = 100000
+);
+
+-- Expiry: the oldest claims of a project first.
+CREATE INDEX claims_claimed_at ON claims (project_id, claimed_at);
+
+-- Completions, append-only. Partitioned by project, then by day of done_at,
+-- so archival detaches whole partitions instead of deleting rows and a
+-- deleted project drops its partitions at once.
+CREATE TABLE done (
+    project_id  integer     NOT NULL,
+    id          bigint      NOT NULL,
+    name        text        NOT NULL,
+    downloader  text        NOT NULL,
+    version     text        NOT NULL DEFAULT '',
+    -- This item's share of the bytes its done request reported (a multi-item
+    -- request reports one total for the batch): the shares of a batch add up
+    -- to its total, so sums over done equal the downloaders' totals.
+    bytes       bigint      NOT NULL,
+    -- Bytes per domain exactly as the done request reported them.
+    domains     jsonb       NOT NULL DEFAULT '{}',
+    -- The client's "id" value, verbatim (json, not jsonb: kept as sent).
+    client_id   json,
+    claimed_at  timestamptz NOT NULL,
+    done_at     timestamptz NOT NULL DEFAULT now(),
+    claim_count integer     NOT NULL,
+    -- The address the done request came from.
+    ip          inet
+) PARTITION BY LIST (project_id);
+
+CREATE INDEX done_project_id_id ON done (project_id, id);
+
+-- done_partitions_ensure creates a project's branch of done (on first use)
+-- and one partition per UTC day from first_day to last_day. The branch gets a
+-- default partition too, so a completion is never refused for want of a
+-- partition; housekeeping keeps the days ahead created so it stays empty.
+-- Returns how many day partitions it created.
+CREATE FUNCTION done_partitions_ensure(project integer, first_day date, last_day date)
+    RETURNS integer
+    LANGUAGE plpgsql AS $$
+DECLARE
+    branch  text := format('done_p%s', project);
+    day     date;
+    created integer := 0;
+BEGIN
+    -- Serialise concurrent callers: CREATE TABLE ... IF NOT EXISTS on a
+    -- partition still fails when two sessions race to attach the same range.
+    PERFORM pg_advisory_xact_lock(hashtext('done_partitions_ensure'));
+    IF to_regclass(branch) IS NULL THEN
+        EXECUTE format('CREATE TABLE %I PARTITION OF done FOR VALUES IN (%s) PARTITION BY RANGE (done_at)',
+                       branch, project);
+        EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT', branch || '_default', branch);
+    END IF;
+    FOR day IN SELECT d::date FROM generate_series(first_day, last_day, interval '1 day') AS d LOOP
+        IF to_regclass(format('%s_%s', branch, to_char(day, 'YYYYMMDD'))) IS NULL THEN
+            EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
+                           format('%s_%s', branch, to_char(day, 'YYYYMMDD')), branch,
+                           day::timestamp AT TIME ZONE 'UTC', (day + 1)::timestamp AT TIME ZONE 'UTC');
+            created := created + 1;
+        END IF;
+    END LOOP;
+    RETURN created;
+END
+$$;
+
+-- Per-downloader totals of a project, updated once per done request (one
+-- row per downloader, so concurrent warriors never wait on each other).
+CREATE TABLE downloaders (
+    project_id integer     NOT NULL,
+    nick       text        NOT NULL,
+    items      bigint      NOT NULL DEFAULT 0,
+    bytes      bigint      NOT NULL DEFAULT 0,
+    -- The script version of the downloader's latest done.
+    version    text        NOT NULL DEFAULT '',
+    first_seen timestamptz NOT NULL DEFAULT now(),
+    last_seen  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (project_id, nick)
+);

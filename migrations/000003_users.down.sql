@@ -1,0 +1,3 @@
+DROP TABLE sessions;
+DROP TABLE project_admins;
+DROP TABLE users;

@@ -1,0 +1,151 @@
+// Package projects holds projects and their configuration: creating them,
+// finding them by slug, and summarising their queues.
+package projects
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db"
+)
+
+var (
+	ErrNotFound = errors.New("no such project")
+	ErrExists   = errors.New("a project with that slug exists already")
+)
+
+// Project is a project with its configuration decoded.
+type Project struct {
+	ID        int32
+	Slug      string
+	Title     string
+	Config    Config
+	CreatedAt time.Time
+}
+
+var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// reserved are first path segments the tracker's own pages use.
+var reserved = []string{"admin", "api", "backfeed", "debug", "healthz", "metrics", "projects", "static", "stats"}
+
+// ValidSlug says why slug cannot name a project, or returns nil.
+func ValidSlug(slug string) error {
+	if !slugRE.MatchString(slug) {
+		return fmt.Errorf("invalid slug %q: 1-64 lowercase letters, digits, '-' and '_', starting with a letter or digit", slug)
+	}
+	if slices.Contains(reserved, slug) {
+		return fmt.Errorf("invalid slug %q: the tracker uses /%s/ itself", slug, slug)
+	}
+	return nil
+}
+
+// Store reads and writes projects.
+type Store struct {
+	pool *pgxpool.Pool
+	q    *db.Queries
+}
+
+func NewStore(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, q: db.New(pool)}
+}
+
+// Create makes a project with the default configuration, a fresh backfeed
+// key and its first days of completion partitions.
+func (s *Store) Create(ctx context.Context, slug, title string) (Project, error) {
+	if err := ValidSlug(slug); err != nil {
+		return Project{}, err
+	}
+	cfg := DefaultConfig()
+	cfg.BackfeedKey = newKey()
+	doc, err := json.Marshal(cfg)
+	if err != nil {
+		return Project{}, err
+	}
+	var p Project
+	err = db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		row, err := q.ProjectInsert(ctx, db.ProjectInsertParams{Slug: slug, Title: title, Config: doc})
+		if err != nil {
+			return err
+		}
+		if p, err = decode(row); err != nil {
+			return err
+		}
+		return ensurePartitions(ctx, q, p.ID, time.Now())
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return Project{}, fmt.Errorf("%w: %s", ErrExists, slug)
+	}
+	return p, err
+}
+
+// EnsurePartitions creates the project's completion partitions from the day
+// before now to a week ahead.
+func (s *Store) EnsurePartitions(ctx context.Context, p Project, now time.Time) error {
+	return ensurePartitions(ctx, s.q, p.ID, now)
+}
+
+func ensurePartitions(ctx context.Context, q *db.Queries, projectID int32, now time.Time) error {
+	day := now.UTC().Truncate(24 * time.Hour)
+	_, err := q.ProjectDonePartitionsEnsure(ctx, db.ProjectDonePartitionsEnsureParams{
+		ProjectID: projectID,
+		FirstDay:  day.AddDate(0, 0, -1),
+		LastDay:   day.AddDate(0, 0, 7),
+	})
+	return err
+}
+
+// Get finds a project by slug.
+func (s *Store) Get(ctx context.Context, slug string) (Project, error) {
+	row, err := s.q.ProjectGetBySlug(ctx, slug)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Project{}, fmt.Errorf("%w: %s", ErrNotFound, slug)
+	}
+	if err != nil {
+		return Project{}, err
+	}
+	return decode(row)
+}
+
+// List returns every project, by slug.
+func (s *Store) List(ctx context.Context) ([]Project, error) {
+	rows, err := s.q.ProjectList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ps := make([]Project, 0, len(rows))
+	for _, row := range rows {
+		p, err := decode(row)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+func decode(row db.Project) (Project, error) {
+	cfg := DefaultConfig()
+	if err := json.Unmarshal(row.Config, &cfg); err != nil {
+		return Project{}, fmt.Errorf("project %s: config: %w", row.Slug, err)
+	}
+	return Project{ID: row.ID, Slug: row.Slug, Title: row.Title, Config: cfg, CreatedAt: row.CreatedAt}, nil
+}
+
+// newKey returns a random secret for backfeed URLs.
+func newKey() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

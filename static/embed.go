@@ -1,0 +1,8 @@
+// Package static holds the stylesheets and scripts the pages load, embedded
+// into the binary: nothing is fetched from a CDN at run time.
+package static
+
+import "embed"
+
+//go:embed *.css
+var FS embed.FS
