@@ -16,7 +16,7 @@ const maxWarriorBody = 4 << 20
 
 // requestBody is what a warrior sends to ask for work.
 type requestBody struct {
-	Downloader string        `json:"downloader"`
+	Downloader string         `json:"downloader"`
 	APIVersion flexibleString `json:"api_version"`
 	Version    flexibleString `json:"version"`
 }

@@ -23,23 +23,23 @@ func defaultSettings(bins Binaries) map[string]string {
 		"work_mem":             "16MB",
 		"maintenance_work_mem": mb(clamp(ram/16, 64<<20, 1<<30)),
 		// Fewer checkpoints under a sustained stream of completions.
-		"max_wal_size":    "4GB",
-		"min_wal_size":    "512MB",
+		"max_wal_size":       "4GB",
+		"min_wal_size":       "512MB",
 		"checkpoint_timeout": "15min",
-		"wal_compression": "on",
+		"wal_compression":    "on",
 		// Claims delete from the head of the todo index all the time: vacuum
 		// often and unthrottled so dead entries never pile up in front of
 		// the next claimable row (the hot tables add per-table settings).
 		"autovacuum_naptime":           "10s",
 		"autovacuum_vacuum_cost_limit": "2000",
 		// Short OLTP statements: JIT compilation only adds latency.
-		"jit":                    "off",
-		"random_page_cost":       "1.1",
-		"effective_io_concurrency": "200",
-		"timezone":               "'UTC'",
-		"log_timezone":           "'UTC'",
-		"log_min_duration_statement": "1000",
-		"log_checkpoints":            "on",
+		"jit":                         "off",
+		"random_page_cost":            "1.1",
+		"effective_io_concurrency":    "200",
+		"timezone":                    "'UTC'",
+		"log_timezone":                "'UTC'",
+		"log_min_duration_statement":  "1000",
+		"log_checkpoints":             "on",
 		"log_autovacuum_min_duration": "'10s'",
 		"track_io_timing":             "on",
 	}
