@@ -26,6 +26,9 @@ type Binaries struct {
 
 var versionRE = regexp.MustCompile(`\(PostgreSQL\) (\d+)`)
 
+// debianBinDirs is where Debian's packages put each major version's programs.
+var debianBinDirs = "/usr/lib/postgresql/*/bin"
+
 // FindBinaries looks for initdb and pg_ctl on PATH, then in Debian's
 // versioned folders (/usr/lib/postgresql/N/bin, newest first), and takes the
 // first pair of a supported version.
@@ -37,7 +40,7 @@ func FindBinaries() (Binaries, error) {
 		}
 		dirs = append(dirs, filepath.Dir(p))
 	}
-	debian, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	debian, _ := filepath.Glob(debianBinDirs)
 	slices.SortFunc(debian, func(a, b string) int { return majorOf(b) - majorOf(a) })
 	dirs = append(dirs, debian...)
 

@@ -1,0 +1,33 @@
+package items
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidNick(t *testing.T) {
+	t.Parallel()
+	for nick, ok := range map[string]bool{
+		"alice": true, "Bob_the-archiver.2": true, "ab": true, "x": true, "Łukasz": true, "日本": true,
+		strings.Repeat("n", 64): true, strings.Repeat("ń", 64): true,
+		"": false, strings.Repeat("n", 65): false, "has space": false, "a/b": false,
+		"<script>": false, "tab\t": false, "nul\x00": false, "bad\xff": false,
+	} {
+		if err := ValidNick(nick); (err == nil) != ok {
+			t.Errorf("ValidNick(%q) = %v, want ok=%v", nick, err, ok)
+		}
+	}
+}
+
+func TestValidName(t *testing.T) {
+	t.Parallel()
+	for name, ok := range map[string]bool{
+		"post:123": true, "url:https://example.com/a?b=c#d": true, "user:Ünïcode": true, "with space": true,
+		strings.Repeat("u", MaxNameBytes): true,
+		"": false, "a\x00b": false, "a\nb": false, "a\rb": false, "bad\xff": false, strings.Repeat("u", MaxNameBytes+1): false,
+	} {
+		if err := ValidName(name); (err == nil) != ok {
+			t.Errorf("ValidName(%.20q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+}
