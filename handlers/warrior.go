@@ -35,8 +35,10 @@ func (routes warriorRoutes) in(next http.Handler) http.Handler {
 	})
 }
 
-// parseWarriorPath splits /{project}/{action}, /{project}/multi={N}/{action}
-// and /{project}/multi={N}//{action}. multi is 0 when the path names none.
+// parseWarriorPath splits /{project}/{action} and /{project}/multi={N}/{action}.
+// Every slash after the project may be doubled: clients append "/request" to
+// a tracker URL that often ends in a slash already. multi is 0 when the path
+// names none.
 func parseWarriorPath(path string) (project, action string, multi int, ok bool) {
 	rest, ok := strings.CutPrefix(path, "/")
 	if !ok {
@@ -46,13 +48,14 @@ func parseWarriorPath(path string) (project, action string, multi int, ok bool) 
 	if !ok || project == "" {
 		return "", "", 0, false
 	}
+	rest = strings.TrimPrefix(rest, "/")
 	if n, after, found := strings.Cut(rest, "/"); found && strings.HasPrefix(n, "multi=") {
 		v, err := strconv.Atoi(strings.TrimPrefix(n, "multi="))
 		if err != nil || v < 1 || v > maxMultiPath {
 			return "", "", 0, false
 		}
 		multi = v
-		rest = strings.TrimPrefix(after, "/") // the client's double slash
+		rest = strings.TrimPrefix(after, "/")
 	}
 	if rest == "" || strings.Contains(rest, "/") {
 		return "", "", 0, false

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db"
+	"tracker/db/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// tracker runs the command line in-process against the database dsn and
+// returns its exit status, stdout and stderr.
+func tracker(t *testing.T, dsn, stdin string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	getenv := func(k string) string {
+		if k == "DATABASE_URL" {
+			return dsn
+		}
+		return env[k]
+	}
+	code := run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut}, getenv)
+	return code, out.String(), errOut.String()
+}
+
+func showProject(t *testing.T, dsn, slug string) projectJSON {
+	t.Helper()
+	code, out, errOut := tracker(t, dsn, "", nil, "project", "show", slug)
+	if code != 0 {
+		t.Fatalf("project show: exit %d: %s", code, errOut)
+	}
+	var p projectJSON
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("project show printed %q: %v", out, err)
+	}
+	return p
+}
+
+func TestProjectCommands(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+
+	// Flags may follow the positional arguments.
+	if code, _, errOut := tracker(t, dsn, "", nil, "project", "create", "demo", "--title", "Demo project"); code != 0 {
+		t.Fatalf("project create: exit %d: %s", code, errOut)
+	}
+	code, out, _ := tracker(t, dsn, "", nil, "project", "show", "demo")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	// The exact document scripts read.
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range doc {
+		keys = append(keys, k)
+	}
+	for _, k := range []string{"slug", "title", "config", "queues", "claims", "done"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("project show lacks %q (has %v)", k, keys)
+		}
+	}
+	p := showProject(t, dsn, "demo")
+	if p.Slug != "demo" || p.Title != "Demo project" || p.Config.MaxMulti != 100 || p.Config.Order != "fifo" {
+		t.Errorf("project %+v", p)
+	}
+	for _, q := range []string{"todo", "backfeed", "secondary", "redo"} {
+		if n, ok := p.Queues[q]; !ok || n != 0 {
+			t.Errorf("queue %s = %d, %v", q, n, ok)
+		}
+	}
+
+	code, _, errOut := tracker(t, dsn, "", nil, "project", "create", "demo")
+	if code != 1 || !strings.Contains(errOut, "exists already") {
+		t.Errorf("duplicate create: exit %d %q", code, errOut)
+	}
+	code, _, errOut = tracker(t, dsn, "", nil, "project", "create", "Bad Slug")
+	if code != 2 || !strings.Contains(errOut, "invalid slug") {
+		t.Errorf("bad slug: exit %d %q", code, errOut)
+	}
+	code, _, errOut = tracker(t, dsn, "", nil, "project", "show", "missing")
+	if code != 1 || !strings.Contains(errOut, "no such project") {
+		t.Errorf("missing project: exit %d %q", code, errOut)
+	}
+}
+
+func TestItemsAdd(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+	tracker(t, dsn, "", nil, "project", "create", "demo")
+
+	// From stdin, with no FILE and with "-".
+	code, out, errOut := tracker(t, dsn, "user:a\nuser:b\nuser:a\n", nil, "items", "add", "demo")
+	if code != 0 || out != "added 2, skipped 1\n" {
+		t.Fatalf("exit %d, out %q, err %q", code, out, errOut)
+	}
+	code, out, _ = tracker(t, dsn, "user:b\nuser:c\n", nil, "items", "add", "demo", "-", "--queue", "secondary")
+	if code != 0 || out != "added 1, skipped 1\n" {
+		t.Fatalf("stdin with -: exit %d, out %q", code, out)
+	}
+
+	// From a file, into a downloader's queue.
+	file := filepath.Join(t.TempDir(), "names.txt")
+	var b strings.Builder
+	for i := range 25_000 {
+		fmt.Fprintf(&b, "post:%d\n", i)
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = tracker(t, dsn, "", nil, "items", "add", "--queue", "downloader:alice", "demo", file)
+	if code != 0 || out != "added 25000, skipped 0\n" {
+		t.Fatalf("file: exit %d, out %q, err %q", code, out, errOut)
+	}
+
+	p := showProject(t, dsn, "demo")
+	if p.Queues["todo"] != 2 || p.Queues["secondary"] != 1 || p.Queues["downloader:alice"] != 25_000 {
+		t.Errorf("queues %v", p.Queues)
+	}
+
+	// Invalid lines are reported, the rest is added, the exit status says so.
+	code, out, errOut = tracker(t, dsn, "ok:1\nbad:\xff\nok:2\n", nil, "items", "add", "demo")
+	if code != 1 || out != "added 2, skipped 0, invalid 1\n" || !strings.Contains(errOut, "line 2:") {
+		t.Errorf("invalid line: exit %d, out %q, err %q", code, out, errOut)
+	}
+
+	for _, args := range [][]string{
+		{"items", "add", "demo", "--queue", "nope"},
+		{"items", "add"},
+		{"items", "add", "demo", "a", "b"},
+		{"items", "add", "demo", "--bogus"},
+	} {
+		if code, _, _ := tracker(t, dsn, "", nil, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	if code, _, errOut := tracker(t, dsn, "", nil, "items", "add", "demo", "/no/such/file"); code != 1 || !strings.Contains(errOut, "no such file") {
+		t.Errorf("missing file: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := tracker(t, dsn, "x\n", nil, "items", "add", "missing"); code != 1 || !strings.Contains(errOut, "no such project") {
+		t.Errorf("missing project: exit %d %q", code, errOut)
+	}
+}
+
+func TestAdminCreate(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+
+	code, out, errOut := tracker(t, dsn, "", map[string]string{"TRACKER_PASSWORD": "correct horse battery"}, "admin", "create", "root")
+	if code != 0 || out != "created admin root\n" {
+		t.Fatalf("from env: exit %d %q %q", code, out, errOut)
+	}
+	code, out, errOut = tracker(t, dsn, "another long secret\n", nil, "admin", "create", "second")
+	if code != 0 || out != "created admin second\n" {
+		t.Fatalf("from stdin: exit %d %q %q", code, out, errOut)
+	}
+	var hash string
+	pool := openPool(t, dsn)
+	if err := pool.QueryRow(context.Background(), "SELECT password_hash FROM users WHERE username = 'second'").Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(hash, "$2a$") || strings.Contains(hash, "secret") {
+		t.Errorf("password stored as %q, want a bcrypt hash", hash)
+	}
+
+	for name, tc := range map[string]struct {
+		stdin, user, want string
+	}{
+		"duplicate":      {"yet another secret\n", "ROOT", "exists already"},
+		"short password": {"short\n", "third", "too short"},
+		"no password":    {"", "third", "no password"},
+		"bad username":   {"long enough secret\n", "bad name", "invalid username"},
+	} {
+		if code, _, errOut := tracker(t, dsn, tc.stdin, nil, "admin", "create", tc.user); code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d %q, want %q", name, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestMigrateCommand(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewEmptyDSN(t)
+	for range 2 { // idempotent
+		code, out, errOut := tracker(t, dsn, "", nil, "migrate")
+		if code != 0 || !strings.HasPrefix(out, "schema at version ") {
+			t.Fatalf("exit %d %q %q", code, out, errOut)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	if code, _, errOut := tracker(t, "", "", nil); code != 2 || !strings.Contains(errOut, "usage: tracker") {
+		t.Errorf("no command: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := tracker(t, "", "", nil, "frobnicate"); code != 2 || !strings.Contains(errOut, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := tracker(t, "", "", nil, "project", "show", "-h"); code != 0 || !strings.Contains(errOut, "-data-dir") {
+		t.Errorf("help: exit %d %q", code, errOut)
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args  []string
+		pos   string
+		queue string
+	}{
+		{[]string{"demo", "file"}, "demo file", "todo"},
+		{[]string{"--queue", "redo", "demo"}, "demo", "redo"},
+		{[]string{"demo", "--queue=redo", "-"}, "demo -", "redo"},
+		{[]string{"demo", "--", "--queue"}, "demo --queue", "todo"},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		queue := fs.String("queue", "todo", "")
+		pos, err := parseInterspersed(fs, tc.args)
+		if err != nil || strings.Join(pos, " ") != tc.pos || *queue != tc.queue {
+			t.Errorf("%q: pos %q queue %q err %v; want %q %q", tc.args, pos, *queue, err, tc.pos, tc.queue)
+		}
+	}
+}
+
+func openPool(t *testing.T, dsn string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := db.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}

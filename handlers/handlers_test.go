@@ -1,0 +1,88 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db/dbtest"
+	"tracker/handlers"
+	"tracker/items"
+	"tracker/projects"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+type fixture struct {
+	srv     *httptest.Server
+	pool    *pgxpool.Pool
+	store   *projects.Store
+	project projects.Project
+}
+
+// setup starts the tracker's routes on a real HTTP server over a fresh
+// database holding project "test" with the given items in todo.
+func setup(t *testing.T, names ...string) fixture {
+	t.Helper()
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	p, err := store.Create(context.Background(), "test", "Test project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) > 0 {
+		if _, err := items.NewEngine(pool).Add(context.Background(), p.ID, "todo", strings.NewReader(strings.Join(names, "\n"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := httptest.NewServer(handlers.New(log, pool).Routes())
+	t.Cleanup(srv.Close)
+	return fixture{srv: srv, pool: pool, store: store, project: p}
+}
+
+type answer struct {
+	status int
+	reason string
+	body   string
+	header http.Header
+}
+
+func (f fixture) do(t *testing.T, method, path, body string) answer {
+	t.Helper()
+	req, err := http.NewRequest(method, f.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	// What seesaw's Tornado client sends.
+	req.Header.Set("Connection", "close")
+	req.Header.Set("Accept-Encoding", "gzip")
+	// The warrior's client does not follow redirects on POST: neither do we.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{status: resp.StatusCode, reason: resp.Header.Get("X-Tracker-Reason"), body: string(b), header: resp.Header}
+}
+
+func (f fixture) summary(t *testing.T) projects.Summary {
+	t.Helper()
+	s, err := f.store.Summary(context.Background(), f.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
