@@ -24,7 +24,7 @@ func TestValidName(t *testing.T) {
 	for name, ok := range map[string]bool{
 		"post:123": true, "url:https://example.com/a?b=c#d": true, "user:Ünïcode": true, "with space": true,
 		strings.Repeat("u", MaxNameBytes): true,
-		"": false, "a\x00b": false, "a\nb": false, "a\rb": false, "bad\xff": false, strings.Repeat("u", MaxNameBytes+1): false,
+		"":                                false, "a\x00b": false, "a\nb": false, "a\rb": false, "bad\xff": false, strings.Repeat("u", MaxNameBytes+1): false,
 	} {
 		if err := ValidName(name); (err == nil) != ok {
 			t.Errorf("ValidName(%.20q) = %v, want ok=%v", name, err, ok)

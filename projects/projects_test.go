@@ -59,7 +59,7 @@ func TestValidSlug(t *testing.T) {
 		"urls": true, "reddit-2023": true, "a": true, "x_y": true, "0day": true,
 		"": false, "Upper": false, "-lead": false, "has space": false, "dot.json": false,
 		"admin": false, "static": false, "backfeed": false, "healthz": false,
-		"a234567890123456789012345678901234567890123456789012345678901234": true,
+		"a234567890123456789012345678901234567890123456789012345678901234":  true,
 		"a2345678901234567890123456789012345678901234567890123456789012345": false,
 	} {
 		if err := projects.ValidSlug(slug); (err == nil) != ok {

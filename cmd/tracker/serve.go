@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tracker/handlers"
+	"tracker/jobs"
 	"tracker/projects"
 )
 
@@ -30,9 +31,11 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 	}
 	defer d.close(a) // last: after the server and the jobs have stopped
 
-	if err := ensurePartitions(ctx, d); err != nil {
+	partitions := jobs.NewPartitions(a.log, projects.NewStore(d.pool))
+	if err := partitions.Start(ctx); err != nil {
 		return err
 	}
+	defer partitions.Stop() // after the server has drained, before the pool closes
 
 	h := handlers.New(a.log, d.pool)
 	srv := &http.Server{
@@ -65,22 +68,6 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 	}
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
-	}
-	return nil
-}
-
-// ensurePartitions creates the coming days' completion partitions of every
-// project, so completions land in day partitions rather than the default one.
-func ensurePartitions(ctx context.Context, d *database) error {
-	store := projects.NewStore(d.pool)
-	ps, err := store.List(ctx)
-	if err != nil {
-		return err
-	}
-	for _, p := range ps {
-		if err := store.EnsurePartitions(ctx, p, time.Now()); err != nil {
-			return err
-		}
 	}
 	return nil
 }

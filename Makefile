@@ -1,0 +1,80 @@
+# The tracker's tasks. `make run` and `make test` are all a fresh machine needs.
+
+GO      ?= go
+BIN     := bin/tracker
+DATA_DIR ?= $(or $(TRACKER_DATA_DIR),./data)
+
+# Code generators, pinned: sqlc here, templ by go.mod so the CLI always
+# matches the runtime it generates code for. Built once into .bin/.
+SQLC_VERSION  := v1.31.1
+TEMPL_VERSION := $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
+TOOLS := $(CURDIR)/.bin
+SQLC  := $(TOOLS)/sqlc-$(SQLC_VERSION)
+TEMPL := $(TOOLS)/templ-$(TEMPL_VERSION)
+
+.PHONY: run build test check generate tools postgres clean
+
+## run: start the tracker on the embedded PostgreSQL cluster in $(DATA_DIR)
+run: postgres build
+	@if [ ! -d "$(DATA_DIR)/pgdata" ]; then \
+		echo "First start: creating the demo project with 5000 items."; \
+		./$(BIN) project create demo --title "Demo project" --data-dir "$(DATA_DIR)" >/dev/null && \
+		seq 1 5000 | sed 's/^/item:/' | ./$(BIN) items add demo --data-dir "$(DATA_DIR)"; \
+	fi
+	exec ./$(BIN) serve --data-dir "$(DATA_DIR)"
+
+build:
+	$(GO) build -o $(BIN) ./cmd/tracker
+
+## test: every check and every test, on real PostgreSQL
+test: postgres check
+	$(GO) test -count=1 -race -timeout 30m ./...
+
+## check: formatting, vet, and generated code that matches its sources
+check: $(SQLC) $(TEMPL)
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go') | grep -v '_templ\.go$$'); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	@$(SQLC) diff || { echo "sqlc output is stale: run 'make generate' and commit"; exit 1; }
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && cp views/*.templ $$tmp/ && \
+	$(TEMPL) generate -path $$tmp >/dev/null 2>&1 && \
+	for f in $$tmp/*_templ.go; do \
+		cmp -s $$f views/$$(basename $$f) || { echo "templ output is stale (views/$$(basename $$f)): run 'make generate' and commit"; exit 1; }; \
+	done && \
+	for f in views/*_templ.go; do \
+		[ -e $$tmp/$$(basename $$f) ] || { echo "$$f has no .templ source: remove it"; exit 1; }; \
+	done
+
+## generate: regenerate the sqlc and templ code
+generate: $(SQLC) $(TEMPL)
+	$(SQLC) generate
+	$(TEMPL) generate -path views
+
+tools: $(SQLC) $(TEMPL)
+
+# sqlc builds with cgo and takes minutes the first time.
+$(SQLC):
+	@mkdir -p $(TOOLS)/tmp
+	GOBIN=$(TOOLS)/tmp $(GO) install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
+	mv $(TOOLS)/tmp/sqlc $@
+
+$(TEMPL):
+	@mkdir -p $(TOOLS)/tmp
+	GOBIN=$(TOOLS)/tmp $(GO) install github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION)
+	mv $(TOOLS)/tmp/templ $@
+
+## postgres: make sure PostgreSQL's server programs are installed
+postgres:
+	@if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "PostgreSQL's server programs are missing. Install them with:"; \
+		echo "  sudo apt-get install -y postgresql"; \
+		exit 1; \
+	fi; \
+	echo "Installing PostgreSQL (apt-get install postgresql)"; \
+	mkdir -p /etc/postgresql-common && \
+	{ [ -e /etc/postgresql-common/createcluster.conf ] || echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.conf; } && \
+	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql
+
+clean:
+	rm -rf bin
