@@ -8,74 +8,250 @@ package db
 import (
 	"context"
 	"net/netip"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const claimsCount = `-- name: ClaimsCount :one
-SELECT count(*) FROM claims WHERE project_id = $1
+const claimGet = `-- name: ClaimGet :one
+SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count FROM claims WHERE project_id = $1 AND hash = item_hash($2)
 `
 
-func (q *Queries) ClaimsCount(ctx context.Context, projectID int32) (int64, error) {
-	row := q.db.QueryRow(ctx, claimsCount, projectID)
+type ClaimGetParams struct {
+	ProjectID int32
+	Name      string
+}
+
+func (q *Queries) ClaimGet(ctx context.Context, arg ClaimGetParams) (Claim, error) {
+	row := q.db.QueryRow(ctx, claimGet, arg.ProjectID, arg.Name)
+	var i Claim
+	err := row.Scan(
+		&i.ProjectID,
+		&i.Hash,
+		&i.ID,
+		&i.Name,
+		&i.Queue,
+		&i.Downloader,
+		&i.IP,
+		&i.Version,
+		&i.ClaimedAt,
+		&i.ClaimCount,
+	)
+	return i, err
+}
+
+const claimsCountByDownloader = `-- name: ClaimsCountByDownloader :one
+SELECT count(*) FROM claims WHERE project_id = $1 AND downloader = $2
+`
+
+type ClaimsCountByDownloaderParams struct {
+	ProjectID  int32
+	Downloader string
+}
+
+func (q *Queries) ClaimsCountByDownloader(ctx context.Context, arg ClaimsCountByDownloaderParams) (int64, error) {
+	row := q.db.QueryRow(ctx, claimsCountByDownloader, arg.ProjectID, arg.Downloader)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const claimsTakeFromQueue = `-- name: ClaimsTakeFromQueue :many
-WITH taken AS (
-    DELETE FROM todo
-    WHERE (project_id, queue, id) IN (
-        SELECT t.project_id, t.queue, t.id FROM todo t
-        WHERE t.project_id = $1 AND t.queue = $5 AND t.id > $6
-        ORDER BY t.id
-        LIMIT $7
-        FOR UPDATE SKIP LOCKED
-    )
-    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+const claimsReclaim = `-- name: ClaimsReclaim :many
+WITH expired AS (
+    SELECT c.project_id, c.hash FROM claims c
+    WHERE c.project_id = $1
+      AND c.claimed_at < now() - $2::interval
+      AND c.claimed_at < now() - c.claim_count * $2::interval
+      AND item_type(c.name) <> ALL($3::text[])
+    ORDER BY c.claimed_at
+    LIMIT $4
+    FOR UPDATE SKIP LOCKED
+), reclaimed AS (
+    UPDATE claims c
+    SET downloader = $5, ip = $6, version = $7, claimed_at = now(), claim_count = c.claim_count + 1
+    FROM expired
+    WHERE c.project_id = expired.project_id AND c.hash = expired.hash
+    RETURNING c.id, c.name
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
-SELECT $1, item_hash(taken.name), taken.id, taken.name, taken.queue,
-       $2, $3, $4, taken.claim_count + 1
-FROM taken
-RETURNING claims.id, claims.name
+SELECT reclaimed.id, reclaimed.name FROM reclaimed ORDER BY reclaimed.id
 `
 
-type ClaimsTakeFromQueueParams struct {
-	ProjectID  int32
-	Downloader string
-	IP         *netip.Addr
-	Version    string
-	Queue      string
-	AfterID    int64
-	Max        int32
+type ClaimsReclaimParams struct {
+	ProjectID    int32
+	Ttl          pgtype.Interval
+	RefusedTypes []string
+	Max          int32
+	Downloader   string
+	IP           *netip.Addr
+	Version      string
 }
 
-type ClaimsTakeFromQueueRow struct {
+type ClaimsReclaimRow struct {
 	ID   int64
 	Name string
 }
 
-// Moves up to @max items from the head of one queue into claims. SKIP LOCKED
-// lets concurrent requests take different items instead of queueing behind
-// each other; @after_id skips the head of the index that earlier claims
-// left dead.
-func (q *Queries) ClaimsTakeFromQueue(ctx context.Context, arg ClaimsTakeFromQueueParams) ([]ClaimsTakeFromQueueRow, error) {
-	rows, err := q.db.Query(ctx, claimsTakeFromQueue,
+// Hands expired claims to a new downloader: a claim expires @ttl seconds
+// times its claim count after it was made. Oldest first.
+func (q *Queries) ClaimsReclaim(ctx context.Context, arg ClaimsReclaimParams) ([]ClaimsReclaimRow, error) {
+	rows, err := q.db.Query(ctx, claimsReclaim,
 		arg.ProjectID,
+		arg.Ttl,
+		arg.RefusedTypes,
+		arg.Max,
 		arg.Downloader,
 		arg.IP,
 		arg.Version,
-		arg.Queue,
-		arg.AfterID,
-		arg.Max,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ClaimsTakeFromQueueRow{}
+	items := []ClaimsReclaimRow{}
 	for rows.Next() {
-		var i ClaimsTakeFromQueueRow
+		var i ClaimsReclaimRow
+		if err := rows.Scan(&i.ID, &i.Name); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const claimsRelease = `-- name: ClaimsRelease :many
+WITH released AS (
+    DELETE FROM claims
+    WHERE claims.project_id = $1
+      AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest($2::text[]) AS n))
+      AND ($3::text = '' OR claims.downloader = $3::text)
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT $1, released.queue,
+           CASE WHEN item_type(released.name) = ANY($4::text[]) THEN item_type(released.name) ELSE '' END,
+           released.id, released.name, released.claim_count
+    FROM released
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT released.name FROM released
+`
+
+type ClaimsReleaseParams struct {
+	ProjectID    int32
+	Names        []string
+	Downloader   string
+	LimitedTypes []string
+}
+
+// Gives claimed items back to the queue they came from, in their old place,
+// remembering how often they were claimed. With @downloader set, only that
+// downloader's claims are released.
+func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, claimsRelease,
+		arg.ProjectID,
+		arg.Names,
+		arg.Downloader,
+		arg.LimitedTypes,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		items = append(items, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const claimsTake = `-- name: ClaimsTake :many
+WITH taken AS (
+    DELETE FROM todo
+    WHERE (project_id, queue, type, id) IN (
+        SELECT t.project_id, t.queue, t.type, t.id FROM todo t
+        WHERE t.project_id = $1 AND t.queue = $2::text AND t.type = $3::text AND t.id > $4
+        ORDER BY t.id
+        LIMIT $5
+        FOR UPDATE SKIP LOCKED
+    )
+    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+), claimed AS (
+    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
+    SELECT $1, item_hash(taken.name), taken.id, taken.name, taken.queue,
+           $6, $7, $8, taken.claim_count + 1
+    FROM taken
+    RETURNING claims.id, claims.name
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, d.name, counter_shard(), d.delta
+    FROM (SELECT count(*) AS n FROM taken) t,
+         LATERAL (VALUES ('claims', t.n), ('queue:' || $2::text, -t.n)) AS d (name, delta)
+    WHERE t.n > 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT claimed.id, claimed.name FROM claimed ORDER BY claimed.id
+`
+
+type ClaimsTakeParams struct {
+	ProjectID  int32
+	Queue      string
+	ItemType   string
+	AfterID    int64
+	Max        int32
+	Downloader string
+	IP         *netip.Addr
+	Version    string
+}
+
+type ClaimsTakeRow struct {
+	ID   int64
+	Name string
+}
+
+// Moves up to @max items from the head of one stretch of a queue into
+// claims. SKIP LOCKED lets concurrent requests take different items instead
+// of queueing behind each other; @after_id skips the head of the index that
+// earlier claims left dead.
+func (q *Queries) ClaimsTake(ctx context.Context, arg ClaimsTakeParams) ([]ClaimsTakeRow, error) {
+	rows, err := q.db.Query(ctx, claimsTake,
+		arg.ProjectID,
+		arg.Queue,
+		arg.ItemType,
+		arg.AfterID,
+		arg.Max,
+		arg.Downloader,
+		arg.IP,
+		arg.Version,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimsTakeRow{}
+	for rows.Next() {
+		var i ClaimsTakeRow
 		if err := rows.Scan(&i.ID, &i.Name); err != nil {
 			return nil, err
 		}

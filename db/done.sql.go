@@ -10,22 +10,33 @@ import (
 	"net/netip"
 )
 
-const doneCount = `-- name: DoneCount :one
-SELECT coalesce(sum(items), 0)::bigint AS items, coalesce(sum(bytes), 0)::bigint AS bytes
-FROM downloaders WHERE project_id = $1
+const doneGet = `-- name: DoneGet :one
+SELECT project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, done_at, claim_count, ip FROM done WHERE project_id = $1 AND id = $2 ORDER BY done_at DESC LIMIT 1
 `
 
-type DoneCountRow struct {
-	Items int64
-	Bytes int64
+type DoneGetParams struct {
+	ProjectID int32
+	ID        int64
 }
 
-// Completions on record for a project, archived ones included: the sum of
-// the downloaders' totals, which archival leaves untouched.
-func (q *Queries) DoneCount(ctx context.Context, projectID int32) (DoneCountRow, error) {
-	row := q.db.QueryRow(ctx, doneCount, projectID)
-	var i DoneCountRow
-	err := row.Scan(&i.Items, &i.Bytes)
+// The completion of an item, newest first should it have several.
+func (q *Queries) DoneGet(ctx context.Context, arg DoneGetParams) (Done, error) {
+	row := q.db.QueryRow(ctx, doneGet, arg.ProjectID, arg.ID)
+	var i Done
+	err := row.Scan(
+		&i.ProjectID,
+		&i.ID,
+		&i.Name,
+		&i.Downloader,
+		&i.Version,
+		&i.Bytes,
+		&i.Domains,
+		&i.ClientID,
+		&i.ClaimedAt,
+		&i.DoneAt,
+		&i.ClaimCount,
+		&i.IP,
+	)
 	return i, err
 }
 
@@ -61,6 +72,14 @@ WITH finished AS (
         bytes = d.bytes + excluded.bytes,
         version = excluded.version,
         last_seen = now()
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, d.name, counter_shard(), d.delta
+    FROM (SELECT count(*) AS n, coalesce(sum(recorded.bytes), 0) AS bytes FROM recorded) t,
+         LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.n), ('done', t.n)) AS d (name, delta)
+    WHERE t.n > 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) AS completed FROM recorded
 `
@@ -77,11 +96,11 @@ type DoneRecordClaimedParams struct {
 }
 
 // Completes the claimed items among @names in one statement: their claims
-// become done rows and the downloader's totals grow once for the batch.
-// Names that are not claimed (a repeated done, or an item never handed out)
-// are ignored, so no completion is ever counted twice. The batch's bytes are
-// shared out over the items actually completed, the first rows taking the
-// remainder, so the shares add up to the total.
+// become done rows and the downloader's and project's totals grow once for
+// the batch. Names that are not claimed (a repeated done, or an item never
+// handed out) are ignored, so no completion is ever counted twice. The
+// batch's bytes are shared out over the items actually completed, the first
+// rows taking the remainder, so the shares add up to the total.
 func (q *Queries) DoneRecordClaimed(ctx context.Context, arg DoneRecordClaimedParams) (int64, error) {
 	row := q.db.QueryRow(ctx, doneRecordClaimed,
 		arg.ProjectID,

@@ -9,6 +9,15 @@ import (
 	"time"
 )
 
+type Block struct {
+	ID        int32
+	ProjectID *int32
+	Kind      string
+	Value     string
+	Reason    string
+	CreatedAt time.Time
+}
+
 type Claim struct {
 	ProjectID  int32
 	Hash       []byte
@@ -20,6 +29,13 @@ type Claim struct {
 	Version    string
 	ClaimedAt  time.Time
 	ClaimCount int32
+}
+
+type Counter struct {
+	ProjectID int32
+	Name      string
+	Shard     int16
+	Value     int64
 }
 
 type Done struct {
@@ -61,6 +77,12 @@ type ProjectAdmin struct {
 	ProjectID int32
 }
 
+type RateLimit struct {
+	ProjectID int32
+	Key       string
+	Tat       time.Time
+}
+
 type Seen struct {
 	ProjectID int32
 	Hash      []byte
@@ -76,9 +98,28 @@ type Session struct {
 type Todo struct {
 	ProjectID  int32
 	Queue      string
+	Type       string
 	ID         int64
 	Name       string
 	ClaimCount int32
+}
+
+type Upload struct {
+	ProjectID int32
+	Uploader  string
+	Item      string
+	Server    string
+	IP        *netip.Addr
+	At        time.Time
+}
+
+type UploadTarget struct {
+	ID        int32
+	ProjectID int32
+	URL       string
+	Weight    int32
+	Enabled   bool
+	CreatedAt time.Time
 }
 
 type User struct {

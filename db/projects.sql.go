@@ -103,3 +103,29 @@ func (q *Queries) ProjectList(ctx context.Context) ([]Project, error) {
 	}
 	return items, nil
 }
+
+const projectUpdateConfig = `-- name: ProjectUpdateConfig :one
+UPDATE projects SET title = $1, config = $2, updated_at = now()
+WHERE id = $3
+RETURNING id, slug, title, config, created_at, updated_at
+`
+
+type ProjectUpdateConfigParams struct {
+	Title  string
+	Config []byte
+	ID     int32
+}
+
+func (q *Queries) ProjectUpdateConfig(ctx context.Context, arg ProjectUpdateConfigParams) (Project, error) {
+	row := q.db.QueryRow(ctx, projectUpdateConfig, arg.Title, arg.Config, arg.ID)
+	var i Project
+	err := row.Scan(
+		&i.ID,
+		&i.Slug,
+		&i.Title,
+		&i.Config,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}

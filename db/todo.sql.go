@@ -9,66 +9,105 @@ import (
 	"context"
 )
 
-const todoAddUnseen = `-- name: TodoAddUnseen :execrows
+const todoAddUnseen = `-- name: TodoAddUnseen :one
 WITH batch AS MATERIALIZED (
-    SELECT b.name, item_hash(b.name) AS hash, nextval('item_ids') AS id
-    FROM unnest($3::text[]) WITH ORDINALITY AS b (name, ord)
+    SELECT b.name, item_hash(b.name) AS hash,
+           CASE WHEN $1::boolean
+                THEN (floor(random() * 1099511627776)::bigint << 23) | (nextval('item_ids') & 8388607)
+                ELSE nextval('item_ids') END AS id
+    FROM unnest($2::text[]) WITH ORDINALITY AS b (name, ord)
     ORDER BY b.ord
 ), fresh AS (
     INSERT INTO seen (project_id, hash, id)
-    SELECT $1, batch.hash, batch.id FROM batch ORDER BY batch.hash
+    SELECT $3, batch.hash, batch.id FROM batch ORDER BY batch.hash
     ON CONFLICT DO NOTHING
     RETURNING seen.id
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name)
+    SELECT $3, $4, CASE WHEN item_type(batch.name) = ANY($5::text[]) THEN item_type(batch.name) ELSE '' END,
+           batch.id, batch.name
+    FROM fresh JOIN batch ON batch.id = fresh.id
+    RETURNING 1
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $3, 'queue:' || $4::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-INSERT INTO todo (project_id, queue, id, name)
-SELECT $1, $2, batch.id, batch.name
-FROM fresh JOIN batch ON batch.id = fresh.id
+SELECT count(*) FROM queued
 `
 
 type TodoAddUnseenParams struct {
-	ProjectID int32
-	Queue     string
-	Names     []string
+	Shuffle      bool
+	Names        []string
+	ProjectID    int32
+	Queue        string
+	LimitedTypes []string
 }
 
 // Queues the names of a batch that the project has never seen (repeats
 // within the batch included) and returns how many it queued. Ids are drawn
-// in the batch's order, so a queue hands items out as they were imported,
-// while the seen index is written in hash order: sorted batches touch far
-// fewer index pages.
+// in the batch's order, so a queue hands items out as they were imported
+// (or, with @shuffle, in an order of their own: a random high part above a
+// sequence low part keeps them unique), while the seen index is written in
+// hash order: sorted batches touch far fewer index pages. Items whose type
+// is in @limited_types get their own stretch of the queue.
 func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (int64, error) {
-	result, err := q.db.Exec(ctx, todoAddUnseen, arg.ProjectID, arg.Queue, arg.Names)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	row := q.db.QueryRow(ctx, todoAddUnseen,
+		arg.Shuffle,
+		arg.Names,
+		arg.ProjectID,
+		arg.Queue,
+		arg.LimitedTypes,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
-const todoCountByQueue = `-- name: TodoCountByQueue :many
-SELECT queue, count(*) AS items FROM todo WHERE project_id = $1 GROUP BY queue ORDER BY queue
+const todoGet = `-- name: TodoGet :one
+SELECT queue, claim_count FROM todo
+WHERE project_id = $1 AND queue = ANY($2::text[]) AND type = ANY($3::text[]) AND id = $4
 `
 
-type TodoCountByQueueRow struct {
-	Queue string
-	Items int64
+type TodoGetParams struct {
+	ProjectID int32
+	Queues    []string
+	Types     []string
+	ID        int64
 }
 
-func (q *Queries) TodoCountByQueue(ctx context.Context, projectID int32) ([]TodoCountByQueueRow, error) {
-	rows, err := q.db.Query(ctx, todoCountByQueue, projectID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []TodoCountByQueueRow{}
-	for rows.Next() {
-		var i TodoCountByQueueRow
-		if err := rows.Scan(&i.Queue, &i.Items); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+type TodoGetRow struct {
+	Queue      string
+	ClaimCount int32
+}
+
+// Finds a queued item by id; the queues are those the counters know.
+func (q *Queries) TodoGet(ctx context.Context, arg TodoGetParams) (TodoGetRow, error) {
+	row := q.db.QueryRow(ctx, todoGet,
+		arg.ProjectID,
+		arg.Queues,
+		arg.Types,
+		arg.ID,
+	)
+	var i TodoGetRow
+	err := row.Scan(&i.Queue, &i.ClaimCount)
+	return i, err
+}
+
+const todoRetype = `-- name: TodoRetype :exec
+UPDATE todo
+SET type = CASE WHEN item_type(name) = ANY($1::text[]) THEN item_type(name) ELSE '' END
+WHERE project_id = $2
+  AND type IS DISTINCT FROM CASE WHEN item_type(name) = ANY($1::text[]) THEN item_type(name) ELSE '' END
+`
+
+type TodoRetypeParams struct {
+	LimitedTypes []string
+	ProjectID    int32
+}
+
+// Regroups a project's queued items after its per-type limits changed.
+func (q *Queries) TodoRetype(ctx context.Context, arg TodoRetypeParams) error {
+	_, err := q.db.Exec(ctx, todoRetype, arg.LimitedTypes, arg.ProjectID)
+	return err
 }

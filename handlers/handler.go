@@ -37,7 +37,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool) *Handler {
 		log:      log,
 		pool:     pool,
 		projects: projects.NewStore(pool),
-		items:    items.NewEngine(pool),
+		items:    items.NewEngine(pool, log),
 	}
 }
 
@@ -50,6 +50,8 @@ type Error struct {
 	Msg    string
 	// RetryAfter, in seconds, is sent as Retry-After when positive.
 	RetryAfter int
+	// JSON answers {"status_code": Status, "error": Msg} instead of text.
+	JSON bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Reason, e.Msg) }
@@ -95,6 +97,10 @@ func (h *Handler) classify(r *http.Request, err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	var refusal *items.Refusal
+	if errors.As(err, &refusal) {
+		return refusalError(refusal)
+	}
 	if unavailable(err) {
 		h.log.Warn("database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 		return &Error{Status: http.StatusServiceUnavailable, Reason: "database-unavailable",
@@ -129,6 +135,13 @@ func writeError(w http.ResponseWriter, e *Error) {
 	h.Set("X-Tracker-Reason", e.Reason)
 	if e.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	if e.JSON {
+		b, _ := json.Marshal(map[string]any{"status_code": e.Status, "error": e.Msg})
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(e.Status)
+		w.Write(b)
+		return
 	}
 	if e.Msg == "" {
 		w.WriteHeader(e.Status)

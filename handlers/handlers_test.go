@@ -36,12 +36,12 @@ func setup(t *testing.T, names ...string) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if len(names) > 0 {
-		if _, err := items.NewEngine(pool).Add(context.Background(), p.ID, "todo", strings.NewReader(strings.Join(names, "\n"))); err != nil {
+		if _, err := items.NewEngine(pool, log).Add(context.Background(), p, "todo", strings.NewReader(strings.Join(names, "\n"))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewServer(handlers.New(log, pool).Routes())
 	t.Cleanup(srv.Close)
 	return fixture{srv: srv, pool: pool, store: store, project: p}

@@ -14,11 +14,11 @@ func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := views.HomeView{Projects: make([]views.HomeProject, 0, len(ps))}
 	for _, p := range ps {
-		done, err := h.projects.Done(r.Context(), p)
+		sum, err := h.projects.Summary(r.Context(), p)
 		if err != nil {
 			return err
 		}
-		v.Projects = append(v.Projects, views.HomeProject{Slug: p.Slug, Title: p.Title, Done: done.Items, Bytes: done.Bytes})
+		v.Projects = append(v.Projects, views.HomeProject{Slug: p.Slug, Title: p.Title, Done: sum.Done, Bytes: sum.Bytes})
 	}
 	return render(w, r, http.StatusOK, views.Layout("Projects", views.Home(v)))
 }

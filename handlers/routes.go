@@ -17,14 +17,26 @@ func (h *Handler) Routes() http.Handler {
 	mux.Handle("GET /{$}", h.page(h.homeShow))
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticFiles(static.FS)))
 
+	// Backfeed from grab scripts.
+	mux.Handle("POST /backfeed/legacy/{target}", h.api(h.backfeed))
+
 	// The warrior protocol (PROTOCOL.md). Its paths carry multi={N} and a
 	// double slash that ServeMux would redirect, so they have their own
 	// matcher in front of the mux: POST /{project}/{action},
 	// /{project}/multi={N}/{action} and /{project}/multi={N}//{action}.
 	warrior := warriorRoutes{
-		"request": h.api(h.warriorRequest),
-		"done":    h.api(h.warriorDone),
+		"request":      h.api(h.warriorRequest),
+		"done":         h.api(h.warriorDone),
+		"done+request": h.api(h.warriorDoneRequest),
+		"release":      h.api(h.warriorRelease),
+		"upload":       h.api(h.warriorUpload),
+		"uploaded":     h.api(h.warriorUploaded),
 	}
 
-	return warrior.in(mux)
+	// An item's status: GET /{project}/items/{item}.json. Names are often
+	// URLs, whose "//" ServeMux would redirect away, so this route too is
+	// matched on the escaped path in front of the mux.
+	items := itemRoute{h.api(h.itemShow)}
+
+	return warrior.in(items.in(mux))
 }

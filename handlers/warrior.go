@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -32,6 +33,31 @@ func (routes warriorRoutes) in(next http.Handler) http.Handler {
 		r.SetPathValue("project", project)
 		r.SetPathValue("multi", strconv.Itoa(multi))
 		handler.ServeHTTP(w, r)
+	})
+}
+
+// itemRoute answers GET /{project}/items/{item}.json with its handler.
+type itemRoute struct{ show http.Handler }
+
+func (route itemRoute) in(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		project, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/items/")
+		if !ok || project == "" || strings.Contains(project, "/") || rest == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		item, err := url.PathUnescape(rest)
+		if err != nil {
+			writeError(w, errorf(http.StatusBadRequest, "invalid-item", "bad escape in the item name"))
+			return
+		}
+		r.SetPathValue("project", project)
+		r.SetPathValue("item", item)
+		route.show.ServeHTTP(w, r)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/projects"
 )
 
 // doneBody is what a warrior sends when it finished items.
@@ -31,6 +32,13 @@ func (h *Handler) warriorDone(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
 		return err
 	}
+	if err := h.complete(r, p, body); err != nil {
+		return err
+	}
+	return writeText(w, http.StatusOK, "OK")
+}
+
+func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) error {
 	c := items.Completion{
 		Downloader: body.Downloader,
 		Version:    string(body.Version),
@@ -42,8 +50,61 @@ func (h *Handler) warriorDone(w http.ResponseWriter, r *http.Request) error {
 	if err := c.Validate(); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-done", "%v", err)
 	}
-	if _, err := h.items.Complete(r.Context(), p, c); err != nil {
+	_, err := h.items.Complete(r.Context(), p, c)
+	return err
+}
+
+// warriorDoneRequest is done, then request, in one call: the answer is the
+// request's.
+func (h *Handler) warriorDoneRequest(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.project(r)
+	if err != nil {
 		return err
 	}
-	return writeText(w, http.StatusOK, "OK")
+	var body struct {
+		doneBody
+		APIVersion flexibleString `json:"api_version"`
+	}
+	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
+		return err
+	}
+	if err := h.complete(r, p, body.doneBody); err != nil {
+		return err
+	}
+	return h.handOut(w, r, p, requestBody{Downloader: body.Downloader, APIVersion: body.APIVersion, Version: body.Version})
+}
+
+// warriorRelease gives claimed items back to their queue. With
+// "downloader" in the body, only that downloader's claims are released.
+func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.project(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Downloader string `json:"downloader"`
+		Item       string `json:"item"`
+	}
+	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
+		return err
+	}
+	names := strings.Split(body.Item, "\x00")
+	for _, n := range names {
+		if err := items.ValidName(n); err != nil {
+			return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
+		}
+	}
+	if body.Downloader != "" {
+		if err := items.ValidNick(body.Downloader); err != nil {
+			return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
+		}
+	}
+	released, err := h.items.Release(r.Context(), p, names, body.Downloader)
+	if err != nil {
+		return err
+	}
+	if len(released) == 0 {
+		return errorf(http.StatusNotFound, "not-claimed", "Invalid item.")
+	}
+	return writeText(w, http.StatusOK, "Released OK.\n")
 }

@@ -32,14 +32,22 @@ func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
 		return err
 	}
+	return h.handOut(w, r, p, body)
+}
+
+// handOut answers a request for work.
+func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, p projects.Project, body requestBody) error {
 	if err := items.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
+	}
+	if len(body.Version) > 64 {
+		return errorf(http.StatusBadRequest, "invalid-version", "version longer than 64 characters")
 	}
 	want := 1
 	if n, _ := strconv.Atoi(r.PathValue("multi")); n > 0 {
 		want = min(n, max(p.Config.MaxMulti, 1))
 	}
-	names, err := h.items.Claim(r.Context(), p, items.ClaimRequest{
+	names, err := h.items.Request(r.Context(), p, items.ClaimRequest{
 		Downloader: body.Downloader,
 		Version:    string(body.Version),
 		IP:         clientIP(r),
@@ -48,10 +56,37 @@ func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if len(names) == 0 {
-		return &Error{Status: http.StatusNotFound, Reason: "no-items"}
-	}
 	return writeJSON(w, http.StatusOK, map[string]string{"item_name": strings.Join(names, "\x00")})
+}
+
+// refusalStatus is the status a warrior gets for each refusal: the codes
+// seesaw understands (PROTOCOL.md).
+var refusalStatus = map[string]int{
+	items.ReasonNoItems:               http.StatusNotFound,
+	items.ReasonPaused:                http.StatusNotFound,
+	items.ReasonClaimsLimit:           http.StatusNotFound,
+	items.ReasonVersion:               455,
+	items.ReasonBlocked:               http.StatusForbidden,
+	items.ReasonRateLimited:           http.StatusTooManyRequests,
+	items.ReasonTypeRateLimited:       http.StatusTooManyRequests,
+	items.ReasonDownloaderClaimsLimit: http.StatusTooManyRequests,
+}
+
+// refusalError turns the engine's refusal into an answer. A 404 keeps the
+// empty body the protocol describes; the reason header says which 404.
+func refusalError(ref *items.Refusal) *Error {
+	status, ok := refusalStatus[ref.Reason]
+	if !ok {
+		status = http.StatusServiceUnavailable
+	}
+	e := &Error{Status: status, Reason: ref.Reason}
+	if status != http.StatusNotFound {
+		e.Msg = ref.Error()
+	}
+	if ref.RetryAfter > 0 {
+		e.RetryAfter = max(1, int((ref.RetryAfter+999_999_999)/1_000_000_000))
+	}
+	return e
 }
 
 // project loads the project the path names.

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"tracker/db"
+	"tracker/projects"
 )
 
 // addBatch is how many names go to the database in one statement.
@@ -28,7 +29,7 @@ type AddResult struct {
 // batch however long the input, and every batch commits on its own, so an
 // interrupted import can simply be run again. Blank lines are ignored and a
 // trailing CR is dropped (files written on Windows).
-func (e *Engine) Add(ctx context.Context, projectID int32, queue string, r io.Reader) (AddResult, error) {
+func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io.Reader) (AddResult, error) {
 	if err := ValidQueue(queue); err != nil {
 		return AddResult{}, err
 	}
@@ -38,7 +39,7 @@ func (e *Engine) Add(ctx context.Context, projectID int32, queue string, r io.Re
 		if len(batch) == 0 {
 			return nil
 		}
-		n, err := e.q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: projectID, Queue: queue, Names: batch})
+		n, err := e.queue(ctx, p, queue, batch)
 		if err != nil {
 			return err
 		}
@@ -81,6 +82,18 @@ func (e *Engine) Add(ctx context.Context, projectID int32, queue string, r io.Re
 		}
 	}
 	return res, flush()
+}
+
+// queue adds the names the project has never seen to a queue, in one
+// statement, and returns how many it added.
+func (e *Engine) queue(ctx context.Context, p projects.Project, queue string, names []string) (int64, error) {
+	return e.q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{
+		ProjectID:    p.ID,
+		Queue:        queue,
+		Names:        names,
+		Shuffle:      p.Config.Order == "random",
+		LimitedTypes: p.Config.LimitedTypes(),
+	})
 }
 
 var errLineTooLong = fmt.Errorf("item name longer than %d bytes", MaxNameBytes)

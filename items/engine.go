@@ -1,15 +1,18 @@
 package items
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"math"
 	"net/netip"
-	"slices"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -18,12 +21,35 @@ import (
 
 // Engine hands out and completes the items of every project.
 type Engine struct {
-	pool *pgxpool.Pool
-	q    *db.Queries
+	pool     *pgxpool.Pool
+	q        *db.Queries
+	projects *projects.Store
+	log      *slog.Logger
+
+	// heads remembers, per stretch of a queue, the id of the last item this
+	// process claimed there. Claims start after it instead of walking the
+	// index entries that earlier claims left dead in front of the first
+	// live item (DESIGN.md: this keeps a claim's cost flat).
+	mu    sync.Mutex
+	heads map[stretch]int64
 }
 
-func NewEngine(pool *pgxpool.Pool) *Engine {
-	return &Engine{pool: pool, q: db.New(pool)}
+// stretch is one run of a queue's index: a queue and a type ("" for items
+// of unlimited types).
+type stretch struct {
+	project int32
+	queue   string
+	typ     string
+}
+
+func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
+	return &Engine{
+		pool:     pool,
+		q:        db.New(pool),
+		projects: projects.NewStore(pool),
+		log:      log,
+		heads:    make(map[stretch]int64),
+	}
 }
 
 // ClaimRequest is a warrior asking for work.
@@ -34,34 +60,225 @@ type ClaimRequest struct {
 	Max        int        // items wanted, at least 1
 }
 
-// Claim hands up to req.Max items to the downloader, taking them from its own
-// downloader queue first, then from the project's queues in order. It returns
-// no names when every queue is empty.
-func (e *Engine) Claim(ctx context.Context, p projects.Project, req ClaimRequest) ([]string, error) {
-	queues := append([]string{DownloaderQueue(req.Downloader)}, projects.StandardQueues...)
-	var names []string
-	for _, queue := range queues {
-		want := req.Max - len(names)
-		if want <= 0 {
-			break
-		}
-		rows, err := e.q.ClaimsTakeFromQueue(ctx, db.ClaimsTakeFromQueueParams{
-			ProjectID:  p.ID,
-			Queue:      queue,
-			Max:        int32(want),
-			Downloader: req.Downloader,
-			Version:    req.Version,
-			IP:         addrOrNil(req.IP),
-		})
+// Request hands up to req.Max items to a warrior, or refuses with a
+// *Refusal saying why. The order (the project's claims limit aside, which
+// leaves only expired claims): the downloader's own queue, todo, backfeed,
+// secondary, redo, then expired claims when reclaiming is on. Within a
+// queue, items of rate-limited types come first, one per due slot.
+func (e *Engine) Request(ctx context.Context, p projects.Project, req ClaimRequest) ([]string, error) {
+	cfg := p.Config
+	if cfg.Paused {
+		return nil, &Refusal{Reason: ReasonPaused, Detail: "the project is paused", RetryAfter: 5 * time.Minute}
+	}
+	if cfg.MinVersion != "" && CompareVersions(req.Version, cfg.MinVersion) < 0 {
+		return nil, &Refusal{Reason: ReasonVersion, Detail: fmt.Sprintf("version %q is older than the required %q: update the project", req.Version, cfg.MinVersion)}
+	}
+	blocks, err := e.projects.Blocks(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if b, blocked := blocks.Match(req.Downloader, req.IP); blocked {
+		return nil, &Refusal{Reason: ReasonBlocked, Detail: strings.TrimSpace(b.Kind + " blocked " + b.Reason)}
+	}
+
+	want := max(req.Max, 1)
+	onlyReclaims := false
+	if cfg.ClaimsLimit > 0 {
+		out, err := e.q.CounterGet(ctx, db.CounterGetParams{ProjectID: p.ID, Name: "claims"})
 		if err != nil {
-			return names, fmt.Errorf("claim from %s: %w", queue, err)
+			return nil, err
 		}
-		// RETURNING gives no order; hand the batch out in queue order.
-		slices.SortFunc(rows, func(a, b db.ClaimsTakeFromQueueRow) int { return cmp.Compare(a.ID, b.ID) })
-		for _, r := range rows {
-			names = append(names, r.Name)
+		if out >= cfg.ClaimsLimit {
+			onlyReclaims = true
+		} else {
+			want = int(min(int64(want), cfg.ClaimsLimit-out))
 		}
 	}
+	if cfg.DownloaderClaimsLimit > 0 {
+		mine, err := e.q.ClaimsCountByDownloader(ctx, db.ClaimsCountByDownloaderParams{ProjectID: p.ID, Downloader: req.Downloader})
+		if err != nil {
+			return nil, err
+		}
+		if mine >= cfg.DownloaderClaimsLimit {
+			return nil, &Refusal{Reason: ReasonDownloaderClaimsLimit, RetryAfter: time.Minute,
+				Detail: fmt.Sprintf("%s holds %d claims, the most one downloader may", req.Downloader, mine)}
+		}
+		want = int(min(int64(want), cfg.DownloaderClaimsLimit-mine))
+	}
+	if cfg.RateLimit > 0 {
+		wait, err := e.q.RateTake(ctx, db.RateTakeParams{ProjectID: p.ID, Key: "", PerMinute: cfg.RateLimit})
+		if err != nil {
+			return nil, err
+		}
+		if wait > 0 {
+			return nil, &Refusal{Reason: ReasonRateLimited, RetryAfter: seconds(wait),
+				Detail: fmt.Sprintf("the project hands out %d items a minute", cfg.RateLimit)}
+		}
+		// One item per due slot: the limit stays smooth however requests bunch.
+		want = 1
+	}
+
+	c := claimer{e: e, p: p, req: req, want: want, typeWait: map[string]time.Duration{}}
+	if !onlyReclaims {
+		if err := c.fromQueues(ctx); err != nil {
+			return c.names, err
+		}
+	}
+	if err := c.fromExpiredClaims(ctx); err != nil {
+		return c.names, err
+	}
+	if cfg.RateLimit > 0 && len(c.names) == 0 {
+		if err := e.q.RateRefund(ctx, db.RateRefundParams{ProjectID: p.ID, Key: "", PerMinute: cfg.RateLimit}); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.names) > 0 {
+		return c.names, nil
+	}
+	switch {
+	case onlyReclaims:
+		return nil, &Refusal{Reason: ReasonClaimsLimit, RetryAfter: time.Minute,
+			Detail: fmt.Sprintf("%d items are out, the most the project allows at once", cfg.ClaimsLimit)}
+	case len(c.typeWait) > 0:
+		return nil, &Refusal{Reason: ReasonTypeRateLimited, RetryAfter: c.soonestType(),
+			Detail: "the items left are of types handed out at a limited rate"}
+	}
+	return nil, &Refusal{Reason: ReasonNoItems}
+}
+
+// claimer carries one request through the queues.
+type claimer struct {
+	e     *Engine
+	p     projects.Project
+	req   ClaimRequest
+	want  int
+	names []string
+	// typeWait holds the limited types found out of tokens, with the time
+	// until their next item is due.
+	typeWait map[string]time.Duration
+}
+
+func (c *claimer) left() int { return c.want - len(c.names) }
+
+func (c *claimer) fromQueues(ctx context.Context) error {
+	queues := append([]string{DownloaderQueue(c.req.Downloader)}, projects.StandardQueues...)
+	types := append(c.p.Config.LimitedTypes(), "")
+	for _, queue := range queues {
+		for _, typ := range types {
+			if c.left() <= 0 {
+				return nil
+			}
+			if err := c.fromStretch(ctx, stretch{project: c.p.ID, queue: queue, typ: typ}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fromStretch claims from one stretch of a queue. A limited type's stretch
+// gives one item per due slot of its limit; a type found out of tokens is
+// not asked again in this request.
+func (c *claimer) fromStretch(ctx context.Context, s stretch) error {
+	n := c.left()
+	if s.typ != "" {
+		if _, out := c.typeWait[s.typ]; out {
+			return nil
+		}
+		perMinute := c.p.Config.TypeLimits[s.typ]
+		wait, err := c.e.q.RateTake(ctx, db.RateTakeParams{ProjectID: c.p.ID, Key: s.typ, PerMinute: perMinute})
+		if err != nil {
+			return err
+		}
+		if wait > 0 {
+			c.typeWait[s.typ] = seconds(wait)
+			return nil
+		}
+		n = 1
+		defer func(before int) {
+			if len(c.names) == before { // the stretch was empty: give the slot back
+				if rerr := c.e.q.RateRefund(ctx, db.RateRefundParams{ProjectID: c.p.ID, Key: s.typ, PerMinute: perMinute}); rerr != nil {
+					c.e.log.Warn("refunding a rate slot", "project", c.p.Slug, "type", s.typ, "err", rerr)
+				}
+			}
+		}(len(c.names))
+	}
+	names, err := c.e.take(ctx, s, c.req, n)
+	c.names = append(c.names, names...)
+	return err
+}
+
+// fromExpiredClaims hands out claims that outlived the project's reclaim
+// TTL times their claim count. Expired claims of rate-limited types are
+// left to the reclaim job, which puts them back in their queue.
+func (c *claimer) fromExpiredClaims(ctx context.Context) error {
+	ttl := c.p.Config.ReclaimTTL
+	if ttl <= 0 || c.left() <= 0 {
+		return nil
+	}
+	rows, err := c.e.q.ClaimsReclaim(ctx, db.ClaimsReclaimParams{
+		ProjectID:    c.p.ID,
+		Ttl:          pgtype.Interval{Microseconds: ttl * 1e6, Valid: true},
+		RefusedTypes: c.p.Config.LimitedTypes(),
+		Max:          int32(c.left()),
+		Downloader:   c.req.Downloader,
+		IP:           addrOrNil(c.req.IP),
+		Version:      c.req.Version,
+	})
+	for _, r := range rows {
+		c.names = append(c.names, r.Name)
+	}
+	return err
+}
+
+func (c *claimer) soonestType() time.Duration {
+	soonest := time.Duration(math.MaxInt64)
+	for _, w := range c.typeWait {
+		soonest = min(soonest, w)
+	}
+	return soonest
+}
+
+// take claims up to n items from the head of a stretch. It starts after the
+// remembered head and, when that comes back short, looks once more from the
+// start of the stretch: items can land behind the head (a release puts an
+// item back in its old place; random order scatters new ones).
+func (e *Engine) take(ctx context.Context, s stretch, req ClaimRequest, n int) ([]string, error) {
+	e.mu.Lock()
+	after := e.heads[s]
+	e.mu.Unlock()
+
+	params := db.ClaimsTakeParams{
+		ProjectID:  s.project,
+		Queue:      s.queue,
+		ItemType:   s.typ,
+		AfterID:    after,
+		Max:        int32(n),
+		Downloader: req.Downloader,
+		IP:         addrOrNil(req.IP),
+		Version:    req.Version,
+	}
+	rows, err := e.q.ClaimsTake(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("claim from %s: %w", s.queue, err)
+	}
+	if len(rows) < n && after > 0 {
+		params.AfterID, params.Max = 0, int32(n-len(rows))
+		more, err := e.q.ClaimsTake(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("claim from %s: %w", s.queue, err)
+		}
+		rows = append(rows, more...)
+	}
+	head := int64(0)
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Name
+		head = max(head, r.ID)
+	}
+	e.mu.Lock()
+	e.heads[s] = head
+	e.mu.Unlock()
 	return names, nil
 }
 
@@ -92,6 +309,9 @@ func (c *Completion) Validate() error {
 		if err := ValidName(name); err != nil {
 			return err
 		}
+	}
+	if len(c.Version) > 64 {
+		return errors.New("version longer than 64 characters")
 	}
 	if len(c.Bytes) > MaxDomains {
 		return fmt.Errorf("bytes names more than %d domains", MaxDomains)
@@ -124,6 +344,8 @@ func (c *Completion) TotalBytes() int64 {
 // Complete records the claimed items of c as done and credits the
 // downloader, all in one transaction. Items not claimed (a repeated done, or
 // one never handed out) are ignored. It returns how many items it recorded.
+// When the project lists its domains and the done reports bytes for another,
+// the items are done but their bytes stay out of the totals.
 func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion) (int64, error) {
 	if err := c.Validate(); err != nil {
 		return 0, err
@@ -135,15 +357,32 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 	if c.Bytes == nil {
 		domains = []byte("{}")
 	}
+	credited := c.TotalBytes()
+	if !p.Config.AcceptsDomains(c.Bytes) {
+		e.log.Warn("done reports bytes for domains the project does not list; its bytes stay out of the stats",
+			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "bytes", string(domains))
+		credited = 0
+	}
 	return e.q.DoneRecordClaimed(ctx, db.DoneRecordClaimedParams{
 		ProjectID:  p.ID,
 		Names:      c.Items,
-		Bytes:      c.TotalBytes(),
+		Bytes:      credited,
 		Downloader: c.Downloader,
 		Version:    c.Version,
 		Domains:    domains,
 		ClientID:   []byte(c.ClientID),
 		IP:         addrOrNil(c.IP),
+	})
+}
+
+// Release gives claimed items back to their queue. With downloader set, only
+// that downloader's claims are released. It returns the names released.
+func (e *Engine) Release(ctx context.Context, p projects.Project, names []string, downloader string) ([]string, error) {
+	return e.q.ClaimsRelease(ctx, db.ClaimsReleaseParams{
+		ProjectID:    p.ID,
+		Names:        names,
+		Downloader:   downloader,
+		LimitedTypes: p.Config.LimitedTypes(),
 	})
 }
 
@@ -153,3 +392,6 @@ func addrOrNil(a netip.Addr) *netip.Addr {
 	}
 	return &a
 }
+
+// seconds turns a database's fractional seconds into a duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

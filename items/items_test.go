@@ -3,8 +3,10 @@ package items_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -33,25 +35,35 @@ func setup(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fixture{pool: pool, engine: items.NewEngine(pool), store: store, project: p}
+	return fixture{pool: pool, engine: items.NewEngine(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), store: store, project: p}
 }
 
 func (f fixture) add(t *testing.T, queue string, names ...string) items.AddResult {
 	t.Helper()
-	res, err := f.engine.Add(context.Background(), f.project.ID, queue, strings.NewReader(strings.Join(names, "\n")))
+	res, err := f.engine.Add(context.Background(), f.project, queue, strings.NewReader(strings.Join(names, "\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
+// claim asks for n items; an empty answer is no names.
 func (f fixture) claim(t *testing.T, nick string, n int) []string {
 	t.Helper()
-	names, err := f.engine.Claim(context.Background(), f.project, items.ClaimRequest{Downloader: nick, Max: n})
+	names, err := request(f.engine, f.project, nick, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return names
+}
+
+func request(e *items.Engine, p projects.Project, nick string, n int) ([]string, error) {
+	names, err := e.Request(context.Background(), p, items.ClaimRequest{Downloader: nick, Max: n})
+	var refusal *items.Refusal
+	if errors.As(err, &refusal) && refusal.Reason == items.ReasonNoItems {
+		return nil, nil
+	}
+	return names, err
 }
 
 func (f fixture) complete(t *testing.T, c items.Completion) int64 {
@@ -76,7 +88,7 @@ func TestAddDeduplicates(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	input := "post:1\npost:2\r\n\npost:1\npost:3"
-	res, err := f.engine.Add(context.Background(), f.project.ID, "todo", strings.NewReader(input))
+	res, err := f.engine.Add(context.Background(), f.project, "todo", strings.NewReader(input))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +113,7 @@ func TestAddReportsInvalidLines(t *testing.T) {
 	long := strings.Repeat("x", items.MaxNameBytes+1)
 	huge := strings.Repeat("y", 3<<20) // longer than the reader's buffer
 	input := "ok:1\n" + long + "\nbad:\xff\nok:2\n" + huge + "\nok:3"
-	res, err := f.engine.Add(context.Background(), f.project.ID, "todo", strings.NewReader(input))
+	res, err := f.engine.Add(context.Background(), f.project, "todo", strings.NewReader(input))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +132,7 @@ func TestAddRejectsUnknownQueue(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	for _, q := range []string{"", "done", "downloader:", "downloader:bad nick"} {
-		if _, err := f.engine.Add(context.Background(), f.project.ID, q, strings.NewReader("a")); err == nil {
+		if _, err := f.engine.Add(context.Background(), f.project, q, strings.NewReader("a")); err == nil {
 			t.Errorf("queue %q accepted", q)
 		}
 	}
@@ -137,7 +149,7 @@ func TestAddStreamsManyBatches(t *testing.T) {
 		}
 		w.Close()
 	}()
-	res, err := f.engine.Add(context.Background(), f.project.ID, "todo", r)
+	res, err := f.engine.Add(context.Background(), f.project, "todo", r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +284,7 @@ func TestConcurrentClaimsHandEachItemOnce(t *testing.T) {
 			defer wg.Done()
 			nick := fmt.Sprintf("w%d", w)
 			for {
-				got, err := f.engine.Claim(context.Background(), f.project, items.ClaimRequest{Downloader: nick, Max: 1 + w%3})
+				got, err := request(f.engine, f.project, nick, 1+w%3)
 				if err != nil {
 					errs <- err
 					return

@@ -1,8 +1,11 @@
 DROP TABLE downloaders;
+DROP FUNCTION counter_shard();
+DROP TABLE counters;
 DROP FUNCTION done_partitions_ensure(integer, date, date);
 DROP TABLE done;
 DROP TABLE claims;
 DROP TABLE todo;
 DROP TABLE seen;
 DROP SEQUENCE item_ids;
+DROP FUNCTION item_type(text);
 DROP FUNCTION item_hash(text);

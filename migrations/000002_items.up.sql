@@ -9,12 +9,19 @@
 -- many concurrent claims that single row becomes a MultiXact hot spot.
 -- Deleting a project cleans these tables explicitly.
 
--- item_hash is the identity of an item name inside a project: the first 16
--- bytes of its SHA-256. Go computes the same value (items.Hash); a test keeps
--- the two in step.
+-- item_hash is the identity of an item inside a project: the first 16 bytes
+-- of the SHA-256 of its key. The key is the name up to the first unit
+-- separator (0x1F): backfeed may attach context after it ("name\x1Fcontext"),
+-- and the context does not make another item.
 CREATE FUNCTION item_hash(name text) RETURNS bytea
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN substring(sha256(convert_to(name, 'UTF8')) FROM 1 FOR 16);
+    RETURN substring(sha256(convert_to(split_part(name, E'\x1F', 1), 'UTF8')) FROM 1 FOR 16);
+
+-- item_type is the "type" of a "type:value" name ('' when it has none): what
+-- per-type rate limits key on.
+CREATE FUNCTION item_type(name text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN CASE WHEN strpos(name, ':') > 1 THEN split_part(name, ':', 1) ELSE '' END;
 
 -- Item ids give the import order within a queue and stay with an item for
 -- its whole life, through every queue, claim and completion.
@@ -30,18 +37,22 @@ CREATE TABLE seen (
     PRIMARY KEY (project_id, hash)
 );
 
--- Items waiting to be handed out. Keyed (project_id, queue, id) and nothing
--- else: a claim walks this one index from the queue's head.
+-- Items waiting to be handed out. Keyed (project_id, queue, type, id) and
+-- nothing else: a claim walks this one index from the queue's head.
 -- queue is 'todo', 'backfeed', 'secondary', 'redo' or 'downloader:NICK'.
 CREATE TABLE todo (
     project_id  integer NOT NULL,
     queue       text    NOT NULL,
+    -- The item's type when the project rate-limits that type, else ''. Each
+    -- limited type is its own stretch of the index, so a type out of tokens
+    -- is skipped without reading its items.
+    type        text    NOT NULL DEFAULT '',
     id          bigint  NOT NULL,
     name        text    NOT NULL,
     -- How many times the item was handed out before it came back here;
     -- the reclaim TTL grows with it.
     claim_count integer NOT NULL DEFAULT 0,
-    PRIMARY KEY (project_id, queue, id)
+    PRIMARY KEY (project_id, queue, type, id)
 ) WITH (
     -- Claims delete from the head of the index all day long: vacuum by row
     -- count, not by table fraction, and without throttling, so dead entries
@@ -81,6 +92,8 @@ CREATE TABLE claims (
 
 -- Expiry: the oldest claims of a project first.
 CREATE INDEX claims_claimed_at ON claims (project_id, claimed_at);
+-- A downloader's claims: per-downloader limits and the admin's claim lists.
+CREATE INDEX claims_downloader ON claims (project_id, downloader, claimed_at);
 
 -- Completions, append-only. Partitioned by project, then by day of done_at,
 -- so archival detaches whole partitions instead of deleting rows and a
@@ -140,6 +153,24 @@ BEGIN
     RETURN created;
 END
 $$;
+
+-- Counters of a project: 'claims', 'done', 'bytes', 'reclaims' and
+-- 'queue:NAME' for each queue's size. Every statement that moves items
+-- updates them in the same transaction, so they always equal the rows they
+-- count. Each connection writes its own shard (its backend pid modulo 64),
+-- so concurrent statements never wait on one hot row; readers add the shards.
+CREATE TABLE counters (
+    project_id integer  NOT NULL,
+    name       text     NOT NULL,
+    shard      smallint NOT NULL,
+    value      bigint   NOT NULL,
+    PRIMARY KEY (project_id, name, shard)
+);
+
+-- counter_shard is the shard the current connection writes.
+CREATE FUNCTION counter_shard() RETURNS smallint
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN (pg_backend_pid() % 64)::smallint;
 
 -- Per-downloader totals of a project, updated once per done request (one
 -- row per downloader, so concurrent warriors never wait on each other).

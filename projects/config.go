@@ -1,5 +1,15 @@
 package projects
 
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
 // Config is a project's engine and warrior settings, stored as the config
 // document of its projects row. Field names are the keys operators use
 // (`tracker project set SLUG KEY=VALUE`) and `tracker project show` prints.
@@ -45,4 +55,156 @@ func DefaultConfig() Config {
 		Domains:     []string{},
 		ArchiveMode: "files",
 	}
+}
+
+// Keys are the configuration keys, in the order operators see them.
+var Keys = []string{
+	"title", "paused", "order", "min_version", "rate_limit", "type_limits",
+	"claims_limit", "downloader_claims_limit", "reclaim_ttl", "max_multi",
+	"backfeed_key", "domains", "archive_after", "archive_mode",
+}
+
+// MaxMultiLimit bounds max_multi: a request's answer must stay a sane size.
+const MaxMultiLimit = 10_000
+
+var (
+	typeRE        = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	backfeedKeyRE = regexp.MustCompile(`^[A-Za-z0-9_]{8,128}$`)
+)
+
+// Set changes one key from its text form, as `project set` and the admin
+// panel take it. title is not part of Config; Project.Set handles it.
+func (c *Config) Set(key, value string) error {
+	var err error
+	switch key {
+	case "paused":
+		c.Paused, err = strconv.ParseBool(value)
+	case "order":
+		if value != "fifo" && value != "random" {
+			return fmt.Errorf("order: %q is neither fifo nor random", value)
+		}
+		c.Order = value
+	case "min_version":
+		if len(value) > 64 {
+			return errors.New("min_version: longer than 64 characters")
+		}
+		c.MinVersion = value
+	case "rate_limit":
+		c.RateLimit, err = parseCount(value)
+	case "claims_limit":
+		c.ClaimsLimit, err = parseCount(value)
+	case "downloader_claims_limit":
+		c.DownloaderClaimsLimit, err = parseCount(value)
+	case "reclaim_ttl":
+		c.ReclaimTTL, err = parseCount(value)
+	case "archive_after":
+		c.ArchiveAfter, err = parseCount(value)
+	case "max_multi":
+		var n int64
+		if n, err = parseCount(value); err == nil && (n < 1 || n > MaxMultiLimit) {
+			err = fmt.Errorf("must be between 1 and %d", MaxMultiLimit)
+		}
+		c.MaxMulti = int(n)
+	case "archive_mode":
+		if value != "files" && value != "discard" {
+			return fmt.Errorf("archive_mode: %q is neither files nor discard", value)
+		}
+		c.ArchiveMode = value
+	case "backfeed_key":
+		if !backfeedKeyRE.MatchString(value) {
+			return errors.New("backfeed_key: 8-128 letters, digits and '_'")
+		}
+		c.BackfeedKey = value
+	case "domains":
+		c.Domains, err = parseDomains(value)
+	case "type_limits":
+		c.TypeLimits, err = parseTypeLimits(value)
+	default:
+		return fmt.Errorf("unknown key %q: the keys are %s", key, strings.Join(Keys, ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+func parseCount(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a whole number of 0 or more", s)
+	}
+	return n, nil
+}
+
+// parseDomains reads "data,media" (empty: any domain).
+func parseDomains(s string) ([]string, error) {
+	domains := []string{}
+	for d := range strings.SplitSeq(s, ",") {
+		d = strings.TrimSpace(d)
+		if d == "" {
+			continue
+		}
+		if len(d) > 255 || strings.ContainsAny(d, "\x00") {
+			return nil, fmt.Errorf("invalid domain %q", d)
+		}
+		if !slices.Contains(domains, d) {
+			domains = append(domains, d)
+		}
+	}
+	return domains, nil
+}
+
+// parseTypeLimits reads "post:600,user:60" (empty: none).
+func parseTypeLimits(s string) (map[string]int64, error) {
+	limits := map[string]int64{}
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		typ, n, ok := strings.Cut(part, ":")
+		if !ok || !typeRE.MatchString(typ) {
+			return nil, fmt.Errorf("%q: write TYPE:ITEMS_PER_MINUTE", part)
+		}
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q: the limit must be a whole number of 1 or more", part)
+		}
+		limits[typ] = v
+	}
+	return limits, nil
+}
+
+// validate checks what Set cannot see alone: a stored document must hold
+// together (a project always has a backfeed key, a known order and mode).
+func (c Config) validate() error {
+	switch {
+	case c.Order != "fifo" && c.Order != "random":
+		return fmt.Errorf("order: %q is neither fifo nor random", c.Order)
+	case c.ArchiveMode != "files" && c.ArchiveMode != "discard":
+		return fmt.Errorf("archive_mode: %q is neither files nor discard", c.ArchiveMode)
+	case c.MaxMulti < 1 || c.MaxMulti > MaxMultiLimit:
+		return fmt.Errorf("max_multi: must be between 1 and %d", MaxMultiLimit)
+	case !backfeedKeyRE.MatchString(c.BackfeedKey):
+		return errors.New("backfeed_key: 8-128 letters, digits and '_'")
+	}
+	return nil
+}
+
+// LimitedTypes are the types with a per-type limit, sorted.
+func (c Config) LimitedTypes() []string {
+	return slices.Sorted(maps.Keys(c.TypeLimits))
+}
+
+// AcceptsDomains says whether a done's byte counts may enter the stats.
+func (c Config) AcceptsDomains(bytes map[string]int64) bool {
+	if len(c.Domains) == 0 {
+		return true
+	}
+	for d := range bytes {
+		if !slices.Contains(c.Domains, d) {
+			return false
+		}
+	}
+	return true
 }

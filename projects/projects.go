@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,7 +39,7 @@ type Project struct {
 var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // reserved are first path segments the tracker's own pages use.
-var reserved = []string{"admin", "api", "backfeed", "debug", "healthz", "metrics", "projects", "static", "stats"}
+var reserved = []string{"admin", "all", "api", "backfeed", "debug", "healthz", "metrics", "projects", "static", "stats"}
 
 // ValidSlug says why slug cannot name a project, or returns nil.
 func ValidSlug(slug string) error {
@@ -141,6 +143,54 @@ func decode(row db.Project) (Project, error) {
 		return Project{}, fmt.Errorf("project %s: config: %w", row.Slug, err)
 	}
 	return Project{ID: row.ID, Slug: row.Slug, Title: row.Title, Config: cfg, CreatedAt: row.CreatedAt}, nil
+}
+
+// Update stores a project's title and configuration. When the per-type
+// limits change, the queued items are regrouped by type in the same
+// transaction, so the new limits hold for every item from then on.
+func (s *Store) Update(ctx context.Context, p Project, title string, cfg Config) (Project, error) {
+	if err := cfg.validate(); err != nil {
+		return Project{}, err
+	}
+	doc, err := json.Marshal(cfg)
+	if err != nil {
+		return Project{}, err
+	}
+	var updated Project
+	err = db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		row, err := q.ProjectUpdateConfig(ctx, db.ProjectUpdateConfigParams{ID: p.ID, Title: title, Config: doc})
+		if err != nil {
+			return err
+		}
+		if updated, err = decode(row); err != nil {
+			return err
+		}
+		if !slices.Equal(p.Config.LimitedTypes(), cfg.LimitedTypes()) {
+			return q.TodoRetype(ctx, db.TodoRetypeParams{ProjectID: p.ID, LimitedTypes: cfg.LimitedTypes()})
+		}
+		return nil
+	})
+	return updated, err
+}
+
+// Set applies KEY=VALUE assignments, all or none, and stores the result.
+func (s *Store) Set(ctx context.Context, p Project, assignments []string) (Project, error) {
+	title, cfg := p.Title, p.Config
+	cfg.TypeLimits = maps.Clone(cfg.TypeLimits)
+	for _, a := range assignments {
+		key, value, ok := strings.Cut(a, "=")
+		if !ok {
+			return Project{}, fmt.Errorf("%q: write KEY=VALUE", a)
+		}
+		if key == "title" {
+			title = value
+			continue
+		}
+		if err := cfg.Set(key, value); err != nil {
+			return Project{}, err
+		}
+	}
+	return s.Update(ctx, p, title, cfg)
 }
 
 // newKey returns a random secret for backfeed URLs.

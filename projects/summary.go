@@ -1,6 +1,9 @@
 package projects
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // StandardQueues are the queues every project has, in the order a request
 // tries them after the requester's own downloader:NICK queue.
@@ -13,42 +16,57 @@ type Summary struct {
 	Queues map[string]int64
 	Claims int64
 	// Done counts completions ever recorded, archived ones included.
-	Done  int64
-	Bytes int64
+	Done     int64
+	Bytes    int64
+	Reclaims int64
 }
 
-// Summary counts the project's items in every state.
+// Summary counts the project's items in every state, from the counters the
+// engine keeps in step with its tables (no count over millions of rows).
 func (s *Store) Summary(ctx context.Context, p Project) (Summary, error) {
 	sum := Summary{Queues: make(map[string]int64)}
 	for _, q := range StandardQueues {
 		sum.Queues[q] = 0
 	}
-	queues, err := s.q.TodoCountByQueue(ctx, p.ID)
+	rows, err := s.q.CountersByProject(ctx, p.ID)
 	if err != nil {
 		return Summary{}, err
 	}
-	for _, q := range queues {
-		sum.Queues[q.Queue] = q.Items
+	for _, r := range rows {
+		switch name := r.Name; {
+		case strings.HasPrefix(name, "queue:"):
+			if q := strings.TrimPrefix(name, "queue:"); r.Value != 0 || isStandard(q) {
+				sum.Queues[q] = r.Value
+			}
+		case name == "claims":
+			sum.Claims = r.Value
+		case name == "done":
+			sum.Done = r.Value
+		case name == "bytes":
+			sum.Bytes = r.Value
+		case name == "reclaims":
+			sum.Reclaims = r.Value
+		}
 	}
-	if sum.Claims, err = s.q.ClaimsCount(ctx, p.ID); err != nil {
-		return Summary{}, err
-	}
-	done, err := s.Done(ctx, p)
-	if err != nil {
-		return Summary{}, err
-	}
-	sum.Done, sum.Bytes = done.Items, done.Bytes
 	return sum, nil
 }
 
-// Totals are a project's completions and their bytes.
-type Totals struct {
-	Items, Bytes int64
+func isStandard(queue string) bool {
+	for _, q := range StandardQueues {
+		if q == queue {
+			return true
+		}
+	}
+	return false
 }
 
-// Done totals the project's completions ever recorded, archived ones
-// included.
-func (s *Store) Done(ctx context.Context, p Project) (Totals, error) {
-	t, err := s.q.DoneCount(ctx, p.ID)
-	return Totals{Items: t.Items, Bytes: t.Bytes}, err
+// NonEmptyQueues lists the queues that hold items.
+func (sum Summary) NonEmptyQueues() []string {
+	var qs []string
+	for q, n := range sum.Queues {
+		if n > 0 {
+			qs = append(qs, q)
+		}
+	}
+	return qs
 }

@@ -53,6 +53,19 @@ func commands() []command {
 				o["title"] = fs.String("title", "", "the project's title")
 			}},
 		{name: "project show", args: "SLUG", summary: "print a project's configuration and counts as JSON", nargs: [2]int{1, 1}, run: runProjectShow},
+		{name: "project set", args: "SLUG KEY=VALUE...", summary: "change configuration keys (all or none), then print the project", nargs: [2]int{2, -1}, run: runProjectSet},
+		{name: "block add", args: "SLUG|all nick|ip VALUE", summary: "refuse a nick, or an IP address or network, work on a project (all: every project)", nargs: [2]int{3, 3}, run: runBlock(true),
+			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
+				o["reason"] = fs.String("reason", "", "why, for the record and the refused warrior")
+			}},
+		{name: "block remove", args: "SLUG|all nick|ip VALUE", summary: "lift a block", nargs: [2]int{3, 3}, run: runBlock(false),
+			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) { o["reason"] = new(string) }},
+		{name: "target add", args: "SLUG URL", summary: "add (or change) an upload target: rsync:// or http(s)://, :downloader stands for the nick", nargs: [2]int{2, 2}, run: runTarget(true),
+			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
+				o["weight"] = fs.String("weight", "1", "share of uploads relative to the other targets")
+				o["disabled"] = fs.String("disabled", "false", "true to keep the target but send no uploads to it")
+			}},
+		{name: "target remove", args: "SLUG URL", summary: "remove an upload target", nargs: [2]int{2, 2}, run: runTarget(false)},
 		{name: "items add", args: "SLUG [FILE]", summary: `queue newline-separated item names from FILE (none or "-": stdin)`, nargs: [2]int{1, 2}, run: runItemsAdd,
 			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
 				o["queue"] = fs.String("queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"tracker/db"
@@ -82,6 +83,97 @@ func printProject(ctx context.Context, a *app, store *projects.Store, p projects
 	return nil
 }
 
+func runProjectSet(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+	return a.withDatabase(ctx, func(d *database) error {
+		store := projects.NewStore(d.pool)
+		p, err := store.Get(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if p, err = store.Set(ctx, p, args[1:]); err != nil {
+			return err
+		}
+		return printProject(ctx, a, store, p)
+	})
+}
+
+// runBlock adds or removes a block: tracker block add|remove SLUG|all nick|ip VALUE.
+func runBlock(add bool) func(context.Context, *app, []string, map[string]*string) error {
+	return func(ctx context.Context, a *app, args []string, opts map[string]*string) error {
+		b, err := projects.ParseBlock(args[1], args[2])
+		if err != nil {
+			return &usageError{err.Error()}
+		}
+		b.Reason = *opts["reason"]
+		return a.withDatabase(ctx, func(d *database) error {
+			store := projects.NewStore(d.pool)
+			scope := "every project"
+			if args[0] != "all" {
+				p, err := store.Get(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				b.ProjectID, scope = &p.ID, p.Slug
+			}
+			if add {
+				if err := store.AddBlock(ctx, b); err != nil {
+					return err
+				}
+				printf(a, "blocked %s %s on %s\n", b.Kind, b.Value, scope)
+				return nil
+			}
+			found, err := store.RemoveBlock(ctx, b)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return fmt.Errorf("no block of %s %s on %s", b.Kind, b.Value, scope)
+			}
+			printf(a, "unblocked %s %s on %s\n", b.Kind, b.Value, scope)
+			return nil
+		})
+	}
+}
+
+// runTarget adds or removes an upload target.
+func runTarget(add bool) func(context.Context, *app, []string, map[string]*string) error {
+	return func(ctx context.Context, a *app, args []string, opts map[string]*string) error {
+		if add {
+			if err := projects.ValidTargetURL(args[1]); err != nil {
+				return &usageError{err.Error()}
+			}
+		}
+		return a.withDatabase(ctx, func(d *database) error {
+			store := projects.NewStore(d.pool)
+			p, err := store.Get(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if !add {
+				found, err := store.RemoveTarget(ctx, p, args[1])
+				if err != nil {
+					return err
+				}
+				if !found {
+					return fmt.Errorf("%s has no upload target %s", p.Slug, args[1])
+				}
+				printf(a, "removed upload target %s\n", args[1])
+				return nil
+			}
+			weight, err := strconv.ParseInt(*opts["weight"], 10, 32)
+			if err != nil || weight < 1 {
+				return &usageError{fmt.Sprintf("--weight %q: a whole number of 1 or more", *opts["weight"])}
+			}
+			enabled := *opts["disabled"] != "true"
+			if err := store.AddTarget(ctx, p, projects.Target{URL: args[1], Weight: int32(weight), Enabled: enabled}); err != nil {
+				return err
+			}
+			printf(a, "upload target %s (weight %d, enabled %t)\n", args[1], weight, enabled)
+			return nil
+		})
+	}
+}
+
 func runItemsAdd(ctx context.Context, a *app, args []string, opts map[string]*string) error {
 	queue := *opts["queue"]
 	if err := items.ValidQueue(queue); err != nil {
@@ -101,7 +193,7 @@ func runItemsAdd(ctx context.Context, a *app, args []string, opts map[string]*st
 		if err != nil {
 			return err
 		}
-		res, err := items.NewEngine(d.pool).Add(ctx, p.ID, queue, in)
+		res, err := items.NewEngine(d.pool, a.log).Add(ctx, p, queue, in)
 		summary := fmt.Sprintf("added %d, skipped %d", res.Added, res.Skipped)
 		if res.Invalid > 0 {
 			summary += fmt.Sprintf(", invalid %d", res.Invalid)

@@ -1,24 +1,90 @@
--- name: ClaimsTakeFromQueue :many
--- Moves up to @max items from the head of one queue into claims. SKIP LOCKED
--- lets concurrent requests take different items instead of queueing behind
--- each other; @after_id skips the head of the index that earlier claims
--- left dead.
+-- name: ClaimsTake :many
+-- Moves up to @max items from the head of one stretch of a queue into
+-- claims. SKIP LOCKED lets concurrent requests take different items instead
+-- of queueing behind each other; @after_id skips the head of the index that
+-- earlier claims left dead.
 WITH taken AS (
     DELETE FROM todo
-    WHERE (project_id, queue, id) IN (
-        SELECT t.project_id, t.queue, t.id FROM todo t
-        WHERE t.project_id = @project_id AND t.queue = @queue AND t.id > @after_id
+    WHERE (project_id, queue, type, id) IN (
+        SELECT t.project_id, t.queue, t.type, t.id FROM todo t
+        WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
         ORDER BY t.id
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     )
     RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+), claimed AS (
+    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
+    SELECT @project_id, item_hash(taken.name), taken.id, taken.name, taken.queue,
+           @downloader, @ip, @version, taken.claim_count + 1
+    FROM taken
+    RETURNING claims.id, claims.name
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), d.delta
+    FROM (SELECT count(*) AS n FROM taken) t,
+         LATERAL (VALUES ('claims', t.n), ('queue:' || @queue::text, -t.n)) AS d (name, delta)
+    WHERE t.n > 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
-SELECT @project_id, item_hash(taken.name), taken.id, taken.name, taken.queue,
-       @downloader, @ip, @version, taken.claim_count + 1
-FROM taken
-RETURNING claims.id, claims.name;
+SELECT claimed.id, claimed.name FROM claimed ORDER BY claimed.id;
 
--- name: ClaimsCount :one
-SELECT count(*) FROM claims WHERE project_id = @project_id;
+-- name: ClaimsReclaim :many
+-- Hands expired claims to a new downloader: a claim expires @ttl seconds
+-- times its claim count after it was made. Oldest first.
+WITH expired AS (
+    SELECT c.project_id, c.hash FROM claims c
+    WHERE c.project_id = @project_id
+      AND c.claimed_at < now() - @ttl::interval
+      AND c.claimed_at < now() - c.claim_count * @ttl::interval
+      AND item_type(c.name) <> ALL(@refused_types::text[])
+    ORDER BY c.claimed_at
+    LIMIT @max
+    FOR UPDATE SKIP LOCKED
+), reclaimed AS (
+    UPDATE claims c
+    SET downloader = @downloader, ip = @ip, version = @version, claimed_at = now(), claim_count = c.claim_count + 1
+    FROM expired
+    WHERE c.project_id = expired.project_id AND c.hash = expired.hash
+    RETURNING c.id, c.name
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT reclaimed.id, reclaimed.name FROM reclaimed ORDER BY reclaimed.id;
+
+-- name: ClaimsRelease :many
+-- Gives claimed items back to the queue they came from, in their old place,
+-- remembering how often they were claimed. With @downloader set, only that
+-- downloader's claims are released.
+WITH released AS (
+    DELETE FROM claims
+    WHERE claims.project_id = @project_id
+      AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
+      AND (@downloader::text = '' OR claims.downloader = @downloader::text)
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT @project_id, released.queue,
+           CASE WHEN item_type(released.name) = ANY(@limited_types::text[]) THEN item_type(released.name) ELSE '' END,
+           released.id, released.name, released.claim_count
+    FROM released
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT released.name FROM released;
+
+-- name: ClaimsCountByDownloader :one
+SELECT count(*) FROM claims WHERE project_id = @project_id AND downloader = @downloader;
+
+-- name: ClaimGet :one
+SELECT * FROM claims WHERE project_id = @project_id AND hash = item_hash(@name);

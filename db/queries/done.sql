@@ -1,10 +1,10 @@
 -- name: DoneRecordClaimed :one
 -- Completes the claimed items among @names in one statement: their claims
--- become done rows and the downloader's totals grow once for the batch.
--- Names that are not claimed (a repeated done, or an item never handed out)
--- are ignored, so no completion is ever counted twice. The batch's bytes are
--- shared out over the items actually completed, the first rows taking the
--- remainder, so the shares add up to the total.
+-- become done rows and the downloader's and project's totals grow once for
+-- the batch. Names that are not claimed (a repeated done, or an item never
+-- handed out) are ignored, so no completion is ever counted twice. The
+-- batch's bytes are shared out over the items actually completed, the first
+-- rows taking the remainder, so the shares add up to the total.
 WITH finished AS (
     DELETE FROM claims
     WHERE claims.project_id = @project_id
@@ -15,7 +15,7 @@ WITH finished AS (
            row_number() OVER (ORDER BY f.id) AS n, count(*) OVER () AS total
     FROM finished f
 ), shared AS (
-    SELECT numbered.*,
+    SELECT numbered.id, numbered.name, numbered.claimed_at, numbered.claim_count, numbered.n, numbered.total,
            div(@bytes::bigint, numbered.total)
              + CASE WHEN numbered.n <= mod(@bytes::bigint, numbered.total) THEN 1 ELSE 0 END AS share
     FROM numbered
@@ -36,11 +36,17 @@ WITH finished AS (
         bytes = d.bytes + excluded.bytes,
         version = excluded.version,
         last_seen = now()
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), d.delta
+    FROM (SELECT count(*) AS n, coalesce(sum(recorded.bytes), 0) AS bytes FROM recorded) t,
+         LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.n), ('done', t.n)) AS d (name, delta)
+    WHERE t.n > 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) AS completed FROM recorded;
 
--- name: DoneCount :one
--- Completions on record for a project, archived ones included: the sum of
--- the downloaders' totals, which archival leaves untouched.
-SELECT coalesce(sum(items), 0)::bigint AS items, coalesce(sum(bytes), 0)::bigint AS bytes
-FROM downloaders WHERE project_id = @project_id;
+-- name: DoneGet :one
+-- The completion of an item, newest first should it have several.
+SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at DESC LIMIT 1;

@@ -13,3 +13,8 @@ SELECT * FROM projects ORDER BY slug;
 -- Creates the project's done partitions for the given UTC days (see the
 -- done_partitions_ensure function in the migrations).
 SELECT done_partitions_ensure(@project_id, @first_day::date, @last_day::date)::integer AS created;
+
+-- name: ProjectUpdateConfig :one
+UPDATE projects SET title = @title, config = @config, updated_at = now()
+WHERE id = @id
+RETURNING *;

@@ -1,11 +1,16 @@
--- name: TodoAddUnseen :execrows
+-- name: TodoAddUnseen :one
 -- Queues the names of a batch that the project has never seen (repeats
 -- within the batch included) and returns how many it queued. Ids are drawn
--- in the batch's order, so a queue hands items out as they were imported,
--- while the seen index is written in hash order: sorted batches touch far
--- fewer index pages.
+-- in the batch's order, so a queue hands items out as they were imported
+-- (or, with @shuffle, in an order of their own: a random high part above a
+-- sequence low part keeps them unique), while the seen index is written in
+-- hash order: sorted batches touch far fewer index pages. Items whose type
+-- is in @limited_types get their own stretch of the queue.
 WITH batch AS MATERIALIZED (
-    SELECT b.name, item_hash(b.name) AS hash, nextval('item_ids') AS id
+    SELECT b.name, item_hash(b.name) AS hash,
+           CASE WHEN @shuffle::boolean
+                THEN (floor(random() * 1099511627776)::bigint << 23) | (nextval('item_ids') & 8388607)
+                ELSE nextval('item_ids') END AS id
     FROM unnest(@names::text[]) WITH ORDINALITY AS b (name, ord)
     ORDER BY b.ord
 ), fresh AS (
@@ -13,10 +18,27 @@ WITH batch AS MATERIALIZED (
     SELECT @project_id, batch.hash, batch.id FROM batch ORDER BY batch.hash
     ON CONFLICT DO NOTHING
     RETURNING seen.id
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name)
+    SELECT @project_id, @queue, CASE WHEN item_type(batch.name) = ANY(@limited_types::text[]) THEN item_type(batch.name) ELSE '' END,
+           batch.id, batch.name
+    FROM fresh JOIN batch ON batch.id = fresh.id
+    RETURNING 1
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, 'queue:' || @queue::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-INSERT INTO todo (project_id, queue, id, name)
-SELECT @project_id, @queue, batch.id, batch.name
-FROM fresh JOIN batch ON batch.id = fresh.id;
+SELECT count(*) FROM queued;
 
--- name: TodoCountByQueue :many
-SELECT queue, count(*) AS items FROM todo WHERE project_id = @project_id GROUP BY queue ORDER BY queue;
+-- name: TodoRetype :exec
+-- Regroups a project's queued items after its per-type limits changed.
+UPDATE todo
+SET type = CASE WHEN item_type(name) = ANY(@limited_types::text[]) THEN item_type(name) ELSE '' END
+WHERE project_id = @project_id
+  AND type IS DISTINCT FROM CASE WHEN item_type(name) = ANY(@limited_types::text[]) THEN item_type(name) ELSE '' END;
+
+-- name: TodoGet :one
+-- Finds a queued item by id; the queues are those the counters know.
+SELECT queue, claim_count FROM todo
+WHERE project_id = @project_id AND queue = ANY(@queues::text[]) AND type = ANY(@types::text[]) AND id = @id;

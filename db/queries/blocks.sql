@@ -1,0 +1,13 @@
+-- name: BlockInsert :one
+INSERT INTO blocks (project_id, kind, value, reason)
+VALUES (sqlc.narg('project_id'), @kind, @value, @reason)
+ON CONFLICT (coalesce(project_id, 0), kind, value) DO UPDATE SET reason = excluded.reason
+RETURNING *;
+
+-- name: BlockDelete :execrows
+DELETE FROM blocks
+WHERE coalesce(project_id, 0) = coalesce(sqlc.narg('project_id')::integer, 0) AND kind = @kind AND value = @value;
+
+-- name: BlocksForProject :many
+-- The project's own blocks and the global ones.
+SELECT * FROM blocks WHERE project_id = @project_id OR project_id IS NULL ORDER BY id;

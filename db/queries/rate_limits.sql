@@ -1,0 +1,6 @@
+-- name: RateTake :one
+-- 0 when the next item of the limit is granted, else seconds until it is due.
+SELECT rate_take(@project_id, @key, @per_minute)::double precision AS wait_seconds;
+
+-- name: RateRefund :exec
+SELECT rate_refund(@project_id, @key, @per_minute);

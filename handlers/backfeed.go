@@ -1,0 +1,61 @@
+package handlers
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"tracker/items"
+	"tracker/projects"
+)
+
+// backfeed takes the items grab scripts discover:
+// POST /backfeed/legacy/{project}-{key}?delimiter=%00&itemseparator=%1F.
+// The body is raw bytes although it arrives labelled as a form: it is never
+// form-decoded. The scripts check both the status and "status_code".
+func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
+	target := r.PathValue("target")
+	// Slugs may hold '-', keys may not: the key follows the last one.
+	i := strings.LastIndexByte(target, '-')
+	if i <= 0 {
+		return backfeedError(http.StatusNotFound, "unknown-project", "the address is /backfeed/legacy/{project}-{key}")
+	}
+	slug, key := target[:i], target[i+1:]
+	p, err := h.projects.Get(r.Context(), slug)
+	if errors.Is(err, projects.ErrNotFound) {
+		return backfeedError(http.StatusNotFound, "unknown-project", fmt.Sprintf("no project %q", slug))
+	}
+	if err != nil {
+		return err
+	}
+	if subtle.ConstantTimeCompare([]byte(key), []byte(p.Config.BackfeedKey)) != 1 {
+		return backfeedError(http.StatusForbidden, "wrong-key", "wrong backfeed key")
+	}
+
+	query := r.URL.Query()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return backfeedError(http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("body larger than %d bytes", items.MaxBackfeedBody))
+		}
+		return err
+	}
+	names, err := items.ParseBackfeed(body, []byte(query.Get("delimiter")), []byte(query.Get("itemseparator")))
+	if err != nil {
+		return backfeedError(http.StatusBadRequest, "invalid-items", err.Error())
+	}
+	fresh, dups, err := h.items.Backfeed(r.Context(), p, names)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"status_code": http.StatusOK, "new": fresh, "duplicates": dups})
+}
+
+// backfeedError answers in the JSON the grab scripts read.
+func backfeedError(status int, reason, msg string) error {
+	return &Error{Status: status, Reason: reason, Msg: msg, JSON: true}
+}

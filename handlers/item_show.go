@@ -1,0 +1,33 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"tracker/items"
+)
+
+// itemShow answers GET /{project}/items/{item}.json: where the item
+// stands. The name may hold slashes (URLs); the client escapes the rest.
+func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.project(r)
+	if err != nil {
+		return err
+	}
+	name, ok := strings.CutSuffix(r.PathValue("item"), ".json")
+	if !ok {
+		return errorf(http.StatusNotFound, "not-found", "item addresses end in .json")
+	}
+	if err := items.ValidName(name); err != nil {
+		return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
+	}
+	st, err := h.items.Lookup(r.Context(), p, name)
+	if errors.Is(err, items.ErrUnknownItem) {
+		return errorf(http.StatusNotFound, "unknown-item", "the project has no item %q", name)
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, st)
+}

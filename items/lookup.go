@@ -1,0 +1,89 @@
+package items
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// ErrUnknownItem means the project never saw the name.
+var ErrUnknownItem = errors.New("the project has no such item")
+
+// Item states.
+const (
+	StatusTodo     = "todo"
+	StatusClaimed  = "claimed"
+	StatusDone     = "done"
+	StatusArchived = "archived"
+)
+
+// ItemStatus is where an item stands.
+type ItemStatus struct {
+	Name       string     `json:"item"`
+	Status     string     `json:"status"`
+	Queue      string     `json:"queue,omitempty"`
+	ClaimCount int32      `json:"claim_count"`
+	Downloader string     `json:"downloader,omitempty"`
+	ClaimedAt  *time.Time `json:"claimed_at,omitempty"`
+	DoneAt     *time.Time `json:"done_at,omitempty"`
+}
+
+// Lookup finds an item by name (the part before any context separator).
+func (e *Engine) Lookup(ctx context.Context, p projects.Project, name string) (ItemStatus, error) {
+	name, _, _ = strings.Cut(name, contextSeparator)
+	st := ItemStatus{Name: name}
+	id, err := e.q.SeenGet(ctx, db.SeenGetParams{ProjectID: p.ID, Name: name})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return st, ErrUnknownItem
+	}
+	if err != nil {
+		return st, err
+	}
+
+	claim, err := e.q.ClaimGet(ctx, db.ClaimGetParams{ProjectID: p.ID, Name: name})
+	switch {
+	case err == nil:
+		st.Status, st.Queue, st.ClaimCount, st.Downloader = StatusClaimed, claim.Queue, claim.ClaimCount, claim.Downloader
+		st.ClaimedAt = &claim.ClaimedAt
+		return st, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return st, err
+	}
+
+	done, err := e.q.DoneGet(ctx, db.DoneGetParams{ProjectID: p.ID, ID: id})
+	switch {
+	case err == nil:
+		st.Status, st.ClaimCount, st.Downloader = StatusDone, done.ClaimCount, done.Downloader
+		st.ClaimedAt, st.DoneAt = &done.ClaimedAt, &done.DoneAt
+		return st, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return st, err
+	}
+
+	sum, err := e.projects.Summary(ctx, p)
+	if err != nil {
+		return st, err
+	}
+	todo, err := e.q.TodoGet(ctx, db.TodoGetParams{
+		ProjectID: p.ID,
+		Queues:    sum.NonEmptyQueues(),
+		Types:     append(p.Config.LimitedTypes(), ""),
+		ID:        id,
+	})
+	switch {
+	case err == nil:
+		st.Status, st.Queue, st.ClaimCount = StatusTodo, todo.Queue, todo.ClaimCount
+		return st, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return st, err
+	}
+	// Seen, and in no hot table: its completion was archived.
+	st.Status = StatusArchived
+	return st, nil
+}

@@ -1,0 +1,89 @@
+package projects
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+
+	"tracker/db"
+)
+
+// Target is a place warriors upload their results to.
+type Target struct {
+	URL     string
+	Weight  int32
+	Enabled bool
+}
+
+// ValidTargetURL says why u cannot be an upload target: the warrior runs
+// rsync for rsync:// and curl for http(s):// and knows nothing else.
+func ValidTargetURL(u string) error {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Host == "" {
+		return fmt.Errorf("%q is not an absolute URL", u)
+	}
+	switch parsed.Scheme {
+	case "rsync", "http", "https":
+		return nil
+	}
+	return fmt.Errorf("%q: an upload target is rsync://, http:// or https://", u)
+}
+
+// AddTarget stores a target (its weight and switch replaced if it exists).
+func (s *Store) AddTarget(ctx context.Context, p Project, t Target) error {
+	if err := ValidTargetURL(t.URL); err != nil {
+		return err
+	}
+	if t.Weight < 1 {
+		return errors.New("a target's weight is 1 or more")
+	}
+	_, err := s.q.UploadTargetInsert(ctx, db.UploadTargetInsertParams{ProjectID: p.ID, URL: t.URL, Weight: t.Weight, Enabled: t.Enabled})
+	return err
+}
+
+// RemoveTarget deletes a target and says whether there was one.
+func (s *Store) RemoveTarget(ctx context.Context, p Project, u string) (bool, error) {
+	n, err := s.q.UploadTargetDelete(ctx, db.UploadTargetDeleteParams{ProjectID: p.ID, URL: u})
+	return n > 0, err
+}
+
+// Targets lists the project's targets.
+func (s *Store) Targets(ctx context.Context, p Project) ([]Target, error) {
+	rows, err := s.q.UploadTargetsForProject(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]Target, 0, len(rows))
+	for _, r := range rows {
+		ts = append(ts, Target{URL: r.URL, Weight: r.Weight, Enabled: r.Enabled})
+	}
+	return ts, nil
+}
+
+// PickTarget chooses an enabled target at random in proportion to the
+// weights and fills in the uploader's nick; ok is false when none is enabled.
+func PickTarget(ts []Target, nick string) (string, bool) {
+	var total int64
+	for _, t := range ts {
+		if t.Enabled {
+			total += int64(t.Weight)
+		}
+	}
+	if total == 0 {
+		return "", false
+	}
+	n := rand.Int64N(total)
+	for _, t := range ts {
+		if !t.Enabled {
+			continue
+		}
+		if n < int64(t.Weight) {
+			return strings.ReplaceAll(t.URL, ":downloader", nick), true
+		}
+		n -= int64(t.Weight)
+	}
+	panic("unreachable")
+}
