@@ -62,7 +62,7 @@ WITH expired AS (
       AND c.claimed_at < now() - $2::interval
       AND c.claimed_at < now() - c.claim_count * $2::interval
       AND item_type(c.name) <> ALL($3::text[])
-    ORDER BY c.claimed_at
+    ORDER BY c.claimed_at, c.id
     LIMIT $4
     FOR UPDATE SKIP LOCKED
 ), reclaimed AS (

@@ -54,13 +54,28 @@ type answer struct {
 	header http.Header
 }
 
+// second starts another tracker server on the same database, as a second
+// process would run.
+func (f fixture) second(t *testing.T) fixture {
+	t.Helper()
+	srv := httptest.NewServer(handlers.New(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool).Routes())
+	t.Cleanup(srv.Close)
+	f.srv = srv
+	return f
+}
+
 func (f fixture) do(t *testing.T, method, path, body string) answer {
+	t.Helper()
+	return f.doBody(t, method, path, "application/json", body)
+}
+
+func (f fixture) doBody(t *testing.T, method, path, contentType, body string) answer {
 	t.Helper()
 	req, err := http.NewRequest(method, f.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	// What seesaw's Tornado client sends.
 	req.Header.Set("Connection", "close")
 	req.Header.Set("Accept-Encoding", "gzip")

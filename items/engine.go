@@ -375,15 +375,33 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 	})
 }
 
-// Release gives claimed items back to their queue. With downloader set, only
-// that downloader's claims are released. It returns the names released.
+// Release gives claimed items back to their queue, in their old place. With
+// downloader set, only that downloader's claims are released. It returns the
+// names released.
 func (e *Engine) Release(ctx context.Context, p projects.Project, names []string, downloader string) ([]string, error) {
-	return e.q.ClaimsRelease(ctx, db.ClaimsReleaseParams{
+	released, err := e.q.ClaimsRelease(ctx, db.ClaimsReleaseParams{
 		ProjectID:    p.ID,
 		Names:        names,
 		Downloader:   downloader,
 		LimitedTypes: p.Config.LimitedTypes(),
 	})
+	if len(released) > 0 {
+		// The items went back behind this process's heads: look from the
+		// start again. Other processes find them when a claim of theirs
+		// comes back short.
+		e.forgetHeads(p.ID)
+	}
+	return released, err
+}
+
+func (e *Engine) forgetHeads(project int32) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for s := range e.heads {
+		if s.project == project {
+			delete(e.heads, s)
+		}
+	}
 }
 
 func addrOrNil(a netip.Addr) *netip.Addr {

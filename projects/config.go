@@ -191,9 +191,10 @@ func (c Config) validate() error {
 	return nil
 }
 
-// LimitedTypes are the types with a per-type limit, sorted.
+// LimitedTypes are the types with a per-type limit, sorted; never nil, as
+// a nil slice reaches SQL as NULL, where "x <> ALL(NULL)" matches nothing.
 func (c Config) LimitedTypes() []string {
-	return slices.Sorted(maps.Keys(c.TypeLimits))
+	return append([]string{}, slices.Sorted(maps.Keys(c.TypeLimits))...)
 }
 
 // AcceptsDomains says whether a done's byte counts may enter the stats.

@@ -39,7 +39,7 @@ WITH expired AS (
       AND c.claimed_at < now() - @ttl::interval
       AND c.claimed_at < now() - c.claim_count * @ttl::interval
       AND item_type(c.name) <> ALL(@refused_types::text[])
-    ORDER BY c.claimed_at
+    ORDER BY c.claimed_at, c.id
     LIMIT @max
     FOR UPDATE SKIP LOCKED
 ), reclaimed AS (

@@ -1,0 +1,595 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tracker/items"
+	"tracker/projects"
+)
+
+// set changes project configuration keys.
+func (f *fixture) set(t *testing.T, assignments ...string) {
+	t.Helper()
+	p, err := f.store.Set(context.Background(), f.project, assignments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.project = p
+}
+
+// add queues names in a queue.
+func (f fixture) add(t *testing.T, queue string, names ...string) {
+	t.Helper()
+	_, err := items.NewEngine(f.pool, nil).Add(context.Background(), f.project, queue, strings.NewReader(strings.Join(names, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// request asks for n items (n > 1: through multi=) and returns the names,
+// or the status and reason when there are none.
+func (f fixture) request(t *testing.T, nick string, n int, extra ...string) ([]string, answer) {
+	t.Helper()
+	path := "/test/request"
+	if n > 1 {
+		path = fmt.Sprintf("/test/multi=%d//request", n)
+	}
+	body := `{"downloader":` + strconv.Quote(nick) + `,"api_version":"2"` + strings.Join(extra, "") + `}`
+	a := f.do(t, "POST", path, body)
+	if a.status != 200 {
+		return nil, a
+	}
+	var item map[string]string
+	if err := json.Unmarshal([]byte(a.body), &item); err != nil {
+		t.Fatalf("request answered %q", a.body)
+	}
+	return strings.Split(item["item_name"], "\x00"), a
+}
+
+func (f fixture) done(t *testing.T, nick string, names ...string) {
+	t.Helper()
+	body := fmt.Sprintf(`{"downloader":%q,"item":%s,"bytes":{"data":100}}`, nick, jsonString(strings.Join(names, "\x00")))
+	if a := f.do(t, "POST", "/test/done", body); a.status != 200 || a.body != "OK" {
+		t.Fatalf("done: %d %q", a.status, a.body)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// backdate makes every claim look older.
+func (f fixture) backdate(t *testing.T, by time.Duration) {
+	t.Helper()
+	_, err := f.pool.Exec(context.Background(), "UPDATE claims SET claimed_at = claimed_at - $1::interval", by)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestQueueOrder(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.set(t, "reclaim_ttl=60")
+	f.add(t, "redo", "redo:1")
+	f.add(t, "secondary", "secondary:1")
+	f.add(t, "backfeed", "backfeed:1")
+	f.add(t, "todo", "todo:1")
+	f.add(t, "downloader:alice", "alice:1")
+	f.add(t, "downloader:bob", "bob:1")
+
+	// One request drains every queue in order, never another's own queue.
+	got, a := f.request(t, "alice", 10)
+	if want := "alice:1 todo:1 backfeed:1 secondary:1 redo:1"; strings.Join(got, " ") != want {
+		t.Fatalf("alice got %q (%d %s), want %q", got, a.status, a.reason, want)
+	}
+	if _, a := f.request(t, "carol", 1); a.status != 404 || a.reason != "no-items" {
+		t.Fatalf("empty queues: %d %q", a.status, a.reason)
+	}
+	f.done(t, "alice", "alice:1", "todo:1")
+
+	// (g) Expired claims come last: a claim expires after reclaim_ttl times
+	// its claim count.
+	f.backdate(t, 61*time.Second)
+	got, _ = f.request(t, "carol", 10)
+	if want := "bob:1"; len(got) != 0 && got[0] == want {
+		t.Fatalf("carol got bob's queue: %q", got)
+	}
+	if len(got) != 3 {
+		t.Fatalf("carol got %q, want the 3 expired claims", got)
+	}
+	// Reclaimed once, they now need 2 × 60 s.
+	f.backdate(t, 61*time.Second)
+	if _, a := f.request(t, "dave", 1); a.status != 404 {
+		t.Fatalf("claims expired after one ttl although claimed twice: %d", a.status)
+	}
+	f.backdate(t, 60*time.Second)
+	if got, _ := f.request(t, "dave", 10); len(got) != 3 {
+		t.Fatalf("dave got %q, want 3 claims expired after twice the ttl", got)
+	}
+	// The first claimant's late done still counts, once; the second
+	// claimant's done of the same item is answered OK and ignored.
+	f.done(t, "alice", "backfeed:1")
+	f.done(t, "dave", "backfeed:1", "secondary:1", "redo:1")
+	if s := f.summary(t); s.Done != 5 || s.Claims != 0 || s.Reclaims != 6 || s.Queues["downloader:bob"] != 1 {
+		t.Fatalf("summary %+v", s)
+	}
+}
+
+func TestClaimsLimitLeavesOnlyExpiredClaims(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "a", "b", "c", "d")
+	f.set(t, "claims_limit=2", "reclaim_ttl=60")
+	if got, _ := f.request(t, "alice", 5); strings.Join(got, " ") != "a b" {
+		t.Fatalf("got %q, want 2 (the claims limit)", got)
+	}
+	// (a) At the limit only expired claims are handed out.
+	if _, a := f.request(t, "bob", 1); a.status != 404 || a.reason != "claims-limit" {
+		t.Fatalf("at the limit: %d %q", a.status, a.reason)
+	}
+	f.backdate(t, time.Hour)
+	if got, _ := f.request(t, "bob", 1); strings.Join(got, " ") != "a" {
+		t.Fatalf("bob got %q, want the expired claim a", got)
+	}
+	f.done(t, "bob", "a")
+	if got, _ := f.request(t, "bob", 5); strings.Join(got, " ") != "c" {
+		t.Fatalf("bob got %q, want c: one slot under the limit", got)
+	}
+}
+
+func TestDownloaderClaimsLimit(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "a", "b", "c", "d")
+	f.set(t, "downloader_claims_limit=2")
+	if got, _ := f.request(t, "alice", 5); len(got) != 2 {
+		t.Fatalf("got %q, want 2", got)
+	}
+	_, a := f.request(t, "alice", 1)
+	if a.status != 429 || a.reason != "downloader-claims-limit" || a.header.Get("Retry-After") == "" {
+		t.Fatalf("over the limit: %d %q", a.status, a.reason)
+	}
+	if got, _ := f.request(t, "bob", 1); len(got) != 1 {
+		t.Fatal("another downloader is refused too")
+	}
+}
+
+func TestRandomOrder(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.set(t, "order=random")
+	var names []string
+	for i := range 200 {
+		names = append(names, fmt.Sprintf("n:%03d", i))
+	}
+	f.add(t, "todo", names...)
+	var got []string
+	for {
+		batch, a := f.request(t, "alice", 50)
+		if a.status == 404 {
+			break
+		}
+		got = append(got, batch...)
+	}
+	if len(got) != 200 {
+		t.Fatalf("handed out %d of 200", len(got))
+	}
+	seen := map[string]bool{}
+	inOrder := 0
+	for i, n := range got {
+		seen[n] = true
+		if n == names[i] {
+			inOrder++
+		}
+	}
+	if len(seen) != 200 {
+		t.Fatalf("%d distinct of 200", len(seen))
+	}
+	if inOrder > 20 {
+		t.Fatalf("%d of 200 items in import order: not shuffled", inOrder)
+	}
+}
+
+func TestMinVersion(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "a", "b", "c")
+	f.set(t, "min_version=20240101.9")
+	for _, tc := range []struct {
+		version string
+		status  int
+	}{
+		{`,"version":"20240101.10"`, 200}, // numerically newer, though "1" < "9" as text
+		{`,"version":"20240101.9"`, 200},
+		{`,"version":"20240101.8"`, 455},
+		{`,"version":"20231231.99"`, 455},
+		{``, 455},
+	} {
+		if _, a := f.request(t, "alice", 1, tc.version); a.status != tc.status {
+			t.Errorf("version %s: %d, want %d", tc.version, a.status, tc.status)
+		} else if a.status == 455 && a.reason != "version-too-old" {
+			t.Errorf("reason %q", a.reason)
+		}
+	}
+}
+
+func TestBlocks(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "a", "b", "c")
+	ctx := context.Background()
+	block := func(kind, value string, global bool) {
+		b, err := projects.ParseBlock(kind, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !global {
+			b.ProjectID = &f.project.ID
+		}
+		if err := f.store.AddBlock(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	block("nick", "Mallory", false)
+	if _, a := f.request(t, "mallory", 1); a.status != 403 || a.reason != "blocked" {
+		t.Fatalf("blocked nick: %d %q", a.status, a.reason)
+	}
+	block("nick", "eve", true)
+	if _, a := f.request(t, "eve", 1); a.status != 403 {
+		t.Fatalf("globally blocked nick: %d", a.status)
+	}
+	if got, _ := f.request(t, "alice", 1); len(got) != 1 {
+		t.Fatal("an unblocked nick is refused")
+	}
+	// The test client comes from 127.0.0.1.
+	block("ip", "127.0.0.0/8", false)
+	if _, a := f.request(t, "alice", 1); a.status != 403 {
+		t.Fatalf("blocked network: %d", a.status)
+	}
+	b, _ := projects.ParseBlock("ip", "127.0.0.0/8")
+	b.ProjectID = &f.project.ID
+	if found, err := f.store.RemoveBlock(ctx, b); err != nil || !found {
+		t.Fatal("unblock", found, err)
+	}
+	if got, _ := f.request(t, "alice", 1); len(got) != 1 {
+		t.Fatal("still refused after the block was lifted")
+	}
+}
+
+func TestPaused(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "a")
+	f.set(t, "paused=true")
+	if _, a := f.request(t, "alice", 1); a.status != 404 || a.reason != "paused" {
+		t.Fatalf("paused: %d %q", a.status, a.reason)
+	}
+	f.set(t, "paused=false")
+	if got, _ := f.request(t, "alice", 1); len(got) != 1 {
+		t.Fatal("resumed project hands out nothing")
+	}
+}
+
+// The rate limit holds across processes and spreads items evenly: no second
+// sees more than limit/60 + 1 items, however hard the warriors push.
+func TestRateLimitIsSmooth(t *testing.T) {
+	t.Parallel()
+	names := make([]string, 500)
+	for i := range names {
+		names[i] = fmt.Sprintf("n:%d", i)
+	}
+	f := setup(t, names...)
+	const limit = 600 // 10 a second
+	f.set(t, "rate_limit="+strconv.Itoa(limit))
+	other := f.second(t) // another tracker process on the same database
+
+	var mu sync.Mutex
+	var granted []time.Time
+	refused := 0
+	deadline := time.Now().Add(2500 * time.Millisecond)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := f
+			if w%2 == 1 {
+				g = other
+			}
+			for time.Now().Before(deadline) {
+				got, a := g.request(t, fmt.Sprintf("w%d", w), 5)
+				mu.Lock()
+				if len(got) > 0 {
+					for range got {
+						granted = append(granted, time.Now())
+					}
+				} else if a.status == 429 && a.reason == "rate-limited" && a.header.Get("Retry-After") != "" {
+					refused++
+				} else {
+					t.Errorf("unexpected answer %d %q", a.status, a.reason)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if refused == 0 {
+		t.Fatal("nothing was refused")
+	}
+	for i := range granted {
+		j := i
+		for j < len(granted) && granted[j].Sub(granted[i]) < time.Second {
+			j++
+		}
+		if n := j - i; n > limit/60+1 {
+			t.Fatalf("%d items within one second, limit %d/min allows %d", n, limit, limit/60+1)
+		}
+	}
+	// 2.5 s at 10/s: about 25 items.
+	if len(granted) < 15 || len(granted) > 30 {
+		t.Fatalf("%d items in 2.5 s at %d/min", len(granted), limit)
+	}
+}
+
+// Per-type limits throttle one type while the others flow, without reading
+// through the throttled items.
+func TestTypeLimits(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	var posts, users []string
+	for i := range 50 {
+		posts = append(posts, fmt.Sprintf("post:%d", i))
+		users = append(users, fmt.Sprintf("user:%d", i))
+	}
+	f.add(t, "todo", posts...) // queued before the limit: regrouped by set
+	f.set(t, "type_limits=post:60")
+	f.add(t, "todo", users...)
+
+	var gotPosts, gotUsers int
+	var a answer
+	for {
+		var got []string
+		if got, a = f.request(t, "alice", 10); a.status != 200 {
+			break
+		}
+		for _, n := range got {
+			if strings.HasPrefix(n, "post:") {
+				gotPosts++
+			} else {
+				gotUsers++
+			}
+		}
+	}
+	if gotPosts != 1 {
+		t.Errorf("%d posts handed out in well under a second at post:60", gotPosts)
+	}
+	if gotUsers != 50 {
+		t.Errorf("%d users handed out, want all 50", gotUsers)
+	}
+	// Only posts left, none due: 429 with a reason and a time to wait.
+	if a.status != 429 || a.reason != "type-rate-limited" || a.header.Get("Retry-After") == "" {
+		t.Fatalf("%d %q", a.status, a.reason)
+	}
+}
+
+func TestDoneRequestReleaseUpload(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "a", "b", "c")
+	got, _ := f.request(t, "alice", 1)
+	a := f.do(t, "POST", "/test/done+request", `{"downloader":"alice","item":"`+got[0]+`","bytes":{"data":5},"version":"1"}`)
+	if a.status != 200 || a.body != `{"item_name":"b"}` {
+		t.Fatalf("done+request: %d %q", a.status, a.body)
+	}
+	// Release puts b back where it was, first in line.
+	if a := f.do(t, "POST", "/test/release", `{"item":"b"}`); a.status != 200 {
+		t.Fatalf("release: %d %q", a.status, a.body)
+	}
+	if a := f.do(t, "POST", "/test/release", `{"item":"b"}`); a.status != 404 || a.reason != "not-claimed" {
+		t.Fatalf("release of an unclaimed item: %d %q", a.status, a.reason)
+	}
+	if got, _ := f.request(t, "bob", 1); got[0] != "b" {
+		t.Fatalf("after release got %q, want b", got)
+	}
+	if a := f.do(t, "POST", "/test/release", `{"item":"b","downloader":"alice"}`); a.status != 404 {
+		t.Fatalf("alice released bob's claim: %d", a.status)
+	}
+
+	// Upload targets: none → 404; disabled ones skipped; weights honoured.
+	if a := f.do(t, "POST", "/test/upload", `{"downloader":"alice","item_name":"a"}`); a.status != 404 || a.reason != "no-upload-target" {
+		t.Fatalf("no target: %d %q", a.status, a.reason)
+	}
+	ctx := context.Background()
+	f.store.AddTarget(ctx, f.project, projects.Target{URL: "rsync://one.example/module/:downloader/", Weight: 3, Enabled: true})
+	f.store.AddTarget(ctx, f.project, projects.Target{URL: "https://two.example/up/", Weight: 1, Enabled: true})
+	f.store.AddTarget(ctx, f.project, projects.Target{URL: "https://off.example/", Weight: 100, Enabled: false})
+	counts := map[string]int{}
+	for range 400 {
+		a := f.do(t, "POST", "/test/upload", `{"downloader":"alice","item_name":"a","version":"1"}`)
+		var v map[string]string
+		if err := json.Unmarshal([]byte(a.body), &v); err != nil || a.status != 200 {
+			t.Fatalf("upload: %d %q", a.status, a.body)
+		}
+		counts[v["upload_target"]]++
+	}
+	if counts["https://off.example/"] != 0 {
+		t.Error("a disabled target was handed out")
+	}
+	one := counts["rsync://one.example/module/alice/"]
+	if one < 240 || one > 360 || one+counts["https://two.example/up/"] != 400 {
+		t.Errorf("targets picked %v, want about 3:1", counts)
+	}
+
+	if a := f.do(t, "POST", "/test/uploaded", `{"uploader":"alice","item":"a","server":"one.example"}`); a.status != 200 {
+		t.Fatalf("uploaded: %d %q", a.status, a.body)
+	}
+	if a := f.do(t, "POST", "/test/uploaded", `{"uploader":"alice","server":"one.example"}`); a.status != 400 {
+		t.Fatalf("uploaded without item: %d", a.status)
+	}
+}
+
+func TestItemStatus(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "url:https://example.com/a//b?c=d", "user:kept", "user:done")
+	f.set(t, "order=fifo")
+	got, _ := f.request(t, "alice", 1)
+	f.request(t, "bob", 2)
+	f.done(t, "bob", "user:done")
+
+	show := func(name string) (int, map[string]any) {
+		a := f.do(t, "GET", "/test/items/"+url.PathEscape(name)+".json", "")
+		var v map[string]any
+		json.Unmarshal([]byte(a.body), &v)
+		return a.status, v
+	}
+	code, v := show(got[0])
+	if code != 200 || v["status"] != "claimed" || v["downloader"] != "alice" || v["queue"] != "todo" || v["claimed_at"] == nil {
+		t.Fatalf("claimed URL item: %d %v", code, v)
+	}
+	code, v = show("user:done")
+	if code != 200 || v["status"] != "done" || v["downloader"] != "bob" || v["done_at"] == nil || v["claim_count"] != 1.0 {
+		t.Fatalf("done item: %d %v", code, v)
+	}
+	f.do(t, "POST", "/test/release", `{"item":"user:kept"}`)
+	code, v = show("user:kept")
+	if code != 200 || v["status"] != "todo" || v["queue"] != "todo" || v["claim_count"] != 1.0 {
+		t.Fatalf("released item: %d %v", code, v)
+	}
+	if code, _ := show("user:never"); code != 404 {
+		t.Fatalf("unknown item: %d", code)
+	}
+	if a := f.do(t, "GET", "/nope/items/x.json", ""); a.status != 404 || a.reason != "unknown-project" {
+		t.Fatalf("unknown project: %d %q", a.status, a.reason)
+	}
+}
+
+func TestBackfeed(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "url:old")
+	got, _ := f.request(t, "alice", 1)
+	f.done(t, "alice", got...) // done items are still duplicates
+	key := f.project.Config.BackfeedKey
+	post := func(query, body string) answer {
+		t.Helper()
+		return f.doBody(t, "POST", "/backfeed/legacy/test-"+key+query, "application/x-www-form-urlencoded", body)
+	}
+
+	a := post("", "url:a\x00url:b\x00url:old\x00url:a\x00")
+	if a.status != 200 || a.body != `{"duplicates":2,"new":2,"status_code":200}` {
+		t.Fatalf("backfeed: %d %q", a.status, a.body)
+	}
+	// Another delimiter, and context after the item separator: the name
+	// alone is deduplicated, the context travels with the item.
+	a = post("?shard=x&delimiter=%0A&itemseparator=%1E", "url:c\x1efrom:a\nurl:c\x1efrom:b\nurl:b\x1efrom:c\n")
+	if a.status != 200 || a.body != `{"duplicates":2,"new":1,"status_code":200}` {
+		t.Fatalf("backfeed with separators: %d %q", a.status, a.body)
+	}
+	if s := f.summary(t); s.Queues["backfeed"] != 3 {
+		t.Fatalf("backfeed queue %d, want 3", s.Queues["backfeed"])
+	}
+	got, _ = f.request(t, "alice", 10)
+	if strings.Join(got, " ") != "url:a url:b url:c\x1ffrom:a" {
+		t.Fatalf("handed out %q", got)
+	}
+	f.done(t, "alice", got...)
+
+	for _, tc := range []struct {
+		path, body string
+		status     int
+		reason     string
+	}{
+		{"/backfeed/legacy/test-wrongkey", "x", 403, "wrong-key"},
+		{"/backfeed/legacy/nope-" + key, "x", 404, "unknown-project"},
+		{"/backfeed/legacy/nokey", "x", 404, "unknown-project"},
+		{"/backfeed/legacy/test-" + key, "bad\xff\x00", 400, "invalid-items"},
+		{"/backfeed/legacy/test-" + key, strings.Repeat("x", 9000), 400, "invalid-items"},
+		{"/backfeed/legacy/test-" + key, strings.Repeat("x\x00", items.MaxBackfeedBody), 413, "body-too-large"},
+	} {
+		a := f.doBody(t, "POST", tc.path, "application/x-www-form-urlencoded", tc.body)
+		var v map[string]any
+		if a.status != tc.status || a.reason != tc.reason || json.Unmarshal([]byte(a.body), &v) != nil || v["status_code"] != float64(tc.status) {
+			t.Errorf("%s: %d %q %.80q, want %d %q", tc.path, a.status, a.reason, a.body, tc.status, tc.reason)
+		}
+	}
+	if s := f.summary(t); s.Queues["backfeed"] != 0 || s.Done != 4 {
+		t.Fatalf("bad backfeeds changed something: %+v", s)
+	}
+}
+
+func TestDomainsListKeepsStrangeBytesOutOfTheStats(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "a", "b")
+	f.set(t, "domains=data")
+	f.request(t, "alice", 2)
+	f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"a","bytes":{"data":10}}`)
+	if a := f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"b","bytes":{"evil":1000000}}`); a.status != 200 || a.body != "OK" {
+		t.Fatalf("%d %q", a.status, a.body)
+	}
+	if s := f.summary(t); s.Done != 2 || s.Bytes != 10 {
+		t.Fatalf("summary %+v: want both done, only the listed domain's bytes", s)
+	}
+}
+
+// Two tracker processes, 32 warriors each, one project of 50,000 items:
+// every item is handed out exactly once and completed once, totals exact.
+func TestTwoServersManyWarriors(t *testing.T) {
+	t.Parallel()
+	const total, perServer = 50_000, 32
+	names := make([]string, total)
+	for i := range names {
+		names[i] = fmt.Sprintf("item:%d", i)
+	}
+	f := setup(t, names...)
+	other := f.second(t)
+
+	var mu sync.Mutex
+	holder := make(map[string]string, total)
+	var wg sync.WaitGroup
+	for w := range 2 * perServer {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g, nick := f, fmt.Sprintf("w%d", w)
+			if w%2 == 1 {
+				g = other
+			}
+			for {
+				got, a := g.request(t, nick, 1+w%20)
+				if a.status == 404 {
+					return
+				}
+				if a.status != 200 {
+					t.Errorf("%s: %d %q %q", nick, a.status, a.reason, a.body)
+					return
+				}
+				mu.Lock()
+				for _, n := range got {
+					if prev, dup := holder[n]; dup {
+						t.Errorf("%s handed to %s and %s", n, prev, nick)
+					}
+					holder[n] = nick
+				}
+				mu.Unlock()
+				g.done(t, nick, got...)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(holder) != total {
+		t.Fatalf("%d items handed out, want %d", len(holder), total)
+	}
+	if s := f.summary(t); s.Done != total || s.Bytes == 0 || s.Claims != 0 || s.Queues["todo"] != 0 {
+		t.Fatalf("summary %+v", s)
+	}
+	var doneRows, items, seen int64
+	f.pool.QueryRow(context.Background(), "SELECT count(*) FROM done").Scan(&doneRows)
+	f.pool.QueryRow(context.Background(), "SELECT sum(items) FROM downloaders").Scan(&items)
+	f.pool.QueryRow(context.Background(), "SELECT count(DISTINCT id) FROM done").Scan(&seen)
+	if doneRows != total || items != total || seen != total {
+		t.Fatalf("done rows %d, downloader items %d, distinct %d; want %d", doneRows, items, seen, total)
+	}
+}
