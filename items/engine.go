@@ -25,6 +25,7 @@ type Engine struct {
 	q        *db.Queries
 	projects *projects.Store
 	log      *slog.Logger
+	commit   *groupCommit
 
 	// heads remembers, per stretch of a queue, the id of the last item this
 	// process claimed there. Claims start after it instead of walking the
@@ -42,12 +43,22 @@ type stretch struct {
 	typ     string
 }
 
+// Group commit: transactions in flight at once, and operations in one.
+const (
+	maxBatches  = 4
+	maxBatchOps = 64
+)
+
 func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &Engine{
 		pool:     pool,
 		q:        db.New(pool),
 		projects: projects.NewStore(pool),
 		log:      log,
+		commit:   newGroupCommit(pool, maxBatches, maxBatchOps),
 		heads:    make(map[stretch]int64),
 	}
 }
@@ -118,20 +129,27 @@ func (e *Engine) Request(ctx context.Context, p projects.Project, req ClaimReque
 		want = 1
 	}
 
-	c := claimer{e: e, p: p, req: req, want: want, typeWait: map[string]time.Duration{}}
-	if !onlyReclaims {
-		if err := c.fromQueues(ctx); err != nil {
-			return c.names, err
+	// Rate slots are taken before the claim, outside its transaction: they
+	// commit without waiting for the disk, which a claim must not.
+	typeSlots, typeWait, err := e.takeTypeSlots(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var c *claimer
+	err = e.commit.do(req.Downloader, func(ctx context.Context, q *db.Queries) error {
+		c = &claimer{e: e, q: q, p: p, req: req, want: want, typeSlots: typeSlots}
+		if !onlyReclaims {
+			if err := c.fromQueues(ctx); err != nil {
+				return err
+			}
 		}
+		return c.fromExpiredClaims(ctx)
+	})
+	if err != nil {
+		e.refund(p, "", typeSlots)
+		return nil, err
 	}
-	if err := c.fromExpiredClaims(ctx); err != nil {
-		return c.names, err
-	}
-	if cfg.RateLimit > 0 && len(c.names) == 0 {
-		if err := e.q.RateRefund(ctx, db.RateRefundParams{ProjectID: p.ID, Key: "", PerMinute: cfg.RateLimit}); err != nil {
-			return nil, err
-		}
-	}
+	e.refund(p, c.projectSlotUnused(), c.typeSlots)
 	if len(c.names) > 0 {
 		return c.names, nil
 	}
@@ -139,23 +157,81 @@ func (e *Engine) Request(ctx context.Context, p projects.Project, req ClaimReque
 	case onlyReclaims:
 		return nil, &Refusal{Reason: ReasonClaimsLimit, RetryAfter: time.Minute,
 			Detail: fmt.Sprintf("%d items are out, the most the project allows at once", cfg.ClaimsLimit)}
-	case len(c.typeWait) > 0:
-		return nil, &Refusal{Reason: ReasonTypeRateLimited, RetryAfter: c.soonestType(),
+	case len(typeWait) > 0:
+		return nil, &Refusal{Reason: ReasonTypeRateLimited, RetryAfter: soonest(typeWait),
 			Detail: "the items left are of types handed out at a limited rate"}
 	}
 	return nil, &Refusal{Reason: ReasonNoItems}
 }
 
-// claimer carries one request through the queues.
+// takeTypeSlots takes the due slot of every per-type limit: a request may
+// hand out one item of each limited type whose slot it got. It returns the
+// types it got a slot for and, for the others, the time until theirs.
+func (e *Engine) takeTypeSlots(ctx context.Context, p projects.Project) (map[string]bool, map[string]time.Duration, error) {
+	slots, waits := map[string]bool{}, map[string]time.Duration{}
+	for _, typ := range p.Config.LimitedTypes() {
+		wait, err := e.q.RateTake(ctx, db.RateTakeParams{ProjectID: p.ID, Key: typ, PerMinute: p.Config.TypeLimits[typ]})
+		if err != nil {
+			e.refund(p, "", slots)
+			return nil, nil, err
+		}
+		if wait > 0 {
+			waits[typ] = seconds(wait)
+		} else {
+			slots[typ] = true
+		}
+	}
+	return slots, waits, nil
+}
+
+// refund gives back the rate slots a request took but did not use: the
+// project's when project is set, and each type's still in slots.
+func (e *Engine) refund(p projects.Project, project string, slots map[string]bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	give := func(key string, perMinute int64) {
+		if err := e.q.RateRefund(ctx, db.RateRefundParams{ProjectID: p.ID, Key: key, PerMinute: perMinute}); err != nil {
+			e.log.Warn("giving back a rate slot", "project", p.Slug, "limit", key, "err", err)
+		}
+	}
+	if project != "" && p.Config.RateLimit > 0 {
+		give("", p.Config.RateLimit)
+	}
+	for typ, unused := range slots {
+		if unused {
+			give(typ, p.Config.TypeLimits[typ])
+		}
+	}
+}
+
+func soonest(waits map[string]time.Duration) time.Duration {
+	first := time.Duration(math.MaxInt64)
+	for _, w := range waits {
+		first = min(first, w)
+	}
+	return first
+}
+
+// claimer carries one request through the queues, inside a transaction.
 type claimer struct {
 	e     *Engine
+	q     *db.Queries
 	p     projects.Project
 	req   ClaimRequest
 	want  int
 	names []string
-	// typeWait holds the limited types found out of tokens, with the time
-	// until their next item is due.
-	typeWait map[string]time.Duration
+	// typeSlots holds the limited types the request may hand out one item
+	// of; a type's entry turns false once its item is claimed.
+	typeSlots map[string]bool
+}
+
+// projectSlotUnused names the project's rate slot when the request took one
+// and handed out nothing, so it goes back.
+func (c *claimer) projectSlotUnused() string {
+	if c.p.Config.RateLimit > 0 && len(c.names) == 0 {
+		return "project"
+	}
+	return ""
 }
 
 func (c *claimer) left() int { return c.want - len(c.names) }
@@ -177,34 +253,20 @@ func (c *claimer) fromQueues(ctx context.Context) error {
 }
 
 // fromStretch claims from one stretch of a queue. A limited type's stretch
-// gives one item per due slot of its limit; a type found out of tokens is
-// not asked again in this request.
+// gives the one item the request holds a slot for.
 func (c *claimer) fromStretch(ctx context.Context, s stretch) error {
 	n := c.left()
 	if s.typ != "" {
-		if _, out := c.typeWait[s.typ]; out {
-			return nil
-		}
-		perMinute := c.p.Config.TypeLimits[s.typ]
-		wait, err := c.e.q.RateTake(ctx, db.RateTakeParams{ProjectID: c.p.ID, Key: s.typ, PerMinute: perMinute})
-		if err != nil {
-			return err
-		}
-		if wait > 0 {
-			c.typeWait[s.typ] = seconds(wait)
+		if !c.typeSlots[s.typ] {
 			return nil
 		}
 		n = 1
-		defer func(before int) {
-			if len(c.names) == before { // the stretch was empty: give the slot back
-				if rerr := c.e.q.RateRefund(ctx, db.RateRefundParams{ProjectID: c.p.ID, Key: s.typ, PerMinute: perMinute}); rerr != nil {
-					c.e.log.Warn("refunding a rate slot", "project", c.p.Slug, "type", s.typ, "err", rerr)
-				}
-			}
-		}(len(c.names))
 	}
-	names, err := c.e.take(ctx, s, c.req, n)
+	names, err := c.e.take(ctx, c.q, s, c.req, n)
 	c.names = append(c.names, names...)
+	if s.typ != "" && len(names) > 0 {
+		c.typeSlots[s.typ] = false
+	}
 	return err
 }
 
@@ -216,7 +278,7 @@ func (c *claimer) fromExpiredClaims(ctx context.Context) error {
 	if ttl <= 0 || c.left() <= 0 {
 		return nil
 	}
-	rows, err := c.e.q.ClaimsReclaim(ctx, db.ClaimsReclaimParams{
+	rows, err := c.q.ClaimsReclaim(ctx, db.ClaimsReclaimParams{
 		ProjectID:    c.p.ID,
 		Ttl:          pgtype.Interval{Microseconds: ttl * 1e6, Valid: true},
 		RefusedTypes: c.p.Config.LimitedTypes(),
@@ -231,19 +293,11 @@ func (c *claimer) fromExpiredClaims(ctx context.Context) error {
 	return err
 }
 
-func (c *claimer) soonestType() time.Duration {
-	soonest := time.Duration(math.MaxInt64)
-	for _, w := range c.typeWait {
-		soonest = min(soonest, w)
-	}
-	return soonest
-}
-
 // take claims up to n items from the head of a stretch. It starts after the
 // remembered head and, when that comes back short, looks once more from the
 // start of the stretch: items can land behind the head (a release puts an
 // item back in its old place; random order scatters new ones).
-func (e *Engine) take(ctx context.Context, s stretch, req ClaimRequest, n int) ([]string, error) {
+func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, req ClaimRequest, n int) ([]string, error) {
 	e.mu.Lock()
 	after := e.heads[s]
 	e.mu.Unlock()
@@ -258,13 +312,13 @@ func (e *Engine) take(ctx context.Context, s stretch, req ClaimRequest, n int) (
 		IP:         addrOrNil(req.IP),
 		Version:    req.Version,
 	}
-	rows, err := e.q.ClaimsTake(ctx, params)
+	rows, err := q.ClaimsTake(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("claim from %s: %w", s.queue, err)
 	}
 	if len(rows) < n && after > 0 {
 		params.AfterID, params.Max = 0, int32(n-len(rows))
-		more, err := e.q.ClaimsTake(ctx, params)
+		more, err := q.ClaimsTake(ctx, params)
 		if err != nil {
 			return nil, fmt.Errorf("claim from %s: %w", s.queue, err)
 		}
@@ -363,16 +417,22 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "bytes", string(domains))
 		credited = 0
 	}
-	return e.q.DoneRecordClaimed(ctx, db.DoneRecordClaimedParams{
-		ProjectID:  p.ID,
-		Names:      c.Items,
-		Bytes:      credited,
-		Downloader: c.Downloader,
-		Version:    c.Version,
-		Domains:    domains,
-		ClientID:   []byte(c.ClientID),
-		IP:         addrOrNil(c.IP),
+	var completed int64
+	err = e.commit.do(c.Downloader, func(ctx context.Context, q *db.Queries) error {
+		var err error
+		completed, err = q.DoneRecordClaimed(ctx, db.DoneRecordClaimedParams{
+			ProjectID:  p.ID,
+			Names:      c.Items,
+			Bytes:      credited,
+			Downloader: c.Downloader,
+			Version:    c.Version,
+			Domains:    domains,
+			ClientID:   []byte(c.ClientID),
+			IP:         addrOrNil(c.IP),
+		})
+		return err
 	})
+	return completed, err
 }
 
 // Release gives claimed items back to their queue, in their old place. With
