@@ -32,7 +32,7 @@ test: postgres check
 
 ## check: formatting, vet, and generated code that matches its sources
 check: $(SQLC) $(TEMPL)
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go') | grep -v '_templ\.go$$'); \
+	@unformatted=$$(gofmt -l . | grep -v '_templ\.go$$'); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	@$(SQLC) diff || { echo "sqlc output is stale: run 'make generate' and commit"; exit 1; }

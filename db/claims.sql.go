@@ -13,6 +13,7 @@ import (
 )
 
 const claimGet = `-- name: ClaimGet :one
+
 SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count FROM claims WHERE project_id = $1 AND hash = item_hash($2)
 `
 
@@ -21,6 +22,7 @@ type ClaimGetParams struct {
 	Name      string
 }
 
+// the condition of claims_downloader
 func (q *Queries) ClaimGet(ctx context.Context, arg ClaimGetParams) (Claim, error) {
 	row := q.db.QueryRow(ctx, claimGet, arg.ProjectID, arg.Name)
 	var i Claim
@@ -40,7 +42,9 @@ func (q *Queries) ClaimGet(ctx context.Context, arg ClaimGetParams) (Claim, erro
 }
 
 const claimsCountByDownloader = `-- name: ClaimsCountByDownloader :one
-SELECT count(*) FROM claims WHERE project_id = $1 AND downloader = $2
+SELECT count(*) FROM claims
+WHERE project_id = $1 AND downloader = $2
+  AND claim_count > 0
 `
 
 type ClaimsCountByDownloaderParams struct {
@@ -59,6 +63,7 @@ const claimsReclaim = `-- name: ClaimsReclaim :many
 WITH expired AS (
     SELECT c.project_id, c.hash FROM claims c
     WHERE c.project_id = $1
+      AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - $2::interval
       AND c.claimed_at < now() - c.claim_count * $2::interval
       AND item_type(c.name) <> ALL($3::text[])

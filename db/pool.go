@@ -28,6 +28,14 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	if rt["idle_in_transaction_session_timeout"] == "" {
 		rt["idle_in_transaction_session_timeout"] = "60000"
 	}
+	// Every statement of the tracker reaches its rows through an index. A
+	// table ANALYZE last saw empty (claims, between two busy spells) makes a
+	// sequential scan look cheapest, and a generic plan made then stays
+	// cached while the table grows to millions of rows: keep the planner
+	// on the indexes. Where no index fits, a sequential scan still runs.
+	if rt["enable_seqscan"] == "" {
+		rt["enable_seqscan"] = "off"
+	}
 	// Fail fast while the database is away instead of stacking up requests.
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second

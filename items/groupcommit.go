@@ -40,8 +40,8 @@ type op struct {
 	// key orders the operations of a batch, so that two batches take the
 	// row locks they share (a downloader's totals) in the same order and
 	// never deadlock.
-	key string
-	fn  func(ctx context.Context, q *db.Queries) error
+	key  string
+	fn   func(ctx context.Context, q *db.Queries) error
 	err  error
 	done chan struct{} // closed when the operation is finished (see err)
 }

@@ -32,10 +32,12 @@ func TestGroupCommit(t *testing.T) {
 			<-start
 			errs[i] = g.do(fmt.Sprint(i%7), func(ctx context.Context, q *db.Queries) error {
 				if i == 13 { // fails alone: the others of its batch commit
-					if _, err := q.Exec(ctx, "SELECT 1/0"); err != nil {
-						return err
+					// A statement that fails in the database.
+					_, err := q.ClaimsTake(ctx, db.ClaimsTakeParams{ProjectID: 1, Max: -1})
+					if err == nil {
+						err = errors.New("LIMIT -1 did not fail")
 					}
-					return errors.New("division by zero did not fail")
+					return err
 				}
 				return insertScratch(ctx, q, i)
 			})
@@ -107,7 +109,10 @@ func TestGroupCommitIsolatesStatementErrors(t *testing.T) {
 	}
 }
 
+// insertScratch writes a row through the operation's transaction. The
+// generated queries hold no such statement, so it goes through the
+// transaction's own connection.
 func insertScratch(ctx context.Context, q *db.Queries, n int) error {
-	_, err := q.Exec(ctx, "INSERT INTO scratch VALUES ($1, txid_current())", n)
+	_, err := db.Conn(q).Exec(ctx, "INSERT INTO scratch VALUES ($1, txid_current())", n)
 	return err
 }

@@ -80,20 +80,26 @@ CREATE TABLE claims (
     version     text        NOT NULL DEFAULT '',
     claimed_at  timestamptz NOT NULL DEFAULT now(),
     -- Times this item has been handed out, this claim included.
-    claim_count integer     NOT NULL DEFAULT 1,
+    claim_count integer     NOT NULL DEFAULT 1 CHECK (claim_count > 0),
     PRIMARY KEY (project_id, hash)
 ) WITH (
     autovacuum_vacuum_scale_factor = 0,
     autovacuum_vacuum_threshold = 10000,
     autovacuum_vacuum_cost_delay = 0,
     autovacuum_analyze_scale_factor = 0,
-    autovacuum_analyze_threshold = 100000
+    autovacuum_analyze_threshold = 1000
 );
 
--- Expiry: the oldest claims of a project first.
-CREATE INDEX claims_claimed_at ON claims (project_id, claimed_at);
--- A downloader's claims: per-downloader limits and the admin's claim lists.
-CREATE INDEX claims_downloader ON claims (project_id, downloader, claimed_at);
+-- Expiry: the oldest claims of a project first; and a downloader's claims,
+-- for per-downloader limits and the admin's claim lists.
+--
+-- Both are partial on a condition every claim meets, and only the queries
+-- meant for them repeat it: so the planner can never take them for a lookup
+-- by name. When ANALYZE last saw claims empty, every index of the table
+-- looks equally good, and a completion planned on one of these would scan a
+-- project's claims instead of finding its own (a trap DESIGN.md describes).
+CREATE INDEX claims_claimed_at ON claims (project_id, claimed_at) WHERE claim_count > 0;
+CREATE INDEX claims_downloader ON claims (project_id, downloader, claimed_at) WHERE claim_count > 0;
 
 -- Completions, append-only. Partitioned by project, then by day of done_at,
 -- so archival detaches whole partitions instead of deleting rows and a

@@ -244,3 +244,85 @@ func openPool(t *testing.T, dsn string) *pgxpool.Pool {
 	t.Cleanup(pool.Close)
 	return pool
 }
+
+func TestProjectSet(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+	tracker(t, dsn, "", nil, "project", "create", "demo")
+
+	code, out, errOut := tracker(t, dsn, "", nil, "project", "set", "demo",
+		"title=Demo 2", "paused=true", "order=random", "min_version=20240101.01", "rate_limit=600",
+		"type_limits=post:600,user:60", "claims_limit=5000", "downloader_claims_limit=50", "reclaim_ttl=3600",
+		"max_multi=200", "backfeed_key=s3cretkey_1", "domains=data,media", "archive_after=86400", "archive_mode=discard")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var p projectJSON
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	c := p.Config
+	if p.Title != "Demo 2" || !c.Paused || c.Order != "random" || c.MinVersion != "20240101.01" || c.RateLimit != 600 ||
+		c.TypeLimits["post"] != 600 || c.TypeLimits["user"] != 60 || c.ClaimsLimit != 5000 || c.DownloaderClaimsLimit != 50 ||
+		c.ReclaimTTL != 3600 || c.MaxMulti != 200 || c.BackfeedKey != "s3cretkey_1" || strings.Join(c.Domains, ",") != "data,media" ||
+		c.ArchiveAfter != 86400 || c.ArchiveMode != "discard" {
+		t.Fatalf("set printed %+v", p)
+	}
+	// show prints them back.
+	if shown := showProject(t, dsn, "demo"); shown.Config.TypeLimits["user"] != 60 || shown.Title != "Demo 2" {
+		t.Fatalf("show: %+v", shown)
+	}
+
+	// All or nothing: one bad assignment changes nothing.
+	for _, bad := range [][]string{
+		{"paused=maybe"}, {"order=lifo"}, {"rate_limit=-1"}, {"max_multi=0"}, {"type_limits=post"},
+		{"type_limits=post:0"}, {"backfeed_key=short"}, {"archive_mode=tape"}, {"nonsense=1"}, {"novalue"},
+		{"rate_limit=1", "claims_limit=x"},
+	} {
+		code, _, errOut := tracker(t, dsn, "", nil, append([]string{"project", "set", "demo"}, bad...)...)
+		if code != 1 || errOut == "" {
+			t.Errorf("%v: exit %d", bad, code)
+		}
+	}
+	if shown := showProject(t, dsn, "demo"); shown.Config.RateLimit != 600 || shown.Config.ClaimsLimit != 5000 {
+		t.Fatalf("a refused set changed the project: %+v", shown.Config)
+	}
+}
+
+func TestBlockAndTargetCommands(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+	tracker(t, dsn, "", nil, "project", "create", "demo")
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"block", "add", "demo", "nick", "mallory", "--reason", "spam"}, 0, "blocked nick mallory on demo\n"},
+		{[]string{"block", "add", "all", "ip", "192.0.2.7"}, 0, "blocked ip 192.0.2.7/32 on every project\n"},
+		{[]string{"block", "add", "demo", "ip", "2001:db8::/32"}, 0, "blocked ip 2001:db8::/32 on demo\n"},
+		{[]string{"block", "remove", "all", "ip", "192.0.2.7/32"}, 0, "unblocked ip 192.0.2.7/32 on every project\n"},
+		{[]string{"block", "remove", "all", "ip", "192.0.2.7"}, 1, ""},
+		{[]string{"block", "add", "demo", "ip", "not-an-ip"}, 2, ""},
+		{[]string{"block", "add", "demo", "cookie", "x"}, 2, ""},
+		{[]string{"block", "add", "missing", "nick", "x"}, 1, ""},
+		{[]string{"target", "add", "demo", "rsync://up.example/m/:downloader/", "--weight", "3"}, 0, "upload target rsync://up.example/m/:downloader/ (weight 3, enabled true)\n"},
+		{[]string{"target", "add", "demo", "https://up.example/", "--disabled", "true"}, 0, "upload target https://up.example/ (weight 1, enabled false)\n"},
+		{[]string{"target", "add", "demo", "ftp://up.example/"}, 2, ""},
+		{[]string{"target", "add", "demo", "https://up.example/", "--weight", "0"}, 2, ""},
+		{[]string{"target", "remove", "demo", "https://up.example/"}, 0, "removed upload target https://up.example/\n"},
+		{[]string{"target", "remove", "demo", "https://up.example/"}, 1, ""},
+	} {
+		code, out, errOut := tracker(t, dsn, "", nil, tc.args...)
+		if code != tc.code || (tc.out != "" && out != tc.out) {
+			t.Errorf("%v: exit %d %q %q, want %d %q", tc.args, code, out, errOut, tc.code, tc.out)
+		}
+	}
+	pool := openPool(t, dsn)
+	var blocks, targets int
+	pool.QueryRow(context.Background(), "SELECT count(*) FROM blocks").Scan(&blocks)
+	pool.QueryRow(context.Background(), "SELECT count(*) FROM upload_targets").Scan(&targets)
+	if blocks != 2 || targets != 1 {
+		t.Fatalf("%d blocks, %d targets; want 2 and 1", blocks, targets)
+	}
+}

@@ -36,6 +36,7 @@ SELECT claimed.id, claimed.name FROM claimed ORDER BY claimed.id;
 WITH expired AS (
     SELECT c.project_id, c.hash FROM claims c
     WHERE c.project_id = @project_id
+      AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - @ttl::interval
       AND c.claimed_at < now() - c.claim_count * @ttl::interval
       AND item_type(c.name) <> ALL(@refused_types::text[])
@@ -84,7 +85,9 @@ WITH released AS (
 SELECT released.name FROM released;
 
 -- name: ClaimsCountByDownloader :one
-SELECT count(*) FROM claims WHERE project_id = @project_id AND downloader = @downloader;
+SELECT count(*) FROM claims
+WHERE project_id = @project_id AND downloader = @downloader
+  AND claim_count > 0; -- the condition of claims_downloader
 
 -- name: ClaimGet :one
 SELECT * FROM claims WHERE project_id = @project_id AND hash = item_hash(@name);

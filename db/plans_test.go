@@ -1,0 +1,159 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db"
+	"tracker/db/dbtest"
+)
+
+// explainer runs every statement given to it as EXPLAIN and keeps the plan,
+// so a test reads the plans of exactly the generated queries.
+type explainer struct {
+	conn *pgxpool.Conn
+	plan string
+	err  error
+}
+
+var errExplained = errors.New("explained, not run")
+
+func (e *explainer) explain(ctx context.Context, sql string, args ...any) {
+	rows, err := e.conn.Query(ctx, "EXPLAIN "+sql, args...)
+	if err != nil {
+		e.err = err
+		return
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	e.plan, e.err = strings.Join(lines, "\n"), err
+}
+
+func (e *explainer) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	e.explain(ctx, sql, args...)
+	return pgconn.CommandTag{}, errExplained
+}
+
+func (e *explainer) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	e.explain(ctx, sql, args...)
+	return nil, errExplained
+}
+
+func (e *explainer) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	e.explain(ctx, sql, args...)
+	return errRow{}
+}
+
+type errRow struct{}
+
+func (errRow) Scan(...any) error { return errExplained }
+
+// The hot statements use their indexes, whatever the statistics say and
+// whether the plan is custom or generic (pgx prepares statements, and after
+// five runs PostgreSQL may settle on a generic plan). A claim must never
+// read the queue from its start or sort it; a completion must find claims
+// by key, even when ANALYZE last saw the claims table empty.
+func TestHotQueryPlans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	q := db.New(pool)
+	p, err := q.ProjectInsert(ctx, db.ProjectInsertParams{Slug: "plans", Config: []byte("{}")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 20_000)
+	for i := range names {
+		names[i] = fmt.Sprintf("item:%d", i)
+	}
+	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: names, LimitedTypes: []string{}}); err != nil {
+		t.Fatal(err)
+	}
+
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	ex := &explainer{conn: conn}
+	eq := db.New(ex)
+
+	type check struct {
+		name      string
+		run       func()
+		want      []string // each must appear in the plan
+		forbidden []string
+	}
+	checks := []check{
+		{"ClaimsTake", func() {
+			eq.ClaimsTake(ctx, db.ClaimsTakeParams{ProjectID: p.ID, Queue: "todo", AfterID: 100, Max: 1, Downloader: "a"})
+		}, []string{"todo_pkey"}, []string{"Seq Scan on todo", "Sort Key: t.id"}},
+		{"DoneRecordClaimed", func() {
+			eq.DoneRecordClaimed(ctx, db.DoneRecordClaimedParams{ProjectID: p.ID, Names: []string{"item:1"}, Downloader: "a", Domains: []byte("{}")})
+		}, []string{"claims_pkey"}, []string{"Seq Scan on claims"}},
+		{"ClaimsReclaim", func() {
+			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: pgtype.Interval{Microseconds: 60e6, Valid: true}, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
+		}, []string{"claims_claimed_at"}, []string{"Seq Scan on claims"}},
+		{"ClaimsRelease", func() {
+			eq.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: []string{"item:1"}, LimitedTypes: []string{}})
+		}, []string{"claims_pkey"}, []string{"Seq Scan on claims"}},
+		{"ClaimsCountByDownloader", func() {
+			eq.ClaimsCountByDownloader(ctx, db.ClaimsCountByDownloaderParams{ProjectID: p.ID, Downloader: "a"})
+		}, []string{"claims_downloader"}, []string{"Seq Scan"}},
+		{"ClaimGet", func() { eq.ClaimGet(ctx, db.ClaimGetParams{ProjectID: p.ID, Name: "item:1"}) }, []string{"claims_pkey"}, []string{"Seq Scan"}},
+		{"SeenGet", func() { eq.SeenGet(ctx, db.SeenGetParams{ProjectID: p.ID, Name: "item:1"}) }, []string{"seen_pkey"}, []string{"Seq Scan"}},
+		{"TodoGet", func() {
+			eq.TodoGet(ctx, db.TodoGetParams{ProjectID: p.ID, Queues: []string{"todo", "backfeed"}, Types: []string{""}, ID: 5})
+		}, []string{"todo_pkey"}, []string{"Seq Scan"}},
+	}
+
+	run := func(state string) {
+		for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+			if _, err := conn.Exec(ctx, "SET plan_cache_mode = "+mode); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range checks {
+				c.run()
+				if ex.err != nil {
+					t.Fatalf("%s: EXPLAIN: %v", c.name, ex.err)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(ex.plan, w) {
+						t.Errorf("%s (%s, %s): plan lacks %s:\n%s", c.name, state, mode, w, ex.plan)
+					}
+				}
+				for _, f := range c.forbidden {
+					if strings.Contains(ex.plan, f) {
+						t.Errorf("%s (%s, %s): plan has %s:\n%s", c.name, state, mode, f, ex.plan)
+					}
+				}
+			}
+		}
+	}
+
+	// Claims empty when ANALYZE looked.
+	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	run("no claims")
+
+	// Thousands of claims, old and new, and dead entries at the queue's head.
+	for range 50 {
+		if _, err := q.ClaimsTake(ctx, db.ClaimsTakeParams{ProjectID: p.ID, Queue: "todo", Max: 100, Downloader: "a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool.Exec(ctx, "UPDATE claims SET claimed_at = claimed_at - $1::interval WHERE id % 2 = 0", time.Hour)
+	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	run("5,000 claims")
+}
