@@ -40,8 +40,8 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, p projects.Pro
 	if err := items.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
-	if len(body.Version) > 64 {
-		return errorf(http.StatusBadRequest, "invalid-version", "version longer than 64 characters")
+	if err := items.ValidVersion(string(body.Version)); err != nil {
+		return errorf(http.StatusBadRequest, "invalid-version", "%v", err)
 	}
 	want := 1
 	if n, _ := strconv.Atoi(r.PathValue("multi")); n > 0 {

@@ -113,6 +113,14 @@ func TestBadInput(t *testing.T) {
 		{"done with bytes of wrong type", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"data":"12"}}`, 400, "malformed-json"},
 		{"done with negative bytes", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"data":-5}}`, 400, "invalid-done"},
 		{"GET on a warrior route", "GET", "/test/request", "", 405, "method-not-allowed"},
+		{"NUL in the nick", "POST", "/test/request", `{"downloader":"ali\u0000ce"}`, 400, "invalid-downloader"},
+		{"NUL in the version", "POST", "/test/request", `{"downloader":"alice","version":"1\u0000"}`, 400, "invalid-version"},
+		{"NUL in a done's version", "POST", "/test/done", `{"downloader":"alice","version":"\u0000","item":"post:1"}`, 400, "invalid-done"},
+		{"NUL at the end of a multi done", "POST", "/test/done", `{"downloader":"alice","item":"post:1\u0000\u0000"}`, 400, "invalid-done"},
+		{"NUL in an upload receipt", "POST", "/test/uploaded", `{"uploader":"alice","item":"post:1","server":"a\u0000"}`, 400, "invalid-server"},
+		{"newline in a released name", "POST", "/test/release", `{"item":"post:1\n"}`, 400, "invalid-item"},
+		{"domain with NUL", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"d\u0000":1}}`, 400, "invalid-done"},
+		{"number too big for bytes", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"d":1e30}}`, 400, "malformed-json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := f.do(t, tc.method, tc.path, tc.body)

@@ -63,6 +63,9 @@ func (h *Handler) warriorUploaded(w http.ResponseWriter, r *http.Request) error 
 	if body.Server == "" || len(body.Server) > 1024 {
 		return errorf(http.StatusBadRequest, "invalid-server", "server: 1-1024 characters")
 	}
+	if err := items.ValidLabel("server", body.Server); err != nil {
+		return errorf(http.StatusBadRequest, "invalid-server", "%v", err)
+	}
 	if err := h.items.RecordUpload(r.Context(), p, body.Uploader, body.Item, body.Server, clientIP(r)); err != nil {
 		return err
 	}

@@ -364,8 +364,8 @@ func (c *Completion) Validate() error {
 			return err
 		}
 	}
-	if len(c.Version) > 64 {
-		return errors.New("version longer than 64 characters")
+	if err := ValidVersion(c.Version); err != nil {
+		return err
 	}
 	if len(c.Bytes) > MaxDomains {
 		return fmt.Errorf("bytes names more than %d domains", MaxDomains)

@@ -59,6 +59,27 @@ func ValidNick(nick string) error {
 	return nil
 }
 
+// ValidVersion says why v cannot be a script version, or returns nil.
+// Versions are free text to the tracker, compared part by part.
+func ValidVersion(v string) error {
+	if len(v) > 64 {
+		return errors.New("version longer than 64 characters")
+	}
+	return ValidLabel("version", v)
+}
+
+// ValidLabel says why a short free-text field (a version, a server name)
+// cannot be stored: it must be UTF-8 without control characters.
+func ValidLabel(field, v string) error {
+	if !utf8.ValidString(v) {
+		return fmt.Errorf("%s is not valid UTF-8", field)
+	}
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return fmt.Errorf("%s contains a control character", field)
+	}
+	return nil
+}
+
 // DownloaderQueue is the queue of items set aside for one downloader.
 func DownloaderQueue(nick string) string { return "downloader:" + nick }
 
