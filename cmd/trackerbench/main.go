@@ -1,0 +1,231 @@
+// Command trackerbench measures the tracker under warrior load. It starts a
+// tracker of its own on a fresh embedded cluster (or loads one given with
+// -url), fills the queue, runs each scenario for a fixed time with
+// keep-alive clients that behave like warriors, grab scripts and page
+// readers, and prints one table: items/s, requests/s, latency percentiles by
+// endpoint, non-2xx answers, and the CPU and peak memory of the tracker and
+// of PostgreSQL. Beside each warrior scenario it measures the raw SQL floor:
+// the same claim and completion statements run straight on the database.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db"
+)
+
+type options struct {
+	binary    string
+	scenarios []string
+	duration  time.Duration
+	clients   int // 0: each scenario's own default
+	queue     int // 0: enough for the scenario's run
+	multi     int
+	floor     bool
+	sweep     bool
+	longTx    time.Duration
+}
+
+func main() {
+	var o options
+	var scenarios string
+	flag.StringVar(&o.binary, "tracker", "bin/tracker", "the tracker binary to start")
+	flag.StringVar(&scenarios, "scenarios", "single,multi,backfeed,mixed,lookup", "scenarios to run, in order")
+	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long each scenario runs")
+	flag.IntVar(&o.clients, "clients", 0, "clients per scenario (0: single 64, multi 16, backfeed 8, mixed 64, lookup 32+8)")
+	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")
+	flag.IntVar(&o.multi, "multi", 100, "items per multi request")
+	flag.BoolVar(&o.floor, "floor", true, "measure the raw SQL floor beside the warrior scenarios")
+	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, and the import of 10,000,000 names")
+	flag.DurationVar(&o.longTx, "long-tx", 60*time.Second, "duration of the long-transaction sweep")
+	flag.Parse()
+	o.scenarios = strings.Split(scenarios, ",")
+	log.SetFlags(0)
+	log.SetPrefix("trackerbench: ")
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// bench is a tracker under test.
+type bench struct {
+	o       options
+	dir     string
+	url     string
+	serve   *exec.Cmd
+	pool    *pgxpool.Pool
+	key     string
+	project string
+	rows    []*row
+}
+
+func run(ctx context.Context, o options) error {
+	dir, err := os.MkdirTemp("", "trackerbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755) // PostgreSQL's own account must reach it when run as root
+	b := &bench{o: o, dir: filepath.Join(dir, "data"), project: "bench"}
+	if err := b.start(ctx); err != nil {
+		return err
+	}
+	defer b.stop()
+
+	if _, err := b.cli("", "project", "create", b.project, "--title", "Benchmark"); err != nil {
+		return err
+	}
+	show, err := b.cli("", "project", "show", b.project)
+	if err != nil {
+		return err
+	}
+	m := regexp.MustCompile(`"backfeed_key": "([^"]+)"`).FindStringSubmatch(show)
+	if m == nil {
+		return fmt.Errorf("no backfeed key in %s", show)
+	}
+	b.key = m[1]
+	if b.pool, err = db.Open(ctx, fmt.Sprintf("host=%s user=tracker dbname=tracker", filepath.Join(b.dir, "pgdata"))); err != nil {
+		return err
+	}
+	defer b.pool.Close()
+
+	for _, s := range o.scenarios {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := b.scenario(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	if o.sweep && ctx.Err() == nil {
+		if err := b.sweeps(ctx); err != nil {
+			return err
+		}
+	}
+	b.print(os.Stdout)
+	return nil
+}
+
+// start runs `tracker serve` on a fresh data directory.
+func (b *bench) start(ctx context.Context) error {
+	b.serve = exec.Command(b.o.binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", b.dir)
+	b.serve.Env = benchEnv()
+	stderr, err := b.serve.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := b.serve.Start(); err != nil {
+		return err
+	}
+	found := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`msg="tracker listening" url=(http://\S+)/`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+			if strings.Contains(sc.Text(), "level=ERROR") {
+				log.Print("tracker: ", sc.Text())
+			}
+		}
+	}()
+	select {
+	case b.url = <-found:
+		return nil
+	case <-time.After(2 * time.Minute):
+		return fmt.Errorf("the tracker did not start")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *bench) stop() {
+	b.serve.Process.Signal(syscall.SIGTERM)
+	b.serve.Wait()
+}
+
+// benchEnv keeps DATABASE_URL away: the bench owns its cluster.
+func benchEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DATABASE_URL=") && !strings.HasPrefix(kv, "TRACKER_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// cli runs a tracker command on the bench's data directory.
+func (b *bench) cli(stdin string, args ...string) (string, error) {
+	return b.cliFrom(strings.NewReader(stdin), args...)
+}
+
+func (b *bench) cliFrom(stdin io.Reader, args ...string) (string, error) {
+	cmd := exec.Command(b.o.binary, append(args, "--data-dir", b.dir)...)
+	cmd.Env = benchEnv()
+	cmd.Stdin = stdin
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return "", fmt.Errorf("tracker %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
+		}
+		return "", err
+	}
+	return string(out), nil
+}
+
+// fill queues n fresh names through `tracker items add` and returns how long
+// the import took.
+func (b *bench) fill(n int, prefix string) (time.Duration, error) {
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriterSize(pw, 1<<20)
+		for i := range n {
+			w.WriteString(prefix)
+			w.WriteString(strconv.Itoa(i))
+			w.WriteByte('\n')
+		}
+		w.Flush()
+		pw.Close()
+	}()
+	start := time.Now()
+	out, err := b.cliFrom(pr, "items", "add", b.project)
+	if err != nil {
+		return 0, err
+	}
+	if want := fmt.Sprintf("added %d, skipped 0\n", n); out != want {
+		return 0, fmt.Errorf("items add printed %q, want %q", out, want)
+	}
+	return time.Since(start), nil
+}
+
+// drain empties the queues and claims, so each scenario starts alike.
+func (b *bench) drain(ctx context.Context) error {
+	_, err := b.pool.Exec(ctx, `
+		WITH t AS (DELETE FROM todo RETURNING project_id), c AS (DELETE FROM claims RETURNING project_id)
+		DELETE FROM counters WHERE name = 'claims' OR name LIKE 'queue:%'`)
+	if err == nil {
+		_, err = b.pool.Exec(ctx, "VACUUM ANALYZE todo, claims")
+	}
+	return err
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// clockTicks is the unit of /proc's CPU times (USER_HZ, 100 on Linux).
+const clockTicks = 100
+
+// procTimes reads a process's parent and CPU seconds from /proc: its own,
+// and those of its children it has reaped.
+func procTimes(pid int) (ppid int, self, children float64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	// Fields after the command name, which may hold spaces: state is 3.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+2:]))
+	num := func(k int) float64 { v, _ := strconv.ParseFloat(f[k-3], 64); return v / clockTicks }
+	ppid, _ = strconv.Atoi(f[4-3])
+	return ppid, num(14) + num(15), num(16) + num(17), nil
+}
+
+// cpuSeconds is the CPU time a process has used.
+func cpuSeconds(pid int) float64 {
+	_, self, _, _ := procTimes(pid)
+	return self
+}
+
+// clusterCPUSeconds is the CPU time of a PostgreSQL server: the postmaster,
+// the backends it has reaped and those still running.
+func clusterCPUSeconds(postmaster int) float64 {
+	_, self, reaped, err := procTimes(postmaster)
+	if err != nil {
+		return 0
+	}
+	total := self + reaped
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		pid, _ := strconv.Atoi(filepath.Base(p))
+		if ppid, self, _, err := procTimes(pid); err == nil && ppid == postmaster {
+			total += self
+		}
+	}
+	return total
+}
+
+// peakRSS is a process's largest resident set so far, in bytes.
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

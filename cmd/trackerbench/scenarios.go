@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"tracker/db"
+)
+
+// row is one line of the result table.
+type row struct {
+	name      string
+	clients   int
+	itemsPerS float64
+	reqPerS   float64
+	latency   map[string][3]time.Duration
+	errors    string
+	trackerS  float64 // tracker CPU seconds per second of run
+	postgresS float64
+	rssMB     float64
+	floor     float64 // raw SQL items/s, 0 when not measured
+	note      string
+}
+
+// scenario runs one named scenario and, for warrior scenarios, its floor.
+func (b *bench) scenario(ctx context.Context, name string) error {
+	clients := func(def int) int {
+		if b.o.clients > 0 {
+			return b.o.clients
+		}
+		return def
+	}
+	switch name {
+	case "single":
+		n := clients(64)
+		return b.warriors(ctx, name, n, 1, 40_000)
+	case "multi":
+		n := clients(16)
+		return b.warriors(ctx, name, n, b.o.multi, 150_000)
+	case "backfeed":
+		n := clients(8)
+		b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
+			var fs []func()
+			for i := range n {
+				fs = append(fs, func() { l.grabScript(ctx, i) })
+			}
+			return fs
+		}, "names deduplicated and queued per second; half of each post seen before")
+		return nil
+	case "mixed":
+		n := clients(64)
+		if err := b.refill(ctx, 60_000); err != nil {
+			return err
+		}
+		b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
+			var fs []func()
+			for i := range n {
+				switch i % 4 {
+				case 0:
+					fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
+				case 1:
+					fs = append(fs, func() { l.grabScript(ctx, 1000+i) })
+				default:
+					fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("s%d", i), 1) })
+				}
+			}
+			return fs
+		}, "a quarter multi warriors, a quarter grab scripts, half single warriors; items/s counts completions and backfed names")
+		return nil
+	case "lookup":
+		n := clients(32)
+		if err := b.refill(ctx, 40_000); err != nil {
+			return err
+		}
+		b.measure(ctx, name, n+8, func(ctx context.Context, l *load) []func() {
+			var fs []func()
+			for i := range n {
+				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), 1) })
+			}
+			for range 8 {
+				fs = append(fs, func() { l.reader(ctx) })
+			}
+			return fs
+		}, fmt.Sprintf("%d single warriors, 8 readers of item status and the project list", n))
+		return nil
+	}
+	return fmt.Errorf("unknown scenario %q", name)
+}
+
+// refill empties the queues and queues enough items for a run at perSecond.
+func (b *bench) refill(ctx context.Context, perSecond int) error {
+	if err := b.drain(ctx); err != nil {
+		return err
+	}
+	n := b.o.queue
+	if n == 0 {
+		n = perSecond * int(b.o.duration/time.Second+1)
+	}
+	_, err := b.fill(n, fmt.Sprintf("item:%d:", time.Now().UnixNano()))
+	return err
+}
+
+// warriors runs request → done loops with n items a request, then the raw
+// SQL floor of the same statements.
+func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond int) error {
+	if err := b.refill(ctx, perSecond); err != nil {
+		return err
+	}
+	r := b.measure(ctx, name, clients, func(ctx context.Context, l *load) []func() {
+		var fs []func()
+		for i := range clients {
+			fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), n) })
+		}
+		return fs
+	}, "")
+	if !b.o.floor || ctx.Err() != nil {
+		return nil
+	}
+	if err := b.refill(ctx, perSecond); err != nil {
+		return err
+	}
+	floor, err := b.floor(ctx, clients, n)
+	if err != nil {
+		return err
+	}
+	r.floor = floor
+	return nil
+}
+
+// measure runs a scenario's clients for the run's duration and records a row.
+func (b *bench) measure(ctx context.Context, name string, clients int, workers func(context.Context, *load) []func(), note string) *row {
+	l := &load{base: b.url, project: b.project, backfeedKey: b.key, multi: b.o.multi, stats: newStats()}
+	pm := b.postmaster()
+	cpu0, pg0 := cpuSeconds(b.serve.Process.Pid), clusterCPUSeconds(pm)
+	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, f := range workers(runCtx, l) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	wg.Wait()
+	secs := time.Since(start).Seconds()
+
+	r := &row{
+		name: name, clients: clients, note: note,
+		itemsPerS: float64(l.items.Load()) / secs,
+		reqPerS:   float64(l.stats.total()) / secs,
+		latency:   map[string][3]time.Duration{},
+		errors:    l.stats.errors(),
+		trackerS:  (cpuSeconds(b.serve.Process.Pid) - cpu0) / secs,
+		postgresS: (clusterCPUSeconds(pm) - pg0) / secs,
+		rssMB:     float64(peakRSS(b.serve.Process.Pid)) / (1 << 20),
+	}
+	for _, e := range l.stats.endpoints() {
+		p50, p90, p99 := l.stats.percentiles(e)
+		r.latency[e] = [3]time.Duration{p50, p90, p99}
+	}
+	b.rows = append(b.rows, r)
+	fmt.Fprintf(os.Stderr, "%-10s %9.0f items/s %9.0f req/s  %s\n", name, r.itemsPerS, r.reqPerS, r.errors)
+	return r
+}
+
+// floor runs the claim and completion statements the tracker runs for a
+// request and a done, straight on the database, one transaction each, from
+// as many connections as the scenario has clients: what the tracker costs
+// without HTTP, JSON and batching.
+func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
+	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
+	defer cancel()
+	var project int32
+	if err := b.pool.QueryRow(ctx, "SELECT id FROM projects WHERE slug = $1", b.project).Scan(&project); err != nil {
+		return 0, err
+	}
+	var mu sync.Mutex
+	total := 0
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := db.New(b.pool)
+			nick := "floor" + strconv.Itoa(i)
+			var after int64
+			for runCtx.Err() == nil {
+				rows, err := q.ClaimsTake(runCtx, db.ClaimsTakeParams{ProjectID: project, Queue: "todo", AfterID: after, Max: int32(n), Downloader: nick})
+				if err != nil || len(rows) == 0 {
+					after = 0
+					continue
+				}
+				names := make([]string, len(rows))
+				for j, r := range rows {
+					names[j], after = r.Name, max(after, r.ID)
+				}
+				if _, err := q.DoneRecordClaimed(runCtx, db.DoneRecordClaimedParams{
+					ProjectID: project, Names: names, Bytes: int64(1000 * len(names)), Downloader: nick, Domains: []byte(`{"data":1000}`),
+				}); err != nil {
+					continue
+				}
+				mu.Lock()
+				total += len(names)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(total) / time.Since(start).Seconds(), nil
+}
+
+// postmaster is the embedded server's PID.
+func (b *bench) postmaster() int {
+	data, err := os.ReadFile(filepath.Join(b.dir, "pgdata", "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.SplitN(string(data), "\n", 2)[0])
+	return pid
+}
+
+// sweeps measures how throughput holds as the queue grows a hundredfold and
+// while a long transaction keeps vacuum from cleaning up, and how long the
+// import of 10,000,000 names takes.
+func (b *bench) sweeps(ctx context.Context) error {
+	const small, large = 100_000, 10_000_000
+	clients := 64
+	if b.o.clients > 0 {
+		clients = b.o.clients
+	}
+	run := func(name string, queue int, note string) (*row, error) {
+		if err := b.drain(ctx); err != nil {
+			return nil, err
+		}
+		took, err := b.fill(queue, fmt.Sprintf("sweep:%d:", time.Now().UnixNano()))
+		if err != nil {
+			return nil, err
+		}
+		r := b.measure(ctx, name, clients, func(ctx context.Context, l *load) []func() {
+			var fs []func()
+			for i := range clients {
+				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), 1) })
+			}
+			return fs
+		}, note)
+		if queue == large {
+			r.note += fmt.Sprintf("; import of %d names took %.1f s (%.0f names/s)", queue, took.Seconds(), float64(queue)/took.Seconds())
+		}
+		return r, nil
+	}
+	smallRow, err := run("queue-100k", small, "single warriors on a 100,000-item queue")
+	if err != nil {
+		return err
+	}
+	largeRow, err := run("queue-10M", large, "")
+	if err != nil {
+		return err
+	}
+	largeRow.note = fmt.Sprintf("single warriors on a 10,000,000-item queue: %.2f × the 100k queue", largeRow.itemsPerS/smallRow.itemsPerS) + largeRow.note
+
+	// The same load with a REPEATABLE READ transaction held open elsewhere.
+	saved := b.o.duration
+	b.o.duration = b.o.longTx
+	defer func() { b.o.duration = saved }()
+	without, err := run("no-long-tx", small, "")
+	if err != nil {
+		return err
+	}
+	conn, err := b.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	var n int
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM projects").Scan(&n); err != nil { // takes the snapshot
+		return err
+	}
+	with, err := run("long-tx", small, "")
+	if err != nil {
+		return err
+	}
+	without.note = "single warriors, 100k queue, the baseline of long-tx"
+	with.note = fmt.Sprintf("the same with a REPEATABLE READ transaction open throughout: %.2f × without", with.itemsPerS/without.itemsPerS)
+	return nil
+}
+
+// print writes the result table as Markdown.
+func (b *bench) print(w io.Writer) {
+	fmt.Fprintf(w, "| scenario | clients | items/s | requests/s | request p50/p90/p99 ms | done p50/p90/p99 ms | other p50/p90/p99 ms | non-2xx | tracker CPU | PostgreSQL CPU | tracker peak RSS | SQL floor items/s | tracker/floor |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range b.rows {
+		lat := func(e string) string {
+			l, ok := r.latency[e]
+			if !ok {
+				return "-"
+			}
+			return ms(l[0]) + " / " + ms(l[1]) + " / " + ms(l[2])
+		}
+		var others []string
+		for _, e := range []string{"backfeed", "lookup", "page"} {
+			if _, ok := r.latency[e]; ok {
+				others = append(others, e+" "+lat(e))
+			}
+		}
+		other := strings.Join(others, "; ")
+		if other == "" {
+			other = "-"
+		}
+		floor, ratio := "-", "-"
+		if r.floor > 0 {
+			floor, ratio = fmt.Sprintf("%.0f", r.floor), fmt.Sprintf("%.2f", r.itemsPerS/r.floor)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %s | %s | %s | %s | %.2f cores | %.2f cores | %.0f MB | %s | %s |\n",
+			r.name, r.clients, r.itemsPerS, r.reqPerS, lat("request"), lat("done"), other, r.errors,
+			r.trackerS, r.postgresS, r.rssMB, floor, ratio)
+	}
+	for _, r := range b.rows {
+		if r.note != "" {
+			fmt.Fprintf(w, "\n- %s: %s", r.name, r.note)
+		}
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// stats collects the latency of every answer, by endpoint, and the count of
+// every status other than 2xx.
+type stats struct {
+	mu        sync.Mutex
+	latencies map[string][]time.Duration
+	requests  map[string]int
+	non2xx    map[int]int
+}
+
+func newStats() *stats {
+	return &stats{latencies: map[string][]time.Duration{}, requests: map[string]int{}, non2xx: map[int]int{}}
+}
+
+func (s *stats) record(endpoint string, d time.Duration, code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latencies[endpoint] = append(s.latencies[endpoint], d)
+	s.requests[endpoint]++
+	if code < 200 || code > 299 {
+		s.non2xx[code]++
+	}
+}
+
+// percentiles returns p50, p90 and p99 of an endpoint's latencies.
+func (s *stats) percentiles(endpoint string) (p50, p90, p99 time.Duration) {
+	s.mu.Lock()
+	l := slices.Clone(s.latencies[endpoint])
+	s.mu.Unlock()
+	if len(l) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(l)
+	at := func(p float64) time.Duration { return l[min(len(l)-1, int(p*float64(len(l))))] }
+	return at(0.50), at(0.90), at(0.99)
+}
+
+func (s *stats) total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.requests {
+		n += c
+	}
+	return n
+}
+
+func (s *stats) endpoints() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var es []string
+	for e := range s.latencies {
+		es = append(es, e)
+	}
+	sort.Strings(es)
+	return es
+}
+
+// errors renders the non-2xx answers as "404×12 429×3", or "-".
+func (s *stats) errors() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.non2xx) == 0 {
+		return "-"
+	}
+	var codes []int
+	for c := range s.non2xx {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	var parts []string
+	for _, c := range codes {
+		name := fmt.Sprint(c)
+		if c == 0 {
+			name = "failed"
+		}
+		parts = append(parts, fmt.Sprintf("%s×%d", name, s.non2xx[c]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
