@@ -24,13 +24,14 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 		return backfeedError(http.StatusNotFound, "unknown-project", "the address is /backfeed/legacy/{project}-{key}")
 	}
 	slug, key := target[:i], target[i+1:]
-	p, err := h.projects.Get(r.Context(), slug)
+	live, err := h.live.Get(r.Context(), slug)
 	if errors.Is(err, projects.ErrNotFound) {
 		return backfeedError(http.StatusNotFound, "unknown-project", fmt.Sprintf("no project %q", slug))
 	}
 	if err != nil {
 		return err
 	}
+	p := live.Project
 	if subtle.ConstantTimeCompare([]byte(key), []byte(p.Config.BackfeedKey)) != 1 {
 		return backfeedError(http.StatusForbidden, "wrong-key", "wrong backfeed key")
 	}

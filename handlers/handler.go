@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -29,14 +30,19 @@ type Handler struct {
 	log      *slog.Logger
 	pool     *pgxpool.Pool
 	projects *projects.Store
+	live     *projects.Cache
 	items    *items.Engine
 }
 
-func New(log *slog.Logger, pool *pgxpool.Pool) *Handler {
+// New builds the handlers. The warrior routes see a project's configuration,
+// blocks and queue sizes as they were at most cacheTTL ago.
+func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler {
+	store := projects.NewStore(pool)
 	return &Handler{
 		log:      log,
 		pool:     pool,
-		projects: projects.NewStore(pool),
+		projects: store,
+		live:     projects.NewCache(store, cacheTTL),
 		items:    items.NewEngine(pool, log),
 	}
 }

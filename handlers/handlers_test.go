@@ -42,7 +42,7 @@ func setup(t *testing.T, names ...string) fixture {
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(handlers.New(log, pool).Routes())
+	srv := httptest.NewServer(handlers.New(log, pool, 0).Routes())
 	t.Cleanup(srv.Close)
 	return fixture{srv: srv, pool: pool, store: store, project: p}
 }
@@ -58,7 +58,7 @@ type answer struct {
 // process would run.
 func (f fixture) second(t *testing.T) fixture {
 	t.Helper()
-	srv := httptest.NewServer(handlers.New(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool).Routes())
+	srv := httptest.NewServer(handlers.New(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool, 0).Routes())
 	t.Cleanup(srv.Close)
 	f.srv = srv
 	return f

@@ -11,10 +11,11 @@ import (
 // itemShow answers GET /{project}/items/{item}.json: where the item
 // stands. The name may hold slashes (URLs); the client escapes the rest.
 func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.project(r)
+	live, err := h.project(r)
 	if err != nil {
 		return err
 	}
+	p := live.Project
 	name, ok := strings.CutSuffix(r.PathValue("item"), ".json")
 	if !ok {
 		return errorf(http.StatusNotFound, "not-found", "item addresses end in .json")

@@ -24,10 +24,11 @@ type doneBody struct {
 // OK as well and not counted again: anything but OK makes the client retry
 // the same done forever.
 func (h *Handler) warriorDone(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.project(r)
+	live, err := h.project(r)
 	if err != nil {
 		return err
 	}
+	p := live.Project
 	var body doneBody
 	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
 		return err
@@ -57,10 +58,11 @@ func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) e
 // warriorDoneRequest is done, then request, in one call: the answer is the
 // request's.
 func (h *Handler) warriorDoneRequest(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.project(r)
+	live, err := h.project(r)
 	if err != nil {
 		return err
 	}
+	p := live.Project
 	var body struct {
 		doneBody
 		APIVersion flexibleString `json:"api_version"`
@@ -71,16 +73,17 @@ func (h *Handler) warriorDoneRequest(w http.ResponseWriter, r *http.Request) err
 	if err := h.complete(r, p, body.doneBody); err != nil {
 		return err
 	}
-	return h.handOut(w, r, p, requestBody{Downloader: body.Downloader, APIVersion: body.APIVersion, Version: body.Version})
+	return h.handOut(w, r, live, requestBody{Downloader: body.Downloader, APIVersion: body.APIVersion, Version: body.Version})
 }
 
 // warriorRelease gives claimed items back to their queue. With
 // "downloader" in the body, only that downloader's claims are released.
 func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.project(r)
+	live, err := h.project(r)
 	if err != nil {
 		return err
 	}
+	p := live.Project
 	var body struct {
 		Downloader string `json:"downloader"`
 		Item       string `json:"item"`

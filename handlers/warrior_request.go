@@ -24,7 +24,7 @@ type requestBody struct {
 // warriorRequest hands out an item, or with multi={N} up to N items joined
 // by NUL, as {"item_name": "..."}; 404 with an empty body when there is none.
 func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.project(r)
+	live, err := h.project(r)
 	if err != nil {
 		return err
 	}
@@ -32,11 +32,11 @@ func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
 		return err
 	}
-	return h.handOut(w, r, p, body)
+	return h.handOut(w, r, live, body)
 }
 
 // handOut answers a request for work.
-func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, p projects.Project, body requestBody) error {
+func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects.Live, body requestBody) error {
 	if err := items.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
@@ -45,9 +45,9 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, p projects.Pro
 	}
 	want := 1
 	if n, _ := strconv.Atoi(r.PathValue("multi")); n > 0 {
-		want = min(n, max(p.Config.MaxMulti, 1))
+		want = min(n, max(live.Config.MaxMulti, 1))
 	}
-	names, err := h.items.Request(r.Context(), p, items.ClaimRequest{
+	names, err := h.items.Request(r.Context(), live, items.ClaimRequest{
 		Downloader: body.Downloader,
 		Version:    string(body.Version),
 		IP:         clientIP(r),
@@ -89,12 +89,12 @@ func refusalError(ref *items.Refusal) *Error {
 	return e
 }
 
-// project loads the project the path names.
-func (h *Handler) project(r *http.Request) (projects.Project, error) {
+// project finds the project the path names, as the cache has it.
+func (h *Handler) project(r *http.Request) (*projects.Live, error) {
 	slug := r.PathValue("project")
-	p, err := h.projects.Get(r.Context(), slug)
+	live, err := h.live.Get(r.Context(), slug)
 	if errors.Is(err, projects.ErrNotFound) {
-		return p, errorf(http.StatusNotFound, "unknown-project", "no project %q", slug)
+		return nil, errorf(http.StatusNotFound, "unknown-project", "no project %q", slug)
 	}
-	return p, err
+	return live, err
 }

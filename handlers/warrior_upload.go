@@ -10,10 +10,11 @@ import (
 // warriorUpload tells a warrior where to upload: one of the project's
 // enabled targets, picked by weight, with ":downloader" filled in.
 func (h *Handler) warriorUpload(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.project(r)
+	live, err := h.project(r)
 	if err != nil {
 		return err
 	}
+	p := live.Project
 	var body struct {
 		Downloader string         `json:"downloader"`
 		ItemName   string         `json:"item_name"`
@@ -38,10 +39,11 @@ func (h *Handler) warriorUpload(w http.ResponseWriter, r *http.Request) error {
 
 // warriorUploaded records an upload receipt.
 func (h *Handler) warriorUploaded(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.project(r)
+	live, err := h.project(r)
 	if err != nil {
 		return err
 	}
+	p := live.Project
 	var body struct {
 		Uploader string `json:"uploader"`
 		Item     string `json:"item"`

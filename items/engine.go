@@ -76,19 +76,15 @@ type ClaimRequest struct {
 // leaves only expired claims): the downloader's own queue, todo, backfeed,
 // secondary, redo, then expired claims when reclaiming is on. Within a
 // queue, items of rate-limited types come first, one per due slot.
-func (e *Engine) Request(ctx context.Context, p projects.Project, req ClaimRequest) ([]string, error) {
-	cfg := p.Config
+func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequest) ([]string, error) {
+	p, cfg := live.Project, live.Project.Config
 	if cfg.Paused {
 		return nil, &Refusal{Reason: ReasonPaused, Detail: "the project is paused", RetryAfter: 5 * time.Minute}
 	}
 	if cfg.MinVersion != "" && CompareVersions(req.Version, cfg.MinVersion) < 0 {
 		return nil, &Refusal{Reason: ReasonVersion, Detail: fmt.Sprintf("version %q is older than the required %q: update the project", req.Version, cfg.MinVersion)}
 	}
-	blocks, err := e.projects.Blocks(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	if b, blocked := blocks.Match(req.Downloader, req.IP); blocked {
+	if b, blocked := live.Blocks.Match(req.Downloader, req.IP); blocked {
 		return nil, &Refusal{Reason: ReasonBlocked, Detail: strings.TrimSpace(b.Kind + " blocked " + b.Reason)}
 	}
 
@@ -137,7 +133,7 @@ func (e *Engine) Request(ctx context.Context, p projects.Project, req ClaimReque
 	}
 	var c *claimer
 	err = e.commit.do(req.Downloader, func(ctx context.Context, q *db.Queries) error {
-		c = &claimer{e: e, q: q, p: p, req: req, want: want, typeSlots: typeSlots}
+		c = &claimer{e: e, q: q, p: p, queues: live.Queues, req: req, want: want, typeSlots: typeSlots}
 		if !onlyReclaims {
 			if err := c.fromQueues(ctx); err != nil {
 				return err
@@ -214,12 +210,15 @@ func soonest(waits map[string]time.Duration) time.Duration {
 
 // claimer carries one request through the queues, inside a transaction.
 type claimer struct {
-	e     *Engine
-	q     *db.Queries
-	p     projects.Project
-	req   ClaimRequest
-	want  int
-	names []string
+	e *Engine
+	q *db.Queries
+	p projects.Project
+	// queues holds the sizes of the project's queues that held items
+	// lately; the others are not asked.
+	queues map[string]int64
+	req    ClaimRequest
+	want   int
+	names  []string
 	// typeSlots holds the limited types the request may hand out one item
 	// of; a type's entry turns false once its item is claimed.
 	typeSlots map[string]bool
@@ -240,6 +239,9 @@ func (c *claimer) fromQueues(ctx context.Context) error {
 	queues := append([]string{DownloaderQueue(c.req.Downloader)}, projects.StandardQueues...)
 	types := append(c.p.Config.LimitedTypes(), "")
 	for _, queue := range queues {
+		if c.queues[queue] <= 0 {
+			continue
+		}
 		for _, typ := range types {
 			if c.left() <= 0 {
 				return nil

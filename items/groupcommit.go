@@ -106,37 +106,44 @@ func (g *groupCommit) lead() {
 func (g *groupCommit) run(batch []*op) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
-	if len(batch) == 1 {
-		// Alone: no savepoint needed, a failure rolls back its own transaction.
-		o := batch[0]
+	if len(batch) > 1 {
+		ran := false
+		err := pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error {
+			q := db.New(tx)
+			for _, o := range batch {
+				if err := o.fn(ctx, q); err != nil {
+					return err
+				}
+			}
+			ran = true
+			return nil
+		})
+		switch {
+		case err == nil:
+			return
+		case ran:
+			// Every statement ran and the commit failed: whether it took
+			// effect is unknown, and running the claims again would hand out
+			// more items than anyone receives. Report the failure.
+			for _, o := range batch {
+				o.err = err
+			}
+			return
+		}
+		// A statement failed (a deadlock, an item of bad data): the batch was
+		// rolled back whole; each operation runs again alone, so one
+		// failure fails only its own request.
+	}
+	for _, o := range batch {
 		o.err = retry(func() error {
 			return pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error { return o.fn(ctx, db.New(tx)) })
 		})
-		return
 	}
-	err := pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error {
-		for _, o := range batch {
-			o.err = retry(func() error { return inSavepoint(ctx, tx, o.fn) })
-		}
-		return nil
-	})
-	if err != nil {
-		// Nothing of this transaction happened, whatever each operation saw.
-		for _, o := range batch {
-			o.err = err
-		}
-	}
-}
-
-// inSavepoint runs fn so that its failure undoes only its own statements,
-// leaving the batch's transaction usable for the others.
-func inSavepoint(ctx context.Context, tx pgx.Tx, fn func(context.Context, *db.Queries) error) error {
-	return pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return fn(ctx, db.New(sp)) })
 }
 
 // retry runs fn again when the database chose it as a deadlock victim: two
-// batches can still cross on rows their keys do not order (claims of the
-// same items), and the second try finds the other batch gone.
+// transactions can still cross on rows the batch keys do not order (claims
+// of the same items), and the second try finds the other gone.
 func retry(fn func() error) error {
 	var err error
 	for range 3 {

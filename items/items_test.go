@@ -50,15 +50,20 @@ func (f fixture) add(t *testing.T, queue string, names ...string) items.AddResul
 // claim asks for n items; an empty answer is no names.
 func (f fixture) claim(t *testing.T, nick string, n int) []string {
 	t.Helper()
-	names, err := request(f.engine, f.project, nick, n)
+	names, err := f.request(nick, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return names
 }
 
-func request(e *items.Engine, p projects.Project, nick string, n int) ([]string, error) {
-	names, err := e.Request(context.Background(), p, items.ClaimRequest{Downloader: nick, Max: n})
+// request asks for n items as a warrior would; an empty answer is no names.
+func (f fixture) request(nick string, n int) ([]string, error) {
+	live, err := projects.NewCache(f.store, 0).Get(context.Background(), f.project.Slug)
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.engine.Request(context.Background(), live, items.ClaimRequest{Downloader: nick, Max: n})
 	var refusal *items.Refusal
 	if errors.As(err, &refusal) && refusal.Reason == items.ReasonNoItems {
 		return nil, nil
@@ -284,7 +289,7 @@ func TestConcurrentClaimsHandEachItemOnce(t *testing.T) {
 			defer wg.Done()
 			nick := fmt.Sprintf("w%d", w)
 			for {
-				got, err := request(f.engine, f.project, nick, 1+w%3)
+				got, err := f.request(nick, 1+w%3)
 				if err != nil {
 					errs <- err
 					return

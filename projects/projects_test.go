@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"tracker/db/dbtest"
 	"tracker/projects"
@@ -65,5 +66,43 @@ func TestValidSlug(t *testing.T) {
 		if err := projects.ValidSlug(slug); (err == nil) != ok {
 			t.Errorf("ValidSlug(%q) = %v, want ok=%v", slug, err, ok)
 		}
+	}
+}
+
+func TestCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := projects.NewStore(dbtest.New(t))
+	p, err := store.Create(ctx, "cached", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ttl = 500 * time.Millisecond
+	cache := projects.NewCache(store, ttl)
+	live, err := cache.Get(ctx, "cached")
+	if err != nil || live.Config.Paused {
+		t.Fatalf("%+v %v", live, err)
+	}
+	loaded := time.Now()
+	if _, err := store.Set(ctx, p, []string{"paused=true"}); err != nil {
+		t.Fatal(err)
+	}
+	live, _ = cache.Get(ctx, "cached")
+	if time.Since(loaded) < ttl && live.Config.Paused {
+		t.Fatal("the cache read the database again within its ttl")
+	}
+	time.Sleep(ttl)
+	if live, _ = cache.Get(ctx, "cached"); !live.Config.Paused {
+		t.Fatal("a change is not seen after the ttl")
+	}
+	if _, err := cache.Get(ctx, "missing"); !errors.Is(err, projects.ErrNotFound) {
+		t.Fatalf("missing project: %v", err)
+	}
+	// With a ttl of 0 every read is fresh.
+	fresh := projects.NewCache(store, 0)
+	fresh.Get(ctx, "cached")
+	store.Set(ctx, live.Project, []string{"paused=false"})
+	if live, _ = fresh.Get(ctx, "cached"); live.Config.Paused {
+		t.Fatal("a ttl-0 cache served a stale project")
 	}
 }

@@ -22,6 +22,10 @@ const (
 	idleTimeout       = 120 * time.Second
 	maxHeaderBytes    = 64 << 10
 	shutdownTimeout   = 30 * time.Second
+	// How stale the warrior routes' view of a project (configuration,
+	// blocks, which queues hold items) may be: changes made by the CLI, the
+	// panel or another process take effect within it.
+	projectCacheTTL = time.Second
 )
 
 func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) error {
@@ -37,7 +41,7 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 	}
 	defer partitions.Stop() // after the server has drained, before the pool closes
 
-	h := handlers.New(a.log, d.pool)
+	h := handlers.New(a.log, d.pool, projectCacheTTL)
 	srv := &http.Server{
 		Handler:           h.Routes(),
 		ReadHeaderTimeout: readHeaderTimeout,

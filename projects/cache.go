@@ -1,0 +1,92 @@
+package projects
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Live is what a warrior request needs to know of its project: the project,
+// the blocks that apply to it, and the sizes of its queues that hold items.
+type Live struct {
+	Project
+	Blocks Blocks
+	Queues map[string]int64
+}
+
+// Cache keeps Live views of projects for the warrior routes, which would
+// otherwise read them again for every request: more work than the claim
+// itself. An entry lives for ttl, so a change made by any process (a new
+// block, a paused project, items queued) takes effect within it. With a ttl
+// of 0 every Get reads the database.
+type Cache struct {
+	store *Store
+	ttl   time.Duration
+	group singleflight.Group
+
+	mu      sync.Mutex
+	entries map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	live   *Live
+	err    error // ErrNotFound, remembered like a project
+	loaded time.Time
+}
+
+func NewCache(store *Store, ttl time.Duration) *Cache {
+	return &Cache{store: store, ttl: ttl, entries: map[string]cacheEntry{}}
+}
+
+// Get returns the live view of a project, reading it when the cached one is
+// older than the ttl. Concurrent requests for the same project share one
+// read.
+func (c *Cache) Get(ctx context.Context, slug string) (*Live, error) {
+	if c.ttl > 0 {
+		c.mu.Lock()
+		e, ok := c.entries[slug]
+		c.mu.Unlock()
+		if ok && time.Since(e.loaded) < c.ttl {
+			return e.live, e.err
+		}
+	}
+	v, err, _ := c.group.Do(slug, func() (any, error) {
+		// Shared by every waiting request: not ended by the first one's end.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		live, err := c.load(ctx, slug)
+		if err == nil || errors.Is(err, ErrNotFound) {
+			c.mu.Lock()
+			c.entries[slug] = cacheEntry{live: live, err: err, loaded: time.Now()}
+			c.mu.Unlock()
+		}
+		return live, err
+	})
+	live, _ := v.(*Live)
+	return live, err
+}
+
+func (c *Cache) load(ctx context.Context, slug string) (*Live, error) {
+	p, err := c.store.Get(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := c.store.Blocks(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := c.store.Summary(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	queues := map[string]int64{}
+	for q, n := range sum.Queues {
+		if n > 0 {
+			queues[q] = n
+		}
+	}
+	return &Live{Project: p, Blocks: blocks, Queues: queues}, nil
+}
