@@ -107,6 +107,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer b.pool.Close()
+	if _, err := b.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+		log.Printf("no statement statistics: %v", err)
+	}
 
 	for _, s := range o.scenarios {
 		if ctx.Err() != nil {
@@ -219,13 +222,20 @@ func (b *bench) fill(n int, prefix string) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// drain empties the queues and claims, so each scenario starts alike.
+// drain empties the queues and claims, so each scenario starts alike. The
+// tracker may still be finishing the last run's requests: try again until
+// they are through.
 func (b *bench) drain(ctx context.Context) error {
-	_, err := b.pool.Exec(ctx, `
-		WITH t AS (DELETE FROM todo RETURNING project_id), c AS (DELETE FROM claims RETURNING project_id)
-		DELETE FROM counters WHERE name = 'claims' OR name LIKE 'queue:%'`)
-	if err == nil {
-		_, err = b.pool.Exec(ctx, "VACUUM ANALYZE todo, claims")
+	var err error
+	for range 5 {
+		time.Sleep(500 * time.Millisecond)
+		_, err = b.pool.Exec(ctx, `
+			WITH t AS (DELETE FROM todo RETURNING project_id), c AS (DELETE FROM claims RETURNING project_id)
+			DELETE FROM counters WHERE name = 'claims' OR name LIKE 'queue:%'`)
+		if err == nil {
+			_, err = b.pool.Exec(ctx, "VACUUM ANALYZE todo, claims")
+			return err
+		}
 	}
 	return err
 }

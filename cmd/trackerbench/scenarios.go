@@ -29,6 +29,7 @@ type row struct {
 	rssMB     float64
 	floor     float64 // raw SQL items/s, 0 when not measured
 	note      string
+	top       []string // the statements PostgreSQL spent the most time on
 }
 
 // scenario runs one named scenario and, for warrior scenarios, its floor.
@@ -140,6 +141,7 @@ func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond
 func (b *bench) measure(ctx context.Context, name string, clients int, workers func(context.Context, *load) []func(), note string) *row {
 	l := &load{base: b.url, project: b.project, backfeedKey: b.key, multi: b.o.multi, stats: newStats()}
 	pm := b.postmaster()
+	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
 	cpu0, pg0 := cpuSeconds(b.serve.Process.Pid), clusterCPUSeconds(pm)
 	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
 	defer cancel()
@@ -166,6 +168,7 @@ func (b *bench) measure(ctx context.Context, name string, clients int, workers f
 		p50, p90, p99 := l.stats.percentiles(e)
 		r.latency[e] = [3]time.Duration{p50, p90, p99}
 	}
+	r.top = b.topStatements(ctx, secs)
 	b.rows = append(b.rows, r)
 	fmt.Fprintf(os.Stderr, "%-10s %9.0f items/s %9.0f req/s  %s\n", name, r.itemsPerS, r.reqPerS, r.errors)
 	return r
@@ -216,6 +219,30 @@ func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
 	}
 	wg.Wait()
 	return float64(total) / time.Since(start).Seconds(), nil
+}
+
+// topStatements lists the statements that took most of PostgreSQL's time
+// during a run, per second of run.
+func (b *bench) topStatements(ctx context.Context, secs float64) []string {
+	rows, err := b.pool.Query(ctx, `
+		SELECT left(regexp_replace(query, '\s+', ' ', 'g'), 70), calls, total_exec_time, total_exec_time / calls
+		FROM pg_stat_statements
+		WHERE query NOT LIKE '%pg_stat_statements%'
+		ORDER BY total_exec_time DESC LIMIT 6`)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	var top []string
+	for rows.Next() {
+		var q string
+		var calls int64
+		var total, mean float64
+		if rows.Scan(&q, &calls, &total, &mean) == nil {
+			top = append(top, fmt.Sprintf("%.0f ms/s in %.0f calls/s of %.3f ms: `%s`", total/secs, float64(calls)/secs, mean, q))
+		}
+	}
+	return top
 }
 
 // postmaster is the embedded server's PID.
@@ -334,4 +361,11 @@ func (b *bench) print(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "\nWhere PostgreSQL spent its time (pg_stat_statements, execution only):")
+	for _, r := range b.rows {
+		fmt.Fprintf(w, "\n%s:\n", r.name)
+		for _, t := range r.top {
+			fmt.Fprintf(w, "- %s\n", t)
+		}
+	}
 }
