@@ -190,74 +190,79 @@ func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([
 	return items, nil
 }
 
-const claimsTake = `-- name: ClaimsTake :many
-WITH taken AS (
+const claimsTakeSlots = `-- name: ClaimsTakeSlots :many
+WITH slots AS (
+    SELECT s.slot, s.nick, ($1::text[])[s.slot] AS version, ($2::text[])[s.slot] AS ip
+    FROM unnest($3::text[]) WITH ORDINALITY AS s (nick, slot)
+), taken AS (
     DELETE FROM todo
     WHERE (project_id, queue, type, id) IN (
         SELECT t.project_id, t.queue, t.type, t.id FROM todo t
-        WHERE t.project_id = $1 AND t.queue = $2::text AND t.type = $3::text AND t.id > $4
+        WHERE t.project_id = $4 AND t.queue = $5::text AND t.type = $6::text AND t.id > $7
         ORDER BY t.id
-        LIMIT $5
+        LIMIT $8
         FOR UPDATE SKIP LOCKED
     )
     RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+), numbered AS (
+    SELECT taken.id, taken.name, taken.queue, taken.claim_count, row_number() OVER (ORDER BY taken.id) AS slot
+    FROM taken
 ), claimed AS (
     INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
-    SELECT $1, item_hash(taken.name), taken.id, taken.name, taken.queue,
-           $6, $7, $8, taken.claim_count + 1
-    FROM taken
-    RETURNING claims.id, claims.name
+    SELECT $4, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1
+    FROM numbered n JOIN slots s ON s.slot = n.slot
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), d.delta
+    SELECT $4, d.name, counter_shard(), d.delta
     FROM (SELECT count(*) AS n FROM taken) t,
-         LATERAL (VALUES ('claims', t.n), ('queue:' || $2::text, -t.n)) AS d (name, delta)
+         LATERAL (VALUES ('claims', t.n), ('queue:' || $5::text, -t.n)) AS d (name, delta)
     WHERE t.n > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT claimed.id, claimed.name FROM claimed ORDER BY claimed.id
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name FROM numbered ORDER BY numbered.slot
 `
 
-type ClaimsTakeParams struct {
-	ProjectID  int32
-	Queue      string
-	ItemType   string
-	AfterID    int64
-	Max        int32
-	Downloader string
-	IP         *netip.Addr
-	Version    string
+type ClaimsTakeSlotsParams struct {
+	Versions  []string
+	Ips       []string
+	Nicks     []string
+	ProjectID int32
+	Queue     string
+	ItemType  string
+	AfterID   int64
+	Max       int32
 }
 
-type ClaimsTakeRow struct {
+type ClaimsTakeSlotsRow struct {
+	Slot int32
 	ID   int64
 	Name string
 }
 
-// Moves up to @max items from the head of one stretch of a queue into
-// claims. SKIP LOCKED lets concurrent requests take different items instead
-// of queueing behind each other; @after_id skips the head of the index that
-// earlier claims left dead.
-func (q *Queries) ClaimsTake(ctx context.Context, arg ClaimsTakeParams) ([]ClaimsTakeRow, error) {
-	rows, err := q.db.Query(ctx, claimsTake,
+// Hands out items of one stretch of a queue to many requests at once: one
+// slot per item wanted, each naming its downloader, in the order the
+// requests came. Items go to slots in queue order; the answer names the
+// slot each item went to.
+func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
+	rows, err := q.db.Query(ctx, claimsTakeSlots,
+		arg.Versions,
+		arg.Ips,
+		arg.Nicks,
 		arg.ProjectID,
 		arg.Queue,
 		arg.ItemType,
 		arg.AfterID,
 		arg.Max,
-		arg.Downloader,
-		arg.IP,
-		arg.Version,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ClaimsTakeRow{}
+	items := []ClaimsTakeSlotsRow{}
 	for rows.Next() {
-		var i ClaimsTakeRow
-		if err := rows.Scan(&i.ID, &i.Name); err != nil {
+		var i ClaimsTakeSlotsRow
+		if err := rows.Scan(&i.Slot, &i.ID, &i.Name); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

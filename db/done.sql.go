@@ -7,7 +7,6 @@ package db
 
 import (
 	"context"
-	"net/netip"
 )
 
 const doneGet = `-- name: DoneGet :one
@@ -40,33 +39,41 @@ func (q *Queries) DoneGet(ctx context.Context, arg DoneGetParams) (Done, error) 
 	return i, err
 }
 
-const doneRecordClaimed = `-- name: DoneRecordClaimed :one
-WITH finished AS (
+const doneRecordBatch = `-- name: DoneRecordBatch :many
+WITH reported AS (
+    SELECT DISTINCT ON (item_hash(r.name)) item_hash(r.name) AS hash, ($1::integer[])[r.ord] AS req
+    FROM unnest($2::text[]) WITH ORDINALITY AS r (name, ord)
+    ORDER BY item_hash(r.name), ($1::integer[])[r.ord]
+), reqs AS (
+    SELECT q.req::integer AS req, q.downloader,
+           ($3::text[])[q.req] AS version,
+           ($4::bigint[])[q.req] AS bytes,
+           ($5::text[])[q.req] AS domains,
+           ($6::text[])[q.req] AS client_id,
+           ($7::text[])[q.req] AS ip
+    FROM unnest($8::text[]) WITH ORDINALITY AS q (downloader, req)
+), finished AS (
     DELETE FROM claims
-    WHERE claims.project_id = $1
-      AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest($2::text[]) AS n))
-    RETURNING claims.id, claims.name, claims.claimed_at, claims.claim_count
-), numbered AS (
-    SELECT f.id, f.name, f.claimed_at, f.claim_count,
-           row_number() OVER (ORDER BY f.id) AS n, count(*) OVER () AS total
-    FROM finished f
+    USING reported
+    WHERE claims.project_id = $9 AND claims.hash = reported.hash
+    RETURNING claims.hash, claims.id, claims.name, claims.claimed_at, claims.claim_count
 ), shared AS (
-    SELECT numbered.id, numbered.name, numbered.claimed_at, numbered.claim_count, numbered.n, numbered.total,
-           div($3::bigint, numbered.total)
-             + CASE WHEN numbered.n <= mod($3::bigint, numbered.total) THEN 1 ELSE 0 END AS share
-    FROM numbered
+    SELECT f.id, f.name, f.claimed_at, f.claim_count, r.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+           div(reqs.bytes, count(*) OVER w)
+             + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
+    FROM finished f JOIN reported r ON r.hash = f.hash JOIN reqs ON reqs.req = r.req
+    WINDOW w AS (PARTITION BY r.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
-    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id,
-                      claimed_at, claim_count, ip)
-    SELECT $1, shared.id, shared.name, $4, $5, shared.share,
-           $6, $7, shared.claimed_at, shared.claim_count, $8
+    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip)
+    SELECT $9, shared.id, shared.name, shared.downloader, shared.version, shared.share,
+           shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet
     FROM shared
-    RETURNING done.bytes
 ), credit AS (
     INSERT INTO downloaders AS d (project_id, nick, items, bytes, version)
-    SELECT $1, $4, count(*), sum(recorded.bytes), $5
-    FROM recorded
-    HAVING count(*) > 0
+    SELECT $9, shared.downloader, count(*), sum(shared.share), (array_agg(shared.version ORDER BY shared.req DESC))[1]
+    FROM shared
+    GROUP BY shared.downloader
+    ORDER BY shared.downloader
     ON CONFLICT (project_id, nick) DO UPDATE
     SET items = d.items + excluded.items,
         bytes = d.bytes + excluded.bytes,
@@ -74,45 +81,66 @@ WITH finished AS (
         last_seen = now()
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n, coalesce(sum(recorded.bytes), 0) AS bytes FROM recorded) t,
+    SELECT $9, d.name, counter_shard(), d.delta
+    FROM (SELECT count(*) AS n, coalesce(sum(shared.share), 0) AS bytes FROM shared) t,
          LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.n), ('done', t.n)) AS d (name, delta)
     WHERE t.n > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT count(*) AS completed FROM recorded
+SELECT shared.req::integer AS req, count(*) AS completed FROM shared GROUP BY shared.req
 `
 
-type DoneRecordClaimedParams struct {
-	ProjectID  int32
-	Names      []string
-	Bytes      int64
-	Downloader string
-	Version    string
-	Domains    []byte
-	ClientID   []byte
-	IP         *netip.Addr
+type DoneRecordBatchParams struct {
+	Requests    []int32
+	Names       []string
+	Versions    []string
+	Bytes       []int64
+	Domains     []string
+	ClientIds   []string
+	Ips         []string
+	Downloaders []string
+	ProjectID   int32
 }
 
-// Completes the claimed items among @names in one statement: their claims
-// become done rows and the downloader's and project's totals grow once for
-// the batch. Names that are not claimed (a repeated done, or an item never
-// handed out) are ignored, so no completion is ever counted twice. The
-// batch's bytes are shared out over the items actually completed, the first
-// rows taking the remainder, so the shares add up to the total.
-func (q *Queries) DoneRecordClaimed(ctx context.Context, arg DoneRecordClaimedParams) (int64, error) {
-	row := q.db.QueryRow(ctx, doneRecordClaimed,
-		arg.ProjectID,
+type DoneRecordBatchRow struct {
+	Req       int32
+	Completed int64
+}
+
+// Completes the done requests of a batch in one statement. @names lists
+// every item reported, @requests the (1-based) request each belongs to;
+// the other arrays hold one entry per request (” for a missing IP or
+// client id). Items not claimed are ignored; an item two requests of the
+// batch report counts for the first. Each request's bytes are shared out
+// over its items completed, so the shares add up to its total. Returns, per
+// request that completed something, how many items it completed.
+func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams) ([]DoneRecordBatchRow, error) {
+	rows, err := q.db.Query(ctx, doneRecordBatch,
+		arg.Requests,
 		arg.Names,
+		arg.Versions,
 		arg.Bytes,
-		arg.Downloader,
-		arg.Version,
 		arg.Domains,
-		arg.ClientID,
-		arg.IP,
+		arg.ClientIds,
+		arg.Ips,
+		arg.Downloaders,
+		arg.ProjectID,
 	)
-	var completed int64
-	err := row.Scan(&completed)
-	return completed, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DoneRecordBatchRow{}
+	for rows.Next() {
+		var i DoneRecordBatchRow
+		if err := rows.Scan(&i.Req, &i.Completed); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -93,11 +93,13 @@ func TestHotQueryPlans(t *testing.T) {
 		forbidden []string
 	}
 	checks := []check{
-		{"ClaimsTake", func() {
-			eq.ClaimsTake(ctx, db.ClaimsTakeParams{ProjectID: p.ID, Queue: "todo", AfterID: 100, Max: 1, Downloader: "a"})
+		{"ClaimsTakeSlots", func() {
+			eq.ClaimsTakeSlots(ctx, slots(p.ID, 100, 1))
 		}, []string{"todo_pkey"}, []string{"Seq Scan on todo", "Sort Key: t.id"}},
-		{"DoneRecordClaimed", func() {
-			eq.DoneRecordClaimed(ctx, db.DoneRecordClaimedParams{ProjectID: p.ID, Names: []string{"item:1"}, Downloader: "a", Domains: []byte("{}")})
+		{"DoneRecordBatch", func() {
+			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1", "item:2"}, Requests: []int32{1, 2},
+				Downloaders: []string{"a", "b"}, Versions: []string{"", ""}, Bytes: []int64{1, 2}, Domains: []string{"{}", "{}"},
+				ClientIds: []string{"", ""}, Ips: []string{"", ""}})
 		}, []string{"claims_pkey"}, []string{"Seq Scan on claims"}},
 		{"ClaimsReclaim", func() {
 			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: pgtype.Interval{Microseconds: 60e6, Valid: true}, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
@@ -147,7 +149,7 @@ func TestHotQueryPlans(t *testing.T) {
 
 	// Thousands of claims, old and new, and dead entries at the queue's head.
 	for range 50 {
-		if _, err := q.ClaimsTake(ctx, db.ClaimsTakeParams{ProjectID: p.ID, Queue: "todo", Max: 100, Downloader: "a"}); err != nil {
+		if _, err := q.ClaimsTakeSlots(ctx, slots(p.ID, 0, 100)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,4 +158,13 @@ func TestHotQueryPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	run("5,000 claims")
+}
+
+// slots asks for n items of the todo queue for downloader "a".
+func slots(project int32, after int64, n int) db.ClaimsTakeSlotsParams {
+	p := db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", AfterID: after, Max: int32(n)}
+	for range n {
+		p.Nicks, p.Versions, p.Ips = append(p.Nicks, "a"), append(p.Versions, ""), append(p.Ips, "")
+	}
+	return p
 }

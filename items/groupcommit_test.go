@@ -3,7 +3,6 @@ package items
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -12,15 +11,45 @@ import (
 	"tracker/db/dbtest"
 )
 
-func TestGroupCommit(t *testing.T) {
-	t.Parallel()
+// scratchOp writes one row of a scratch table; bad ones fail.
+type scratchOp struct {
+	n   int
+	bad bool
+}
+
+// scratchBatcher writes each batch's rows with one statement, noting the
+// transaction, as the engine's batches do.
+func scratchBatcher(t *testing.T, maxBatches int) (*batcher[scratchOp], func() (rows, txs int)) {
+	t.Helper()
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	if _, err := pool.Exec(ctx, "CREATE TABLE scratch (n integer PRIMARY KEY, xid bigint)"); err != nil {
 		t.Fatal(err)
 	}
-	g := newGroupCommit(pool, 2, 64)
+	b := &batcher[scratchOp]{pool: pool, maxBatches: maxBatches, maxOps: 64,
+		run: func(ctx context.Context, q *db.Queries, ops []*scratchOp) error {
+			ns := make([]int32, 0, len(ops))
+			for _, o := range ops {
+				if o.bad {
+					return errors.New("a bad operation")
+				}
+				ns = append(ns, int32(o.n))
+			}
+			_, err := db.Conn(q).Exec(ctx, "INSERT INTO scratch SELECT n, txid_current() FROM unnest($1::integer[]) n", ns)
+			return err
+		}}
+	count := func() (rows, txs int) {
+		if err := pool.QueryRow(ctx, "SELECT count(*), count(DISTINCT xid) FROM scratch").Scan(&rows, &txs); err != nil {
+			t.Fatal(err)
+		}
+		return rows, txs
+	}
+	return b, count
+}
 
+func TestBatcherGroupsAndIsolatesFailures(t *testing.T) {
+	t.Parallel()
+	b, count := scratchBatcher(t, 2)
 	const n = 200
 	errs := make([]error, n)
 	start := make(chan struct{})
@@ -30,43 +59,40 @@ func TestGroupCommit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			errs[i] = g.do(fmt.Sprint(i%7), func(ctx context.Context, q *db.Queries) error {
-				if i == 13 { // fails alone: the others of its batch commit
-					// A statement that fails in the database.
-					_, err := q.ClaimsTake(ctx, db.ClaimsTakeParams{ProjectID: 1, Max: -1})
-					if err == nil {
-						err = errors.New("LIMIT -1 did not fail")
-					}
-					return err
-				}
-				return insertScratch(ctx, q, i)
-			})
+			// Op 13 fails alone; ops 50 and 150 write the same row, so one
+			// of them fails in the database: the rest of their batches
+			// still commit.
+			op := &scratchOp{n: i, bad: i == 13}
+			if i == 150 {
+				op.n = 50
+			}
+			errs[i] = b.do(op)
 		}()
 	}
 	close(start)
 	wg.Wait()
 
+	failed := 0
 	for i, err := range errs {
-		if (err != nil) != (i == 13) {
-			t.Errorf("op %d: err %v", i, err)
+		if err != nil {
+			failed++
+			if i != 13 && i != 50 && i != 150 {
+				t.Errorf("op %d: %v", i, err)
+			}
 		}
 	}
-	var rows, txs int
-	if err := pool.QueryRow(ctx, "SELECT count(*), count(DISTINCT xid) FROM scratch").Scan(&rows, &txs); err != nil {
-		t.Fatal(err)
+	if errs[13] == nil || failed != 2 {
+		t.Fatalf("%d failures, op 13: %v; want op 13 and one of 50/150", failed, errs[13])
 	}
-	if rows != n-1 {
-		t.Fatalf("%d rows committed, want %d", rows, n-1)
+	if rows, _ := count(); rows != n-2 {
+		t.Fatalf("%d rows committed, want %d", rows, n-2)
 	}
-	if txs >= rows {
-		t.Fatalf("%d operations ran in %d transactions: nothing was grouped", rows, txs)
-	}
-	t.Logf("%d operations in %d transactions", rows, txs)
+
 	// The last leader gives up its slot just after its callers return.
 	for range 100 {
-		g.mu.Lock()
-		active, pending := g.active, len(g.pending)
-		g.mu.Unlock()
+		b.mu.Lock()
+		active, pending := b.active, len(b.pending)
+		b.mu.Unlock()
 		if active == 0 && pending == 0 {
 			return
 		}
@@ -75,44 +101,27 @@ func TestGroupCommit(t *testing.T) {
 	t.Fatal("batches still active after every operation returned")
 }
 
-// A failing statement inside a batch's transaction is undone alone.
-func TestGroupCommitIsolatesStatementErrors(t *testing.T) {
+func TestBatcherGroups(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	pool := dbtest.New(t)
-	if _, err := pool.Exec(ctx, "CREATE TABLE scratch (n integer PRIMARY KEY, xid bigint)"); err != nil {
-		t.Fatal(err)
-	}
-	g := newGroupCommit(pool, 1, 64)
+	b, count := scratchBatcher(t, 2)
+	const n = 200
+	start := make(chan struct{})
 	var wg sync.WaitGroup
-	errs := make([]error, 40)
-	for i := range 40 {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = g.do("", func(ctx context.Context, q *db.Queries) error {
-				return insertScratch(ctx, q, i%20) // every n twice: one of each pair fails
-			})
+			<-start
+			if err := b.do(&scratchOp{n: i}); err != nil {
+				t.Error(err)
+			}
 		}()
 	}
+	close(start)
 	wg.Wait()
-	failed := 0
-	for _, err := range errs {
-		if err != nil {
-			failed++
-		}
+	rows, txs := count()
+	if rows != n || txs >= n/4 {
+		t.Fatalf("%d operations ran in %d transactions: little was grouped", rows, txs)
 	}
-	var rows int
-	pool.QueryRow(ctx, "SELECT count(*) FROM scratch").Scan(&rows)
-	if rows != 20 || failed != 20 {
-		t.Fatalf("%d rows, %d failures; want 20 and 20", rows, failed)
-	}
-}
-
-// insertScratch writes a row through the operation's transaction. The
-// generated queries hold no such statement, so it goes through the
-// transaction's own connection.
-func insertScratch(ctx context.Context, q *db.Queries, n int) error {
-	_, err := db.Conn(q).Exec(ctx, "INSERT INTO scratch VALUES ($1, txid_current())", n)
-	return err
+	t.Logf("%d operations in %d transactions", rows, txs)
 }

@@ -195,24 +195,27 @@ func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
 			defer wg.Done()
 			q := db.New(b.pool)
 			nick := "floor" + strconv.Itoa(i)
-			var after int64
+			take := db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n)}
+			for range n {
+				take.Nicks, take.Versions, take.Ips = append(take.Nicks, nick), append(take.Versions, "1"), append(take.Ips, "")
+			}
 			for runCtx.Err() == nil {
-				rows, err := q.ClaimsTake(runCtx, db.ClaimsTakeParams{ProjectID: project, Queue: "todo", AfterID: after, Max: int32(n), Downloader: nick})
+				rows, err := q.ClaimsTakeSlots(runCtx, take)
 				if err != nil || len(rows) == 0 {
-					after = 0
+					take.AfterID = 0
 					continue
 				}
-				names := make([]string, len(rows))
-				for j, r := range rows {
-					names[j], after = r.Name, max(after, r.ID)
+				done := db.DoneRecordBatchParams{ProjectID: project, Downloaders: []string{nick}, Versions: []string{"1"},
+					Bytes: []int64{int64(1000 * len(rows))}, Domains: []string{`{"data":1000}`}, ClientIds: []string{""}, Ips: []string{""}}
+				for _, r := range rows {
+					done.Names, done.Requests = append(done.Names, r.Name), append(done.Requests, 1)
+					take.AfterID = max(take.AfterID, r.ID)
 				}
-				if _, err := q.DoneRecordClaimed(runCtx, db.DoneRecordClaimedParams{
-					ProjectID: project, Names: names, Bytes: int64(1000 * len(names)), Downloader: nick, Domains: []byte(`{"data":1000}`),
-				}); err != nil {
+				if _, err := q.DoneRecordBatch(runCtx, done); err != nil {
 					continue
 				}
 				mu.Lock()
-				total += len(names)
+				total += len(rows)
 				mu.Unlock()
 			}
 		}()

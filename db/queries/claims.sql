@@ -1,35 +1,3 @@
--- name: ClaimsTake :many
--- Moves up to @max items from the head of one stretch of a queue into
--- claims. SKIP LOCKED lets concurrent requests take different items instead
--- of queueing behind each other; @after_id skips the head of the index that
--- earlier claims left dead.
-WITH taken AS (
-    DELETE FROM todo
-    WHERE (project_id, queue, type, id) IN (
-        SELECT t.project_id, t.queue, t.type, t.id FROM todo t
-        WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
-        ORDER BY t.id
-        LIMIT @max
-        FOR UPDATE SKIP LOCKED
-    )
-    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
-), claimed AS (
-    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
-    SELECT @project_id, item_hash(taken.name), taken.id, taken.name, taken.queue,
-           @downloader, @ip, @version, taken.claim_count + 1
-    FROM taken
-    RETURNING claims.id, claims.name
-), counted AS (
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n FROM taken) t,
-         LATERAL (VALUES ('claims', t.n), ('queue:' || @queue::text, -t.n)) AS d (name, delta)
-    WHERE t.n > 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
-)
-SELECT claimed.id, claimed.name FROM claimed ORDER BY claimed.id;
-
 -- name: ClaimsReclaim :many
 -- Hands expired claims to a new downloader: a claim expires @ttl seconds
 -- times its claim count after it was made. Oldest first.
@@ -91,3 +59,39 @@ WHERE project_id = @project_id AND downloader = @downloader
 
 -- name: ClaimGet :one
 SELECT * FROM claims WHERE project_id = @project_id AND hash = item_hash(@name);
+
+-- name: ClaimsTakeSlots :many
+-- Hands out items of one stretch of a queue to many requests at once: one
+-- slot per item wanted, each naming its downloader, in the order the
+-- requests came. Items go to slots in queue order; the answer names the
+-- slot each item went to.
+WITH slots AS (
+    SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip
+    FROM unnest(@nicks::text[]) WITH ORDINALITY AS s (nick, slot)
+), taken AS (
+    DELETE FROM todo
+    WHERE (project_id, queue, type, id) IN (
+        SELECT t.project_id, t.queue, t.type, t.id FROM todo t
+        WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
+        ORDER BY t.id
+        LIMIT @max
+        FOR UPDATE SKIP LOCKED
+    )
+    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+), numbered AS (
+    SELECT taken.id, taken.name, taken.queue, taken.claim_count, row_number() OVER (ORDER BY taken.id) AS slot
+    FROM taken
+), claimed AS (
+    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
+    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1
+    FROM numbered n JOIN slots s ON s.slot = n.slot
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), d.delta
+    FROM (SELECT count(*) AS n FROM taken) t,
+         LATERAL (VALUES ('claims', t.n), ('queue:' || @queue::text, -t.n)) AS d (name, delta)
+    WHERE t.n > 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name FROM numbered ORDER BY numbered.slot;

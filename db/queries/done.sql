@@ -1,36 +1,49 @@
--- name: DoneRecordClaimed :one
--- Completes the claimed items among @names in one statement: their claims
--- become done rows and the downloader's and project's totals grow once for
--- the batch. Names that are not claimed (a repeated done, or an item never
--- handed out) are ignored, so no completion is ever counted twice. The
--- batch's bytes are shared out over the items actually completed, the first
--- rows taking the remainder, so the shares add up to the total.
-WITH finished AS (
+-- name: DoneGet :one
+-- The completion of an item, newest first should it have several.
+SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at DESC LIMIT 1;
+
+-- name: DoneRecordBatch :many
+-- Completes the done requests of a batch in one statement. @names lists
+-- every item reported, @requests the (1-based) request each belongs to;
+-- the other arrays hold one entry per request ('' for a missing IP or
+-- client id). Items not claimed are ignored; an item two requests of the
+-- batch report counts for the first. Each request's bytes are shared out
+-- over its items completed, so the shares add up to its total. Returns, per
+-- request that completed something, how many items it completed.
+WITH reported AS (
+    SELECT DISTINCT ON (item_hash(r.name)) item_hash(r.name) AS hash, (@requests::integer[])[r.ord] AS req
+    FROM unnest(@names::text[]) WITH ORDINALITY AS r (name, ord)
+    ORDER BY item_hash(r.name), (@requests::integer[])[r.ord]
+), reqs AS (
+    SELECT q.req::integer AS req, q.downloader,
+           (@versions::text[])[q.req] AS version,
+           (@bytes::bigint[])[q.req] AS bytes,
+           (@domains::text[])[q.req] AS domains,
+           (@client_ids::text[])[q.req] AS client_id,
+           (@ips::text[])[q.req] AS ip
+    FROM unnest(@downloaders::text[]) WITH ORDINALITY AS q (downloader, req)
+), finished AS (
     DELETE FROM claims
-    WHERE claims.project_id = @project_id
-      AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
-    RETURNING claims.id, claims.name, claims.claimed_at, claims.claim_count
-), numbered AS (
-    SELECT f.id, f.name, f.claimed_at, f.claim_count,
-           row_number() OVER (ORDER BY f.id) AS n, count(*) OVER () AS total
-    FROM finished f
+    USING reported
+    WHERE claims.project_id = @project_id AND claims.hash = reported.hash
+    RETURNING claims.hash, claims.id, claims.name, claims.claimed_at, claims.claim_count
 ), shared AS (
-    SELECT numbered.id, numbered.name, numbered.claimed_at, numbered.claim_count, numbered.n, numbered.total,
-           div(@bytes::bigint, numbered.total)
-             + CASE WHEN numbered.n <= mod(@bytes::bigint, numbered.total) THEN 1 ELSE 0 END AS share
-    FROM numbered
+    SELECT f.id, f.name, f.claimed_at, f.claim_count, r.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+           div(reqs.bytes, count(*) OVER w)
+             + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
+    FROM finished f JOIN reported r ON r.hash = f.hash JOIN reqs ON reqs.req = r.req
+    WINDOW w AS (PARTITION BY r.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
-    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id,
-                      claimed_at, claim_count, ip)
-    SELECT @project_id, shared.id, shared.name, @downloader, @version, shared.share,
-           @domains, @client_id, shared.claimed_at, shared.claim_count, @ip
+    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip)
+    SELECT @project_id, shared.id, shared.name, shared.downloader, shared.version, shared.share,
+           shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet
     FROM shared
-    RETURNING done.bytes
 ), credit AS (
     INSERT INTO downloaders AS d (project_id, nick, items, bytes, version)
-    SELECT @project_id, @downloader, count(*), sum(recorded.bytes), @version
-    FROM recorded
-    HAVING count(*) > 0
+    SELECT @project_id, shared.downloader, count(*), sum(shared.share), (array_agg(shared.version ORDER BY shared.req DESC))[1]
+    FROM shared
+    GROUP BY shared.downloader
+    ORDER BY shared.downloader
     ON CONFLICT (project_id, nick) DO UPDATE
     SET items = d.items + excluded.items,
         bytes = d.bytes + excluded.bytes,
@@ -39,14 +52,10 @@ WITH finished AS (
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n, coalesce(sum(recorded.bytes), 0) AS bytes FROM recorded) t,
+    FROM (SELECT count(*) AS n, coalesce(sum(shared.share), 0) AS bytes FROM shared) t,
          LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.n), ('done', t.n)) AS d (name, delta)
     WHERE t.n > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT count(*) AS completed FROM recorded;
-
--- name: DoneGet :one
--- The completion of an item, newest first should it have several.
-SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at DESC LIMIT 1;
+SELECT shared.req::integer AS req, count(*) AS completed FROM shared GROUP BY shared.req;

@@ -1,0 +1,152 @@
+package items
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// Completion is a warrior reporting items done.
+type Completion struct {
+	Downloader string
+	Version    string
+	IP         netip.Addr
+	Items      []string
+	// Bytes per domain, for the whole batch of items.
+	Bytes map[string]int64
+	// ClientID is the client's "id" value, raw JSON (nil when absent).
+	ClientID json.RawMessage
+}
+
+// MaxDomains bounds the entries of a done's bytes object.
+const MaxDomains = 100
+
+// Validate says why c cannot be recorded, or returns nil.
+func (c *Completion) Validate() error {
+	if err := ValidNick(c.Downloader); err != nil {
+		return err
+	}
+	if len(c.Items) == 0 {
+		return errors.New("no items")
+	}
+	for _, name := range c.Items {
+		if err := ValidName(name); err != nil {
+			return err
+		}
+	}
+	if err := ValidVersion(c.Version); err != nil {
+		return err
+	}
+	if len(c.Bytes) > MaxDomains {
+		return fmt.Errorf("bytes names more than %d domains", MaxDomains)
+	}
+	var total int64
+	for domain, n := range c.Bytes {
+		if domain == "" || len(domain) > 255 || strings.ContainsRune(domain, 0) {
+			return fmt.Errorf("bytes: invalid domain name %q", domain)
+		}
+		if n < 0 {
+			return fmt.Errorf("bytes: negative count for %q", domain)
+		}
+		if total+n < total {
+			return errors.New("bytes: total overflows")
+		}
+		total += n
+	}
+	return nil
+}
+
+// TotalBytes is the sum over the domains.
+func (c *Completion) TotalBytes() int64 {
+	var total int64
+	for _, n := range c.Bytes {
+		total += n
+	}
+	return total
+}
+
+// doneOp is one done request's share of a batch of completions.
+type doneOp struct {
+	project  int32
+	c        Completion
+	credited int64  // the bytes that enter the stats
+	domains  string // the bytes per domain as JSON
+
+	completed int64 // result, set by every run
+}
+
+// Complete records the claimed items of c as done and credits the
+// downloader. Items not claimed (a repeated done, or one never handed out)
+// are ignored. It returns how many items it recorded, once they are on
+// disk. When the project lists its domains and the done reports bytes for
+// another, the items are done but their bytes stay out of the totals.
+// Completions arriving together are recorded by the same statement.
+func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion) (int64, error) {
+	if err := c.Validate(); err != nil {
+		return 0, err
+	}
+	domains, err := json.Marshal(c.Bytes)
+	if err != nil {
+		return 0, err
+	}
+	if c.Bytes == nil {
+		domains = []byte("{}")
+	}
+	op := &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains)}
+	if !p.Config.AcceptsDomains(c.Bytes) {
+		e.log.Warn("done reports bytes for domains the project does not list; its bytes stay out of the stats",
+			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "bytes", op.domains)
+		op.credited = 0
+	}
+	if err := e.dones.do(op); err != nil {
+		return 0, err
+	}
+	return op.completed, nil
+}
+
+// runDones records a batch of completions: one statement per project.
+func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) error {
+	byProject := map[int32][]*doneOp{}
+	var order []int32
+	for _, o := range ops {
+		o.completed = 0
+		if _, ok := byProject[o.project]; !ok {
+			order = append(order, o.project)
+		}
+		byProject[o.project] = append(byProject[o.project], o)
+	}
+	for _, id := range order {
+		group := byProject[id]
+		p := db.DoneRecordBatchParams{ProjectID: id}
+		for i, o := range group {
+			for _, name := range o.c.Items {
+				p.Names = append(p.Names, name)
+				p.Requests = append(p.Requests, int32(i+1))
+			}
+			ip := ""
+			if o.c.IP.IsValid() {
+				ip = o.c.IP.String()
+			}
+			p.Downloaders = append(p.Downloaders, o.c.Downloader)
+			p.Versions = append(p.Versions, o.c.Version)
+			p.Bytes = append(p.Bytes, o.credited)
+			p.Domains = append(p.Domains, o.domains)
+			p.ClientIds = append(p.ClientIds, string(o.c.ClientID))
+			p.Ips = append(p.Ips, ip)
+		}
+		rows, err := q.DoneRecordBatch(ctx, p)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			group[r.Req-1].completed = r.Completed
+		}
+	}
+	return nil
+}
