@@ -100,13 +100,13 @@ func TestHotQueryPlans(t *testing.T) {
 			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1", "item:2"}, Requests: []int32{1, 2},
 				Downloaders: []string{"a", "b"}, Versions: []string{"", ""}, Bytes: []int64{1, 2}, Domains: []string{"{}", "{}"},
 				ClientIds: []string{"", ""}, Ips: []string{"", ""}})
-		}, []string{"claims_pkey"}, []string{"Seq Scan on claims"}},
+		}, []string{"claims_pkey", "Index Cond: ((hash = ANY"}, []string{"Seq Scan on claims", "Filter: (hash"}},
 		{"ClaimsReclaim", func() {
 			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: pgtype.Interval{Microseconds: 60e6, Valid: true}, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
 		}, []string{"claims_claimed_at"}, []string{"Seq Scan on claims"}},
 		{"ClaimsRelease", func() {
 			eq.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: []string{"item:1"}, LimitedTypes: []string{}})
-		}, []string{"claims_pkey"}, []string{"Seq Scan on claims"}},
+		}, []string{"claims_pkey", "Index Cond: ((hash = ANY"}, []string{"Seq Scan on claims", "Filter: (hash"}},
 		{"ClaimsCountByDownloader", func() {
 			eq.ClaimsCountByDownloader(ctx, db.ClaimsCountByDownloaderParams{ProjectID: p.ID, Downloader: "a"})
 		}, []string{"claims_downloader"}, []string{"Seq Scan"}},

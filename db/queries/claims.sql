@@ -69,14 +69,16 @@ WITH slots AS (
     SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip
     FROM unnest(@nicks::text[]) WITH ORDINALITY AS s (nick, slot)
 ), taken AS (
+    -- The rows locked are deleted by their physical address: no second
+    -- walk down the index for each of them.
     DELETE FROM todo
-    WHERE (project_id, queue, type, id) IN (
-        SELECT t.project_id, t.queue, t.type, t.id FROM todo t
+    WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid FROM todo t
         WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
         ORDER BY t.id
         LIMIT @max
         FOR UPDATE SKIP LOCKED
-    )
+    ))
     RETURNING todo.id, todo.name, todo.queue, todo.claim_count
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.claim_count, row_number() OVER (ORDER BY taken.id) AS slot

@@ -23,9 +23,10 @@ WITH reported AS (
            (@ips::text[])[q.req] AS ip
     FROM unnest(@downloaders::text[]) WITH ORDINALITY AS q (downloader, req)
 ), finished AS (
+    -- "= ANY" of an array makes each hash a probe of the key; a join
+    -- could be planned as a read of all the project's claims.
     DELETE FROM claims
-    USING reported
-    WHERE claims.project_id = @project_id AND claims.hash = reported.hash
+    WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT reported.hash FROM reported))
     RETURNING claims.hash, claims.id, claims.name, claims.claimed_at, claims.claim_count
 ), shared AS (
     SELECT f.id, f.name, f.claimed_at, f.claim_count, r.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
