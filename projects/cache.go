@@ -33,7 +33,6 @@ type Cache struct {
 
 type cacheEntry struct {
 	live   *Live
-	err    error // ErrNotFound, remembered like a project
 	loaded time.Time
 }
 
@@ -50,19 +49,24 @@ func (c *Cache) Get(ctx context.Context, slug string) (*Live, error) {
 		e, ok := c.entries[slug]
 		c.mu.Unlock()
 		if ok && time.Since(e.loaded) < c.ttl {
-			return e.live, e.err
+			return e.live, nil
 		}
 	}
 	v, err, _ := c.group.Do(slug, func() (any, error) {
 		// Shared by every waiting request: not ended by the first one's end.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
+		// Only projects that exist are kept: requests for made-up slugs
+		// must not grow the cache without end.
 		live, err := c.load(ctx, slug)
-		if err == nil || errors.Is(err, ErrNotFound) {
-			c.mu.Lock()
-			c.entries[slug] = cacheEntry{live: live, err: err, loaded: time.Now()}
-			c.mu.Unlock()
+		c.mu.Lock()
+		switch {
+		case err == nil:
+			c.entries[slug] = cacheEntry{live: live, loaded: time.Now()}
+		case errors.Is(err, ErrNotFound):
+			delete(c.entries, slug)
 		}
+		c.mu.Unlock()
 		return live, err
 	})
 	live, _ := v.(*Live)
