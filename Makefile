@@ -12,7 +12,7 @@ TOOLS := $(CURDIR)/.bin
 SQLC  := $(TOOLS)/sqlc-$(SQLC_VERSION)
 TEMPL := $(TOOLS)/templ-$(TEMPL_VERSION)
 
-.PHONY: run build test check generate tools postgres clean
+.PHONY: run build test bench check generate tools postgres clean
 
 ## run: start the tracker on the embedded PostgreSQL cluster in $(DATA_DIR)
 run: postgres build
@@ -29,6 +29,14 @@ build:
 ## test: every check and every test, on real PostgreSQL
 test: postgres check
 	$(GO) test -count=1 -race -timeout 30m ./...
+
+## bench: the tracker under warrior load, on a fresh embedded cluster; one table
+## on stdout. BENCH_FLAGS="-duration 60s -sweep" for the long run with the
+## scale sweeps; trackerbench -h lists the flags.
+BENCH_FLAGS ?= -duration 10s
+bench: postgres build
+	$(GO) build -o bin/trackerbench ./cmd/trackerbench
+	./bin/trackerbench -tracker $(BIN) $(BENCH_FLAGS)
 
 ## check: formatting, vet, and generated code that matches its sources
 check: $(SQLC) $(TEMPL)

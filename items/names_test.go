@@ -31,3 +31,27 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareVersions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"20240101.10", "20240101.9", 1},
+		{"1.10", "1.9", 1},
+		{"0.8.5", "0.8.5", 0},
+		{"1.0", "1", 0},
+		{"1.0-beta", "1.0", -1},
+		{"2", "10", -1},
+		{"", "1", -1},
+		{"abc", "abd", -1},
+	} {
+		if got := CompareVersions(tc.a, tc.b); got != tc.want {
+			t.Errorf("CompareVersions(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := CompareVersions(tc.b, tc.a); got != -tc.want {
+			t.Errorf("CompareVersions(%q, %q) = %d, want %d", tc.b, tc.a, got, -tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package items
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -34,21 +35,11 @@ func comparePart(a, b string) int {
 	nb, errB := strconv.ParseUint(b, 10, 64)
 	switch {
 	case errA == nil && errB == nil:
-		return cmpUint(na, nb)
+		return cmp.Compare(na, nb)
 	case errA == nil: // a number sorts after a pre-release word: 1.0 > 1.0-beta
 		return 1
 	case errB == nil:
 		return -1
 	}
 	return strings.Compare(a, b)
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
