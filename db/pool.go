@@ -6,11 +6,15 @@ package db
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
+
+// defaultMaxConns is the pool size when the address does not set one.
+const defaultMaxConns = 24
 
 // Open connects a pool to the database named by dsn (a URL or a key=value
 // connection string) and checks that it answers.
@@ -39,6 +43,12 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	// Fail fast while the database is away instead of stacking up requests.
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
+	// pgxpool's default is max(4, cores): fewer than the engine's batches in
+	// flight (claims and completions, each several at once) plus the pages
+	// and the jobs. pool_max_conns in the address still decides.
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = defaultMaxConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -26,6 +26,7 @@ type row struct {
 	errors    string
 	trackerS  float64 // tracker CPU seconds per second of run
 	postgresS float64
+	loadS     float64 // the load generator's own
 	rssMB     float64
 	floor     float64 // raw SQL items/s, 0 when not measured
 	note      string
@@ -142,7 +143,7 @@ func (b *bench) measure(ctx context.Context, name string, clients int, workers f
 	l := &load{base: b.url, project: b.project, backfeedKey: b.key, multi: b.o.multi, stats: newStats()}
 	pm := b.postmaster()
 	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
-	cpu0, pg0 := cpuSeconds(b.serve.Process.Pid), clusterCPUSeconds(pm)
+	cpu0, pg0, load0 := cpuSeconds(b.serve.Process.Pid), clusterCPUSeconds(pm), cpuSeconds(os.Getpid())
 	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
 	defer cancel()
 	start := time.Now()
@@ -162,6 +163,7 @@ func (b *bench) measure(ctx context.Context, name string, clients int, workers f
 		errors:    l.stats.errors(),
 		trackerS:  (cpuSeconds(b.serve.Process.Pid) - cpu0) / secs,
 		postgresS: (clusterCPUSeconds(pm) - pg0) / secs,
+		loadS:     (cpuSeconds(os.Getpid()) - load0) / secs,
 		rssMB:     float64(peakRSS(b.serve.Process.Pid)) / (1 << 20),
 	}
 	for _, e := range l.stats.endpoints() {
@@ -330,8 +332,8 @@ func (b *bench) sweeps(ctx context.Context) error {
 
 // print writes the result table as Markdown.
 func (b *bench) print(w io.Writer) {
-	fmt.Fprintf(w, "| scenario | clients | items/s | requests/s | request p50/p90/p99 ms | done p50/p90/p99 ms | other p50/p90/p99 ms | non-2xx | tracker CPU | PostgreSQL CPU | tracker peak RSS | SQL floor items/s | tracker/floor |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| scenario | clients | items/s | requests/s | request p50/p90/p99 ms | done p50/p90/p99 ms | other p50/p90/p99 ms | non-2xx | tracker CPU | PostgreSQL CPU | load CPU | tracker peak RSS | SQL floor items/s | tracker/floor |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.rows {
 		lat := func(e string) string {
 			l, ok := r.latency[e]
@@ -354,9 +356,9 @@ func (b *bench) print(w io.Writer) {
 		if r.floor > 0 {
 			floor, ratio = fmt.Sprintf("%.0f", r.floor), fmt.Sprintf("%.2f", r.itemsPerS/r.floor)
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %s | %s | %s | %s | %.2f cores | %.2f cores | %.0f MB | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %s | %s | %s | %s | %.2f cores | %.2f cores | %.2f cores | %.0f MB | %s | %s |\n",
 			r.name, r.clients, r.itemsPerS, r.reqPerS, lat("request"), lat("done"), other, r.errors,
-			r.trackerS, r.postgresS, r.rssMB, floor, ratio)
+			r.trackerS, r.postgresS, r.loadS, r.rssMB, floor, ratio)
 	}
 	for _, r := range b.rows {
 		if r.note != "" {
