@@ -9,28 +9,39 @@ import (
 	"context"
 )
 
+const itemIDBlockNext = `-- name: ItemIDBlockNext :one
+SELECT nextval('item_id_blocks')::bigint AS block
+`
+
+// A block of 2^20 item ids for one batch of names (see TodoAddUnseen).
+func (q *Queries) ItemIDBlockNext(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, itemIDBlockNext)
+	var block int64
+	err := row.Scan(&block)
+	return block, err
+}
+
 const todoAddUnseen = `-- name: TodoAddUnseen :one
 WITH batch AS MATERIALIZED (
     SELECT b.name, item_hash(b.name) AS hash,
            CASE WHEN $1::boolean
-                THEN (floor(random() * 1099511627776)::bigint << 23) | (nextval('item_ids') & 8388607)
-                ELSE nextval('item_ids') END AS id
-    FROM unnest($2::text[]) WITH ORDINALITY AS b (name, ord)
-    ORDER BY b.ord
+                THEN (floor(random() * 1099511627776)::bigint << 23) | ((($2::bigint << 20) | b.ord) & 8388607)
+                ELSE ($2::bigint << 20) | b.ord END AS id
+    FROM unnest($3::text[]) WITH ORDINALITY AS b (name, ord)
 ), fresh AS (
     INSERT INTO seen (project_id, hash, id)
-    SELECT $3, batch.hash, batch.id FROM batch ORDER BY batch.hash
+    SELECT $4, batch.hash, batch.id FROM batch ORDER BY batch.hash
     ON CONFLICT DO NOTHING
     RETURNING seen.id
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT $3, $4, CASE WHEN item_type(batch.name) = ANY($5::text[]) THEN item_type(batch.name) ELSE '' END,
+    SELECT $4, $5, CASE WHEN item_type(batch.name) = ANY($6::text[]) THEN item_type(batch.name) ELSE '' END,
            batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     RETURNING 1
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $3, 'queue:' || $4::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    SELECT $4, 'queue:' || $5::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) FROM queued
@@ -38,6 +49,7 @@ SELECT count(*) FROM queued
 
 type TodoAddUnseenParams struct {
 	Shuffle      bool
+	IDBlock      int64
 	Names        []string
 	ProjectID    int32
 	Queue        string
@@ -45,15 +57,17 @@ type TodoAddUnseenParams struct {
 }
 
 // Queues the names of a batch that the project has never seen (repeats
-// within the batch included) and returns how many it queued. Ids are drawn
-// in the batch's order, so a queue hands items out as they were imported
-// (or, with @shuffle, in an order of their own: a random high part above a
-// sequence low part keeps them unique), while the seen index is written in
-// hash order: sorted batches touch far fewer index pages. Items whose type
-// is in @limited_types get their own stretch of the queue.
+// within the batch included) and returns how many it queued. Ids are the
+// batch's block (@id_block, from ItemIDBlockNext) and each name's position,
+// so a queue hands items out as they were imported (or, with @shuffle, in
+// an order of their own: a random high part above the id's low bits keeps
+// them unique), while the seen index is written in hash order: sorted
+// batches touch far fewer index pages. Items whose type is in
+// @limited_types get their own stretch of the queue.
 func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoAddUnseen,
 		arg.Shuffle,
+		arg.IDBlock,
 		arg.Names,
 		arg.ProjectID,
 		arg.Queue,

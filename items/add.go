@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"tracker/db"
 	"tracker/projects"
@@ -13,6 +16,10 @@ import (
 
 // addBatch is how many names go to the database in one statement.
 const addBatch = 10_000
+
+// addWriters is how many batches of one import are written at once: enough
+// to keep every core of the database busy while the next lines are read.
+var addWriters = max(2, runtime.GOMAXPROCS(0))
 
 // AddResult tells what an import did.
 type AddResult struct {
@@ -25,38 +32,94 @@ type AddResult struct {
 }
 
 // Add queues the newline-separated names read from r into queue, skipping
-// names the project has ever seen. It streams: memory stays bounded by one
-// batch however long the input, and every batch commits on its own, so an
-// interrupted import can simply be run again. Blank lines are ignored and a
-// trailing CR is dropped (files written on Windows).
+// names the project has ever seen. It streams: memory stays bounded by a
+// few batches however long the input. Batches are written several at once
+// and each commits on its own, so an interrupted import can simply be run
+// again; ids are drawn in input order, so the queue keeps it. Blank lines
+// are ignored and a trailing CR is dropped (files written on Windows).
 func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io.Reader) (AddResult, error) {
 	if err := ValidQueue(queue); err != nil {
 		return AddResult{}, err
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	type batch struct {
+		block int64
+		names []string
+	}
+	batches := make(chan batch, addWriters)
+	var added atomic.Int64
+	var wg sync.WaitGroup
+	for range addWriters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				n, err := e.queueBlock(ctx, p, queue, b.block, b.names)
+				if err != nil {
+					cancel(err)
+					return
+				}
+				added.Add(n)
+			}
+		}()
+	}
+
 	var res AddResult
-	batch := make([]string, 0, addBatch)
-	flush := func() error {
-		if len(batch) == 0 {
+	var total int64
+	names := make([]string, 0, addBatch)
+	send := func() error {
+		if len(names) == 0 {
 			return nil
 		}
-		n, err := e.queue(ctx, p, queue, batch)
+		block, err := e.q.ItemIDBlockNext(ctx)
 		if err != nil {
 			return err
 		}
-		res.Added += n
-		res.Skipped += int64(len(batch)) - n
-		batch = batch[:0]
+		select {
+		case batches <- batch{block: block, names: names}:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		total += int64(len(names))
+		names = make([]string, 0, addBatch)
 		return nil
 	}
+	err := e.readNames(r, &res, func(name string) error {
+		names = append(names, name)
+		if len(names) == addBatch {
+			return send()
+		}
+		return nil
+	})
+	if err == nil {
+		err = send()
+	}
+	close(batches)
+	wg.Wait()
+	if cause := context.Cause(ctx); err == nil && cause != nil {
+		err = cause
+	}
+	res.Added = added.Load()
+	res.Skipped = total - res.Added
+	if err != nil {
+		// Batches sent but not written are neither added nor skipped.
+		res.Skipped = 0
+	}
+	return res, err
+}
 
+// readNames calls add for each valid name of r, counting invalid lines.
+func (e *Engine) readNames(r io.Reader, res *AddResult, add func(string) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	for lineNo := int64(1); ; lineNo++ {
 		line, err := readLine(br)
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil && !errors.Is(err, errLineTooLong) {
-			return res, err
+			return err
 		}
 		if err == nil && len(line) > 0 && line[len(line)-1] == '\r' {
 			line = line[:len(line)-1]
@@ -74,23 +137,28 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 			}
 			continue
 		}
-		batch = append(batch, string(line))
-		if len(batch) == addBatch {
-			if err := flush(); err != nil {
-				return res, err
-			}
+		if err := add(string(line)); err != nil {
+			return err
 		}
 	}
-	return res, flush()
 }
 
-// queue adds the names the project has never seen to a queue, in one
-// statement, and returns how many it added.
+// queue adds the names the project has never seen to a queue and returns
+// how many it added: one statement for a batch of at most addBatch names.
 func (e *Engine) queue(ctx context.Context, p projects.Project, queue string, names []string) (int64, error) {
+	block, err := e.q.ItemIDBlockNext(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return e.queueBlock(ctx, p, queue, block, names)
+}
+
+func (e *Engine) queueBlock(ctx context.Context, p projects.Project, queue string, block int64, names []string) (int64, error) {
 	return e.q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{
 		ProjectID:    p.ID,
 		Queue:        queue,
 		Names:        names,
+		IDBlock:      block,
 		Shuffle:      p.Config.Order == "random",
 		LimitedTypes: p.Config.LimitedTypes(),
 	})

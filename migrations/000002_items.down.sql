@@ -6,6 +6,6 @@ DROP TABLE done;
 DROP TABLE claims;
 DROP TABLE todo;
 DROP TABLE seen;
-DROP SEQUENCE item_ids;
+DROP SEQUENCE item_id_blocks;
 DROP FUNCTION item_type(text);
 DROP FUNCTION item_hash(text);

@@ -24,8 +24,11 @@ CREATE FUNCTION item_type(name text) RETURNS text
     RETURN CASE WHEN strpos(name, ':') > 1 THEN split_part(name, ':', 1) ELSE '' END;
 
 -- Item ids give the import order within a queue and stay with an item for
--- its whole life, through every queue, claim and completion.
-CREATE SEQUENCE item_ids AS bigint;
+-- its whole life, through every queue, claim and completion. Each batch of
+-- names queued takes a block of 2^20 ids from this sequence (id = block <<
+-- 20 | position in the batch): blocks are drawn in input order, so batches
+-- can then be written concurrently and still queue in input order.
+CREATE SEQUENCE item_id_blocks AS bigint;
 
 -- Every name ever accepted into a project, whatever its state now (queued,
 -- claimed, done, archived or discarded): exact deduplication for imports and

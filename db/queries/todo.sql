@@ -1,18 +1,18 @@
 -- name: TodoAddUnseen :one
 -- Queues the names of a batch that the project has never seen (repeats
--- within the batch included) and returns how many it queued. Ids are drawn
--- in the batch's order, so a queue hands items out as they were imported
--- (or, with @shuffle, in an order of their own: a random high part above a
--- sequence low part keeps them unique), while the seen index is written in
--- hash order: sorted batches touch far fewer index pages. Items whose type
--- is in @limited_types get their own stretch of the queue.
+-- within the batch included) and returns how many it queued. Ids are the
+-- batch's block (@id_block, from ItemIDBlockNext) and each name's position,
+-- so a queue hands items out as they were imported (or, with @shuffle, in
+-- an order of their own: a random high part above the id's low bits keeps
+-- them unique), while the seen index is written in hash order: sorted
+-- batches touch far fewer index pages. Items whose type is in
+-- @limited_types get their own stretch of the queue.
 WITH batch AS MATERIALIZED (
     SELECT b.name, item_hash(b.name) AS hash,
            CASE WHEN @shuffle::boolean
-                THEN (floor(random() * 1099511627776)::bigint << 23) | (nextval('item_ids') & 8388607)
-                ELSE nextval('item_ids') END AS id
+                THEN (floor(random() * 1099511627776)::bigint << 23) | (((@id_block::bigint << 20) | b.ord) & 8388607)
+                ELSE (@id_block::bigint << 20) | b.ord END AS id
     FROM unnest(@names::text[]) WITH ORDINALITY AS b (name, ord)
-    ORDER BY b.ord
 ), fresh AS (
     INSERT INTO seen (project_id, hash, id)
     SELECT @project_id, batch.hash, batch.id FROM batch ORDER BY batch.hash
@@ -42,3 +42,7 @@ WHERE project_id = @project_id
 -- Finds a queued item by id; the queues are those the counters know.
 SELECT queue, claim_count FROM todo
 WHERE project_id = @project_id AND queue = ANY(@queues::text[]) AND type = ANY(@types::text[]) AND id = @id;
+
+-- name: ItemIDBlockNext :one
+-- A block of 2^20 item ids for one batch of names (see TodoAddUnseen).
+SELECT nextval('item_id_blocks')::bigint AS block;
