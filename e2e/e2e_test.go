@@ -68,8 +68,13 @@ func env(extra ...string) []string {
 // cli runs a tracker command to completion.
 func cli(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
+	return cliEnv(t, env(), stdin, args...)
+}
+
+func cliEnv(t *testing.T, env []string, stdin string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = env()
+	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -91,8 +96,18 @@ var listeningRE = regexp.MustCompile(`msg="tracker listening" url=(http://\S+)/`
 // serve starts `tracker serve` and waits until it listens.
 func serve(t *testing.T, dataDir string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
-	cmd.Env = env()
+	return serveCmd(t, exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir), env())
+}
+
+// serveEnv starts `tracker serve` configured by the environment alone.
+func serveEnv(t *testing.T, dataDir string) *server {
+	t.Helper()
+	return serveCmd(t, exec.Command(binary, "serve"), env("TRACKER_ADDR=127.0.0.1:0", "TRACKER_DATA_DIR="+dataDir))
+}
+
+func serveCmd(t *testing.T, cmd *exec.Cmd, env []string) *server {
+	t.Helper()
+	cmd.Env = env
 	pr, pw := io.Pipe()
 	s := &server{cmd: cmd, stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stderr = pw
@@ -277,8 +292,13 @@ func TestTwoServersShareTheCluster(t *testing.T) {
 	t.Parallel()
 	dir := dataDir(t)
 	a := serve(t, dir)
-	b := serve(t, dir)
+	b := serveEnv(t, dir) // $TRACKER_ADDR and $TRACKER_DATA_DIR instead of flags
 	pid := postgresPID(t, dir)
+	// The CLI too takes its data directory from the environment.
+	cliEnv(t, env("TRACKER_DATA_DIR="+dir), "", "project", "create", "envy")
+	if out := cli(t, "", "project", "show", "envy", "--data-dir", dir); !strings.Contains(out, `"slug": "envy"`) {
+		t.Fatalf("project show: %s", out)
+	}
 	a.stop(t)
 	if code := get(t, b.url+"/healthz"); code != 200 {
 		t.Fatalf("second server lost its database when the first stopped: healthz %d", code)

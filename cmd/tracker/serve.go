@@ -36,7 +36,8 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 	defer d.close(a) // last: after the server and the jobs have stopped
 
 	partitions := jobs.NewPartitions(a.log, projects.NewStore(d.pool))
-	if err := partitions.Start(ctx); err != nil {
+	// Jobs end when Stop says so, after the server, not at the signal.
+	if err := partitions.Start(context.WithoutCancel(ctx)); err != nil {
 		return err
 	}
 	defer partitions.Stop() // after the server has drained, before the pool closes
