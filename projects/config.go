@@ -73,21 +73,16 @@ var (
 )
 
 // Set changes one key from its text form, as `project set` and the admin
-// panel take it. title is not part of Config; Project.Set handles it.
+// panel take it, and checks the result. title is not part of Config;
+// Store.Set handles it.
 func (c *Config) Set(key, value string) error {
 	var err error
 	switch key {
 	case "paused":
 		c.Paused, err = strconv.ParseBool(value)
 	case "order":
-		if value != "fifo" && value != "random" {
-			return fmt.Errorf("order: %q is neither fifo nor random", value)
-		}
 		c.Order = value
 	case "min_version":
-		if len(value) > 64 {
-			return errors.New("min_version: longer than 64 characters")
-		}
 		c.MinVersion = value
 	case "rate_limit":
 		c.RateLimit, err = parseCount(value)
@@ -101,19 +96,11 @@ func (c *Config) Set(key, value string) error {
 		c.ArchiveAfter, err = parseCount(value)
 	case "max_multi":
 		var n int64
-		if n, err = parseCount(value); err == nil && (n < 1 || n > MaxMultiLimit) {
-			err = fmt.Errorf("must be between 1 and %d", MaxMultiLimit)
-		}
-		c.MaxMulti = int(n)
+		n, err = parseCount(value)
+		c.MaxMulti = int(min(n, MaxMultiLimit+1))
 	case "archive_mode":
-		if value != "files" && value != "discard" {
-			return fmt.Errorf("archive_mode: %q is neither files nor discard", value)
-		}
 		c.ArchiveMode = value
 	case "backfeed_key":
-		if !backfeedKeyRE.MatchString(value) {
-			return errors.New("backfeed_key: 8-128 letters, digits and '_'")
-		}
 		c.BackfeedKey = value
 	case "domains":
 		c.Domains, err = parseDomains(value)
@@ -125,7 +112,7 @@ func (c *Config) Set(key, value string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
-	return nil
+	return c.validate()
 }
 
 func parseCount(s string) (int64, error) {
@@ -175,8 +162,8 @@ func parseTypeLimits(s string) (map[string]int64, error) {
 	return limits, nil
 }
 
-// validate checks what Set cannot see alone: a stored document must hold
-// together (a project always has a backfeed key, a known order and mode).
+// validate checks the values: a known order and archive mode, a sane
+// max_multi, a backfeed key fit for a URL.
 func (c Config) validate() error {
 	switch {
 	case c.Order != "fifo" && c.Order != "random":
@@ -187,6 +174,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("max_multi: must be between 1 and %d", MaxMultiLimit)
 	case !backfeedKeyRE.MatchString(c.BackfeedKey):
 		return errors.New("backfeed_key: 8-128 letters, digits and '_'")
+	case len(c.MinVersion) > 64:
+		return errors.New("min_version: longer than 64 characters")
 	}
 	return nil
 }
