@@ -1,6 +1,9 @@
 package handlers
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseWarriorPath(t *testing.T) {
 	t.Parallel()
@@ -34,4 +37,19 @@ func TestParseWarriorPath(t *testing.T) {
 			t.Errorf("parseWarriorPath(%q) = %+v, want %+v", path, got, want)
 		}
 	}
+}
+
+func FuzzParseWarriorPath(f *testing.F) {
+	for _, p := range []string{"/urls/request", "/urls/multi=100//request", "/a//b", "//", "/x/multi=0/done"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		project, action, multi, ok := parseWarriorPath(path)
+		if !ok {
+			return
+		}
+		if project == "" || action == "" || strings.Contains(project+action, "/") || multi < 0 || multi > maxMultiPath {
+			t.Fatalf("parseWarriorPath(%q) = %q %q %d", path, project, action, multi)
+		}
+	})
 }
