@@ -171,8 +171,11 @@ $$;
 -- Counters of a project: 'claims', 'done', 'bytes', 'reclaims' and
 -- 'queue:NAME' for each queue's size. Every statement that moves items
 -- updates them in the same transaction, so they always equal the rows they
--- count. Each connection writes its own shard (its backend pid modulo 64),
--- so concurrent statements never wait on one hot row; readers add the shards.
+-- count. Each transaction writes one of 1024 shards, its own for its whole
+-- life, so concurrent transactions seldom wait on each other and never
+-- cross (no deadlock); and each row is updated rarely, so the dead versions
+-- a long-running transaction elsewhere keeps alive pile up slowly. Readers
+-- add the shards.
 CREATE TABLE counters (
     project_id integer  NOT NULL,
     name       text     NOT NULL,
@@ -181,10 +184,10 @@ CREATE TABLE counters (
     PRIMARY KEY (project_id, name, shard)
 );
 
--- counter_shard is the shard the current connection writes.
+-- counter_shard is the shard the current transaction writes.
 CREATE FUNCTION counter_shard() RETURNS smallint
-    LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN (pg_backend_pid() % 64)::smallint;
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+    RETURN (txid_current() % 1024)::smallint;
 
 -- Per-downloader totals of a project, updated once per done request (one
 -- row per downloader, so concurrent warriors never wait on each other).

@@ -39,6 +39,7 @@ type options struct {
 	multi     int
 	floor     bool
 	sweep     bool
+	large     int
 	longTx    time.Duration
 }
 
@@ -53,6 +54,7 @@ func main() {
 	flag.IntVar(&o.multi, "multi", 100, "items per multi request")
 	flag.BoolVar(&o.floor, "floor", true, "measure the raw SQL floor beside the warrior scenarios")
 	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, and the import of 10,000,000 names")
+	flag.IntVar(&o.large, "large-queue", 10_000_000, "the large queue of the sweep, against 100,000")
 	flag.DurationVar(&o.longTx, "long-tx", 60*time.Second, "duration of the long-transaction sweep")
 	flag.Parse()
 	o.scenarios = strings.Split(scenarios, ",")
