@@ -53,8 +53,18 @@ func ParseBackfeed(body []byte, delim, sep []byte) ([]string, error) {
 }
 
 // Backfeed queues the names the project has never seen into its backfeed
-// queue and returns how many were new and how many were duplicates.
+// queue and returns how many were new and how many were duplicates. At most
+// a few posts are written at once per process: a backfeed statement is long
+// (milliseconds for a few hundred names), and many at once would starve the
+// warriors' claims and completions of the database's time. Grab scripts
+// wait their turn; they retry patiently anyway.
 func (e *Engine) Backfeed(ctx context.Context, p projects.Project, names []string) (fresh, dups int64, err error) {
+	select {
+	case e.backfeeds <- struct{}{}:
+		defer func() { <-e.backfeeds }()
+	case <-ctx.Done():
+		return 0, 0, ctx.Err()
+	}
 	for start := 0; start < len(names); start += addBatch {
 		batch := names[start:min(start+addBatch, len(names))]
 		n, err := e.queue(ctx, p, "backfeed", batch)

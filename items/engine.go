@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/netip"
+	"runtime"
 	"sync"
 	"time"
 
@@ -21,6 +22,8 @@ type Engine struct {
 	log      *slog.Logger
 	claims   *batcher[claimOp]
 	dones    *batcher[doneOp]
+	// backfeeds holds a token for each backfeed post being written.
+	backfeeds chan struct{}
 
 	// heads remembers, per stretch of a queue, the id of the last item this
 	// process claimed there. Claims start after it instead of walking the
@@ -49,11 +52,12 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
-		pool:     pool,
-		q:        db.New(pool),
-		projects: projects.NewStore(pool),
-		log:      log,
-		heads:    make(map[stretch]int64),
+		pool:      pool,
+		q:         db.New(pool),
+		projects:  projects.NewStore(pool),
+		log:       log,
+		heads:     make(map[stretch]int64),
+		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
 	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, maxOps: maxBatchOps, run: e.runClaims}
 	e.dones = &batcher[doneOp]{pool: pool, maxBatches: maxBatches, maxOps: maxBatchOps, run: e.runDones}
