@@ -14,11 +14,11 @@ func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := views.HomeView{Projects: make([]views.HomeProject, 0, len(ps))}
 	for _, p := range ps {
-		sum, err := h.projects.Summary(r.Context(), p)
+		live, err := h.live.Get(r.Context(), p.Slug)
 		if err != nil {
 			return err
 		}
-		v.Projects = append(v.Projects, views.HomeProject{Slug: p.Slug, Title: p.Title, Done: sum.Done, Bytes: sum.Bytes})
+		v.Projects = append(v.Projects, views.HomeProject{Slug: p.Slug, Title: p.Title, Done: live.Summary.Done, Bytes: live.Summary.Bytes})
 	}
 	return render(w, r, http.StatusOK, views.Layout("Projects", views.Home(v)))
 }

@@ -15,7 +15,6 @@ func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := live.Project
 	name, ok := strings.CutSuffix(r.PathValue("item"), ".json")
 	if !ok {
 		return errorf(http.StatusNotFound, "not-found", "item addresses end in .json")
@@ -23,7 +22,7 @@ func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	if err := items.ValidName(name); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 	}
-	st, err := h.items.Lookup(r.Context(), p, name)
+	st, err := h.items.Lookup(r.Context(), live, name)
 	if errors.Is(err, items.ErrUnknownItem) {
 		return errorf(http.StatusNotFound, "unknown-item", "the project has no item %q", name)
 	}

@@ -3,6 +3,7 @@ package items
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +36,8 @@ type ItemStatus struct {
 }
 
 // Lookup finds an item by name (the part before any context separator).
-func (e *Engine) Lookup(ctx context.Context, p projects.Project, name string) (ItemStatus, error) {
+func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (ItemStatus, error) {
+	p := live.Project
 	name, _, _ = strings.Cut(name, contextSeparator)
 	st := ItemStatus{Name: name}
 	id, err := e.q.SeenGet(ctx, db.SeenGetParams{ProjectID: p.ID, Name: name})
@@ -66,13 +68,17 @@ func (e *Engine) Lookup(ctx context.Context, p projects.Project, name string) (I
 		return st, err
 	}
 
-	sum, err := e.projects.Summary(ctx, p)
-	if err != nil {
-		return st, err
+	// The standard queues always, and the downloaders' queues that held
+	// items when the project was last read.
+	queues := slices.Clone(projects.StandardQueues)
+	for _, q := range live.Summary.NonEmptyQueues() {
+		if !slices.Contains(queues, q) {
+			queues = append(queues, q)
+		}
 	}
 	todo, err := e.q.TodoGet(ctx, db.TodoGetParams{
 		ProjectID: p.ID,
-		Queues:    sum.NonEmptyQueues(),
+		Queues:    queues,
 		Types:     append(p.Config.LimitedTypes(), ""),
 		ID:        id,
 	})

@@ -10,16 +10,18 @@ import (
 )
 
 // Live is what a warrior request needs to know of its project: the project,
-// the blocks that apply to it, and the sizes of its queues that hold items.
+// the blocks that apply to it, and its counts (Queues holds only the queues
+// that hold items).
 type Live struct {
 	Project
-	Blocks Blocks
-	Queues map[string]int64
+	Blocks  Blocks
+	Queues  map[string]int64
+	Summary Summary
 }
 
-// Cache keeps Live views of projects for the warrior routes, which would
-// otherwise read them again for every request: more work than the claim
-// itself. An entry lives for ttl, so a change made by any process (a new
+// Cache keeps Live views of projects for the warrior routes and the pages,
+// which would otherwise read them again for every request: more work than
+// the claim itself. An entry lives for ttl, so a change made by any process (a new
 // block, a paused project, items queued) takes effect within it. With a ttl
 // of 0 every Get reads the database.
 type Cache struct {
@@ -92,5 +94,5 @@ func (c *Cache) load(ctx context.Context, slug string) (*Live, error) {
 			queues[q] = n
 		}
 	}
-	return &Live{Project: p, Blocks: blocks, Queues: queues}, nil
+	return &Live{Project: p, Blocks: blocks, Queues: queues, Summary: sum}, nil
 }
