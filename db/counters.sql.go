@@ -57,36 +57,3 @@ func (q *Queries) CountersByProject(ctx context.Context, projectID int32) ([]Cou
 	}
 	return items, nil
 }
-
-const countersNonEmptyQueues = `-- name: CountersNonEmptyQueues :many
-SELECT project_id, substr(name, 7)::text AS queue FROM counters
-WHERE name LIKE 'queue:%'
-GROUP BY project_id, name
-HAVING sum(value) > 0
-`
-
-type CountersNonEmptyQueuesRow struct {
-	ProjectID int32
-	Queue     string
-}
-
-// The queues holding items, for every project.
-func (q *Queries) CountersNonEmptyQueues(ctx context.Context) ([]CountersNonEmptyQueuesRow, error) {
-	rows, err := q.db.Query(ctx, countersNonEmptyQueues)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CountersNonEmptyQueuesRow{}
-	for rows.Next() {
-		var i CountersNonEmptyQueuesRow
-		if err := rows.Scan(&i.ProjectID, &i.Queue); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}

@@ -9,23 +9,6 @@ import (
 	"context"
 )
 
-const userGetByUsername = `-- name: UserGetByUsername :one
-SELECT id, username, password_hash, role, created_at FROM users WHERE lower(username) = lower($1)
-`
-
-func (q *Queries) UserGetByUsername(ctx context.Context, username string) (User, error) {
-	row := q.db.QueryRow(ctx, userGetByUsername, username)
-	var i User
-	err := row.Scan(
-		&i.ID,
-		&i.Username,
-		&i.PasswordHash,
-		&i.Role,
-		&i.CreatedAt,
-	)
-	return i, err
-}
-
 const userInsert = `-- name: UserInsert :one
 INSERT INTO users (username, password_hash, role)
 VALUES ($1, $2, $3)

@@ -16,12 +16,10 @@ import (
 
 // Engine hands out and completes the items of every project.
 type Engine struct {
-	pool     *pgxpool.Pool
-	q        *db.Queries
-	projects *projects.Store
-	log      *slog.Logger
-	claims   *batcher[claimOp]
-	dones    *batcher[doneOp]
+	q      *db.Queries
+	log    *slog.Logger
+	claims *batcher[claimOp]
+	dones  *batcher[doneOp]
 	// backfeeds holds a token for each backfeed post being written.
 	backfeeds chan struct{}
 
@@ -52,9 +50,7 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
-		pool:      pool,
 		q:         db.New(pool),
-		projects:  projects.NewStore(pool),
 		log:       log,
 		heads:     make(map[stretch]int64),
 		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
