@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -48,10 +49,11 @@ func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) e
 		Bytes:      body.Bytes,
 		ClientID:   body.ID,
 	}
-	if err := c.Validate(); err != nil {
-		return errorf(http.StatusBadRequest, "invalid-done", "%v", err)
-	}
 	_, err := h.items.Complete(r.Context(), p, c)
+	var invalid *items.InvalidError
+	if errors.As(err, &invalid) {
+		return errorf(http.StatusBadRequest, "invalid-done", "%v", invalid)
+	}
 	return err
 }
 

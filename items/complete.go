@@ -24,6 +24,13 @@ type Completion struct {
 	ClientID json.RawMessage
 }
 
+// InvalidError is a completion that cannot be recorded as given: the
+// client's mistake, not the tracker's.
+type InvalidError struct{ Err error }
+
+func (e *InvalidError) Error() string { return e.Err.Error() }
+func (e *InvalidError) Unwrap() error { return e.Err }
+
 // MaxDomains bounds the entries of a done's bytes object.
 const MaxDomains = 100
 
@@ -82,14 +89,14 @@ type doneOp struct {
 }
 
 // Complete records the claimed items of c as done and credits the
-// downloader. Items not claimed (a repeated done, or one never handed out)
+// downloader; a completion that fails Validate is an *InvalidError. Items not claimed (a repeated done, or one never handed out)
 // are ignored. It returns how many items it recorded, once they are on
 // disk. When the project lists its domains and the done reports bytes for
 // another, the items are done but their bytes stay out of the totals.
 // Completions arriving together are recorded by the same statement.
 func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion) (int64, error) {
 	if err := c.Validate(); err != nil {
-		return 0, err
+		return 0, &InvalidError{Err: err}
 	}
 	domains, err := json.Marshal(c.Bytes)
 	if err != nil {
