@@ -59,6 +59,63 @@ func (q *Queries) ClaimsCountByDownloader(ctx context.Context, arg ClaimsCountBy
 	return count, err
 }
 
+const claimsExpire = `-- name: ClaimsExpire :one
+WITH expired AS (
+    DELETE FROM claims
+    WHERE ctid = ANY(ARRAY(
+        SELECT c.ctid FROM claims c
+        WHERE c.project_id = $1
+          AND c.claim_count > 0 -- the condition of claims_claimed_at
+          AND c.claimed_at < now() - $2::interval
+          AND c.claimed_at < now() - c.claim_count * $2::interval
+        ORDER BY c.claimed_at
+        LIMIT $3
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT $1, expired.queue,
+           CASE WHEN item_type(expired.name) = ANY($4::text[]) THEN item_type(expired.name) ELSE '' END,
+           expired.id, expired.name, expired.claim_count
+    FROM expired
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
+          UNION ALL SELECT 'reclaims', 1 FROM queued
+          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM queued
+`
+
+type ClaimsExpireParams struct {
+	ProjectID    int32
+	Ttl          pgtype.Interval
+	Max          int32
+	LimitedTypes []string
+}
+
+// Puts up to @max expired claims (older than @ttl times their claim count)
+// back in the queue they came from, in their old place, oldest first.
+// Returns how many went back.
+func (q *Queries) ClaimsExpire(ctx context.Context, arg ClaimsExpireParams) (int64, error) {
+	row := q.db.QueryRow(ctx, claimsExpire,
+		arg.ProjectID,
+		arg.Ttl,
+		arg.Max,
+		arg.LimitedTypes,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const claimsReclaim = `-- name: ClaimsReclaim :many
 WITH expired AS (
     SELECT c.project_id, c.hash FROM claims c
@@ -147,6 +204,7 @@ WITH released AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), sum(d.delta)
     FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
+          UNION ALL SELECT 'requeued', 1 FROM queued
           UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
     GROUP BY d.name
     ORDER BY d.name

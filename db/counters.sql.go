@@ -9,6 +9,23 @@ import (
 	"context"
 )
 
+const counterAdd = `-- name: CounterAdd :exec
+INSERT INTO counters AS c (project_id, name, shard, value)
+VALUES ($1, $2, counter_shard(), $3)
+ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+`
+
+type CounterAddParams struct {
+	ProjectID int32
+	Name      string
+	Delta     int64
+}
+
+func (q *Queries) CounterAdd(ctx context.Context, arg CounterAddParams) error {
+	_, err := q.db.Exec(ctx, counterAdd, arg.ProjectID, arg.Name, arg.Delta)
+	return err
+}
+
 const counterGet = `-- name: CounterGet :one
 SELECT coalesce(sum(value), 0)::bigint FROM counters
 WHERE project_id = $1 AND name = $2

@@ -7,7 +7,41 @@ package db
 import (
 	"net/netip"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
+
+type Archive struct {
+	ID          int32
+	ProjectID   int32
+	Day         time.Time
+	Mode        string
+	Path        string
+	Items       int64
+	Bytes       int64
+	FirstDoneAt *time.Time
+	LastDoneAt  *time.Time
+	Sha256      []byte
+	FileSize    int64
+	CreatedAt   time.Time
+}
+
+type Archived struct {
+	ProjectID int32
+	Hash      []byte
+	ArchiveID int32
+}
+
+type AuditLog struct {
+	ID        int64
+	At        time.Time
+	UserID    *int32
+	Username  string
+	IP        *netip.Addr
+	Action    string
+	ProjectID *int32
+	Detail    []byte
+}
 
 type Block struct {
 	ID        int32
@@ -53,6 +87,15 @@ type Done struct {
 	IP         *netip.Addr
 }
 
+type DoneTally struct {
+	ProjectID  int32
+	Downloader string
+	Items      int64
+	Bytes      int64
+	Version    string
+	At         time.Time
+}
+
 type Downloader struct {
 	ProjectID int32
 	Nick      string
@@ -61,6 +104,28 @@ type Downloader struct {
 	Version   string
 	FirstSeen time.Time
 	LastSeen  time.Time
+}
+
+type DownloaderHour struct {
+	ProjectID  int32
+	Downloader string
+	Hour       time.Time
+	Items      int64
+	Bytes      int64
+}
+
+type Job struct {
+	Name           string
+	Enabled        bool
+	Every          pgtype.Interval
+	NextRunAt      time.Time
+	LastStartedAt  *time.Time
+	LastFinishedAt *time.Time
+	LastOutcome    string
+	LastError      string
+	LastSummary    string
+	Runs           int64
+	Failures       int64
 }
 
 type Project struct {
@@ -87,6 +152,20 @@ type Seen struct {
 	ProjectID int32
 	Hash      []byte
 	ID        int64
+}
+
+type SeriesHour struct {
+	ProjectID int32
+	Hour      time.Time
+	Items     int64
+	Bytes     int64
+}
+
+type SeriesMinute struct {
+	ProjectID int32
+	Minute    time.Time
+	Items     int64
+	Bytes     int64
 }
 
 type Session struct {

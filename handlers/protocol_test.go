@@ -13,6 +13,7 @@ import (
 
 	"tracker/items"
 	"tracker/projects"
+	"tracker/stats"
 )
 
 // set changes project configuration keys.
@@ -584,6 +585,10 @@ func TestTwoServersManyWarriors(t *testing.T) {
 	}
 	if s := f.summary(t); s.Done != total || s.Bytes == 0 || s.Claims != 0 || s.Queues["todo"] != 0 {
 		t.Fatalf("summary %+v", s)
+	}
+	// The downloaders' totals, once the rollup has folded the tallies in.
+	if _, err := stats.NewStore(f.pool).Fold(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	var doneRows, items, seen int64
 	f.pool.QueryRow(context.Background(), "SELECT count(*) FROM done").Scan(&doneRows)

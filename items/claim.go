@@ -152,6 +152,7 @@ func (e *Engine) runClaims(ctx context.Context, q *db.Queries, ops []*claimOp) e
 // of a queue for all of them, in the order they came.
 func (e *Engine) claimFor(ctx context.Context, q *db.Queries, ops []*claimOp) error {
 	live := ops[0].live
+	e.noticeRequeued(live)
 	types := append(live.Config.LimitedTypes(), "")
 	queueing := func(o *claimOp) bool { return !o.onlyReclaims && o.left() > 0 }
 

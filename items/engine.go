@@ -16,6 +16,7 @@ import (
 
 // Engine hands out and completes the items of every project.
 type Engine struct {
+	pool   *pgxpool.Pool
 	q      *db.Queries
 	log    *slog.Logger
 	claims *batcher[claimOp]
@@ -29,6 +30,9 @@ type Engine struct {
 	// live item (DESIGN.md: this keeps a claim's cost flat).
 	mu    sync.Mutex
 	heads map[stretch]int64
+	// requeued is, per project, the count of items put back behind queue
+	// heads (by any process) when this process last looked.
+	requeued map[int32]int64
 }
 
 // stretch is one run of a queue's index: a queue and a type ("" for items
@@ -50,9 +54,11 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
+		pool:      pool,
 		q:         db.New(pool),
 		log:       log,
 		heads:     make(map[stretch]int64),
+		requeued:  make(map[int32]int64),
 		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
 	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, maxOps: maxBatchOps, run: e.runClaims}
@@ -79,9 +85,31 @@ func (e *Engine) Release(ctx context.Context, p projects.Project, names []string
 	return released, err
 }
 
+// noticeRequeued forgets the project's heads when items went back behind
+// them since this process last looked: a release or a reclaim in another
+// process, or the reclaim job. The project's counters say so, within the
+// project cache's lifetime.
+func (e *Engine) noticeRequeued(live *projects.Live) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := live.Summary.Requeued
+	last, seen := e.requeued[live.ID]
+	switch {
+	case !seen:
+		e.requeued[live.ID] = n
+	case n > last:
+		e.forgetHeadsLocked(live.ID)
+		e.requeued[live.ID] = n
+	}
+}
+
 func (e *Engine) forgetHeads(project int32) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.forgetHeadsLocked(project)
+}
+
+func (e *Engine) forgetHeadsLocked(project int32) {
 	for s := range e.heads {
 		if s.project == project {
 			delete(e.heads, s)

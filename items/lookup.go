@@ -22,6 +22,9 @@ const (
 	StatusClaimed  = "claimed"
 	StatusDone     = "done"
 	StatusArchived = "archived"
+	// StatusDiscarded is a completion archived in a project's discard mode:
+	// only its dedup record is left.
+	StatusDiscarded = "discarded"
 )
 
 // ItemStatus is where an item stands.
@@ -33,14 +36,27 @@ type ItemStatus struct {
 	Downloader string     `json:"downloader,omitempty"`
 	ClaimedAt  *time.Time `json:"claimed_at,omitempty"`
 	DoneAt     *time.Time `json:"done_at,omitempty"`
+	// Archive is the file, under the archive directory, holding an
+	// archived item's completion.
+	Archive string `json:"archive,omitempty"`
 }
 
 // Lookup finds an item by name (the part before any context separator).
-func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (ItemStatus, error) {
+// It reads every table from one snapshot, so an item moving between them
+// meanwhile is seen in one place, never in none.
+func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (st ItemStatus, err error) {
+	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		st, err = e.lookup(ctx, e.q.WithTx(tx), live, name)
+		return err
+	})
+	return st, err
+}
+
+func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live, name string) (ItemStatus, error) {
 	p := live.Project
 	name, _, _ = strings.Cut(name, contextSeparator)
 	st := ItemStatus{Name: name}
-	id, err := e.q.SeenGet(ctx, db.SeenGetParams{ProjectID: p.ID, Name: name})
+	id, err := q.SeenGet(ctx, db.SeenGetParams{ProjectID: p.ID, Name: name})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, ErrUnknownItem
 	}
@@ -48,7 +64,7 @@ func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (
 		return st, err
 	}
 
-	claim, err := e.q.ClaimGet(ctx, db.ClaimGetParams{ProjectID: p.ID, Name: name})
+	claim, err := q.ClaimGet(ctx, db.ClaimGetParams{ProjectID: p.ID, Name: name})
 	switch {
 	case err == nil:
 		st.Status, st.Queue, st.ClaimCount, st.Downloader = StatusClaimed, claim.Queue, claim.ClaimCount, claim.Downloader
@@ -58,7 +74,7 @@ func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (
 		return st, err
 	}
 
-	done, err := e.q.DoneGet(ctx, db.DoneGetParams{ProjectID: p.ID, ID: id})
+	done, err := q.DoneGet(ctx, db.DoneGetParams{ProjectID: p.ID, ID: id})
 	switch {
 	case err == nil:
 		st.Status, st.ClaimCount, st.Downloader = StatusDone, done.ClaimCount, done.Downloader
@@ -76,7 +92,7 @@ func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (
 			queues = append(queues, q)
 		}
 	}
-	todo, err := e.q.TodoGet(ctx, db.TodoGetParams{
+	todo, err := q.TodoGet(ctx, db.TodoGetParams{
 		ProjectID: p.ID,
 		Queues:    queues,
 		Types:     append(p.Config.LimitedTypes(), ""),
@@ -90,6 +106,14 @@ func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (
 		return st, err
 	}
 	// Seen, and in no hot table: its completion was archived.
-	st.Status = StatusArchived
+	arc, err := q.ArchiveForItem(ctx, db.ArchiveForItemParams{ProjectID: p.ID, Name: name})
+	switch {
+	case err == nil:
+		st.Status, st.Archive = StatusArchived, arc.Path
+		return st, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return st, err
+	}
+	st.Status = StatusDiscarded
 	return st, nil
 }

@@ -3,8 +3,6 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -14,7 +12,7 @@ import (
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
 
-func TestPartitionsCreatesDaysAhead(t *testing.T) {
+func TestEnsurePartitionsCreatesDaysAhead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
@@ -35,13 +33,9 @@ func TestPartitionsCreatesDaysAhead(t *testing.T) {
 	if exists(later) {
 		t.Fatal("partition a month ahead exists before the job ran")
 	}
-
-	job := NewPartitions(slog.New(slog.NewTextHandler(io.Discard, nil)), store)
-	job.now = func() time.Time { return later }
-	if err := job.Start(ctx); err != nil {
+	if err := EnsurePartitions(ctx, store, later); err != nil {
 		t.Fatal(err)
 	}
-	job.Stop()
 	for _, d := range []int{-1, 0, 7} {
 		if !exists(later.AddDate(0, 0, d)) {
 			t.Errorf("no partition for day %+d", d)

@@ -168,8 +168,11 @@ BEGIN
 END
 $$;
 
--- Counters of a project: 'claims', 'done', 'bytes', 'reclaims' and
--- 'queue:NAME' for each queue's size. Every statement that moves items
+-- Counters of a project: 'claims', 'done', 'bytes', 'reclaims',
+-- 'queue:NAME' for each queue's size, 'archived' and 'discarded' (completions
+-- moved out of done by archival), and 'requeued' (items put back behind a
+-- queue's head: releases, reclaims; processes seeing it grow look for items
+-- from the start of their queues again). Every statement that moves items
 -- updates them in the same transaction, so they always equal the rows they
 -- count. Each transaction writes one of 1024 shards, its own for its whole
 -- life, so concurrent transactions seldom wait on each other and never
@@ -189,8 +192,8 @@ CREATE FUNCTION counter_shard() RETURNS smallint
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
     RETURN (txid_current() % 1024)::smallint;
 
--- Per-downloader totals of a project, updated once per done request (one
--- row per downloader, so concurrent warriors never wait on each other).
+-- Per-downloader totals of a project, folded in from done_tallies by the
+-- rollup job (the completions append tallies instead of updating these rows).
 CREATE TABLE downloaders (
     project_id integer     NOT NULL,
     nick       text        NOT NULL,

@@ -19,6 +19,12 @@ type Summary struct {
 	Done     int64
 	Bytes    int64
 	Reclaims int64
+	// Archived and Discarded count the completions archival moved out of
+	// the hot tables (Done includes them).
+	Archived  int64
+	Discarded int64
+	// Requeued counts items ever put back behind a queue's head.
+	Requeued int64
 }
 
 // Summary counts the project's items in every state, from the counters the
@@ -46,6 +52,12 @@ func (s *Store) Summary(ctx context.Context, p Project) (Summary, error) {
 			sum.Bytes = r.Value
 		case name == "reclaims":
 			sum.Reclaims = r.Value
+		case name == "archived":
+			sum.Archived = r.Value
+		case name == "discarded":
+			sum.Discarded = r.Value
+		case name == "requeued":
+			sum.Requeued = r.Value
 		}
 	}
 	return sum, nil

@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
+	"time"
 )
 
 // config is everything the commands read from flags and the environment.
@@ -15,6 +17,13 @@ type config struct {
 	DataDir     string // --data-dir, $TRACKER_DATA_DIR
 	Addr        string // --addr, $TRACKER_ADDR (serve)
 	DatabaseURL string // $DATABASE_URL; empty means the embedded cluster
+	// ArchiveDir holds the archive files: --archive-dir, $TRACKER_ARCHIVE_DIR,
+	// default DataDir/archive. Several tracker machines share one (a network
+	// file system) or run the archive job on one machine only.
+	ArchiveDir string
+	// AuditRetention is how long audit entries are kept: --audit-retention,
+	// $TRACKER_AUDIT_RETENTION, default a year.
+	AuditRetention time.Duration
 }
 
 // command is one subcommand: its words ("project create"), the usage of its
@@ -70,6 +79,16 @@ func commands() []command {
 			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
 				o["queue"] = fs.String("queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")
 			}},
+		{name: "jobs", summary: "list the background jobs: schedule and last run", nargs: [2]int{0, 0}, run: runJobsList},
+		{name: "jobs run", args: "NAME", summary: "run a background job once, now (after a run in progress elsewhere ends)", nargs: [2]int{1, 1}, run: runJobsRun},
+		{name: "jobs set", args: "NAME", summary: "switch a job on or off and set its interval", nargs: [2]int{1, 1}, run: runJobsSet,
+			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
+				o["enabled"] = fs.String("enabled", "", "true or false")
+				o["every"] = fs.String("every", "", "interval between runs, such as 30s or 10m")
+			}},
+		{name: "archive list", args: "SLUG", summary: "list a project's archives (day, items, file, checksum)", nargs: [2]int{1, 1}, run: runArchiveList},
+		{name: "archive verify", args: "SLUG", summary: "check every archive file of a project against its checksum", nargs: [2]int{1, 1}, run: runArchiveVerify},
+		{name: "archive export", args: "SLUG", summary: "write a project's archived completions to stdout as JSON lines", nargs: [2]int{1, 1}, run: runArchiveExport},
 		{name: "admin create", args: "USER", summary: "create a global admin (password from $TRACKER_PASSWORD or one line on stdin)", nargs: [2]int{1, 1}, run: runAdminCreate},
 	}
 }
@@ -102,13 +121,17 @@ func dispatch(ctx context.Context, args []string, io stdio, getenv func(string) 
 		}
 		return nil
 	}
+	// The longest name that matches: "jobs run" before "jobs".
 	var cmd *command
+	matched := 0
 	for i := range cmds {
 		words := strings.Fields(cmds[i].name)
-		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == cmds[i].name {
-			cmd, args = &cmds[i], args[len(words):]
-			break
+		if len(words) > matched && len(args) >= len(words) && strings.Join(args[:len(words)], " ") == cmds[i].name {
+			cmd, matched = &cmds[i], len(words)
 		}
+	}
+	if cmd != nil {
+		args = args[matched:]
 	}
 	if cmd == nil {
 		printUsage(io, cmds)
@@ -119,10 +142,14 @@ func dispatch(ctx context.Context, args []string, io stdio, getenv func(string) 
 		DataDir:     cmp.Or(getenv("TRACKER_DATA_DIR"), "./data"),
 		Addr:        cmp.Or(getenv("TRACKER_ADDR"), "127.0.0.1:8080"),
 		DatabaseURL: getenv("DATABASE_URL"),
+		ArchiveDir:  getenv("TRACKER_ARCHIVE_DIR"),
 	}
+	retention := cmp.Or(getenv("TRACKER_AUDIT_RETENTION"), "8760h")
 	fs := flag.NewFlagSet("tracker "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the embedded PostgreSQL cluster (also $TRACKER_DATA_DIR); unused when $DATABASE_URL is set")
+	fs.StringVar(&cfg.ArchiveDir, "archive-dir", cfg.ArchiveDir, "directory of the archive files (also $TRACKER_ARCHIVE_DIR; default DATA_DIR/archive)")
+	fs.StringVar(&retention, "audit-retention", retention, "how long audit entries are kept (also $TRACKER_AUDIT_RETENTION)")
 	opts := map[string]*string{}
 	if cmd.flags != nil {
 		cmd.flags(fs, &cfg, opts)
@@ -141,6 +168,12 @@ func dispatch(ctx context.Context, args []string, io stdio, getenv func(string) 
 	if len(pos) < cmd.nargs[0] || (cmd.nargs[1] >= 0 && len(pos) > cmd.nargs[1]) {
 		fs.Usage()
 		return &usageError{fmt.Sprintf("%s: wrong number of arguments", cmd.name)}
+	}
+	if cfg.AuditRetention, err = time.ParseDuration(retention); err != nil || cfg.AuditRetention <= 0 {
+		return &usageError{fmt.Sprintf("audit retention %q: a positive duration such as 8760h", retention)}
+	}
+	if cfg.ArchiveDir == "" {
+		cfg.ArchiveDir = filepath.Join(cfg.DataDir, "archive")
 	}
 	a := &app{cfg: cfg, io: io, log: log, getenv: getenv}
 	return cmd.run(ctx, a, pos, opts)

@@ -35,12 +35,16 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 	}
 	defer d.close(a) // last: after the server and the jobs have stopped
 
-	partitions := jobs.NewPartitions(a.log, projects.NewStore(d.pool))
-	// Jobs end when Stop says so, after the server, not at the signal.
-	if err := partitions.Start(context.WithoutCancel(ctx)); err != nil {
+	// Today's completion partitions exist before the first request.
+	if err := jobs.EnsurePartitions(ctx, projects.NewStore(d.pool), time.Now()); err != nil {
 		return err
 	}
-	defer partitions.Stop() // after the server has drained, before the pool closes
+	runner := a.jobRunner(d)
+	// Jobs end when Stop says so, after the server, not at the signal.
+	if err := runner.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	defer runner.Stop() // after the server has drained, before the pool closes
 
 	h := handlers.New(a.log, d.pool, projectCacheTTL)
 	srv := &http.Server{

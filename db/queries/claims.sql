@@ -45,6 +45,7 @@ WITH released AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), sum(d.delta)
     FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
+          UNION ALL SELECT 'requeued', 1 FROM queued
           UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
     GROUP BY d.name
     ORDER BY d.name
@@ -97,3 +98,40 @@ WITH slots AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name FROM numbered ORDER BY numbered.slot;
+
+-- name: ClaimsExpire :one
+-- Puts up to @max expired claims (older than @ttl times their claim count)
+-- back in the queue they came from, in their old place, oldest first.
+-- Returns how many went back.
+WITH expired AS (
+    DELETE FROM claims
+    WHERE ctid = ANY(ARRAY(
+        SELECT c.ctid FROM claims c
+        WHERE c.project_id = @project_id
+          AND c.claim_count > 0 -- the condition of claims_claimed_at
+          AND c.claimed_at < now() - @ttl::interval
+          AND c.claimed_at < now() - c.claim_count * @ttl::interval
+        ORDER BY c.claimed_at
+        LIMIT @max
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT @project_id, expired.queue,
+           CASE WHEN item_type(expired.name) = ANY(@limited_types::text[]) THEN item_type(expired.name) ELSE '' END,
+           expired.id, expired.name, expired.claim_count
+    FROM expired
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
+          UNION ALL SELECT 'reclaims', 1 FROM queued
+          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM queued;

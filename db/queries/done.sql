@@ -40,16 +40,12 @@ WITH reported AS (
            shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet
     FROM shared
 ), credit AS (
-    INSERT INTO downloaders AS d (project_id, nick, items, bytes, version)
+    -- Appended, not added to the downloaders' rows: the rollup job folds
+    -- them in (see done_tallies).
+    INSERT INTO done_tallies (project_id, downloader, items, bytes, version)
     SELECT @project_id, shared.downloader, count(*), sum(shared.share), (array_agg(shared.version ORDER BY shared.req DESC))[1]
     FROM shared
     GROUP BY shared.downloader
-    ORDER BY shared.downloader
-    ON CONFLICT (project_id, nick) DO UPDATE
-    SET items = d.items + excluded.items,
-        bytes = d.bytes + excluded.bytes,
-        version = excluded.version,
-        last_seen = now()
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), d.delta

@@ -1,0 +1,388 @@
+// Package archive moves old completions out of the hot tables: each UTC day
+// of a project's completions becomes one gzip file of JSON lines (or, for
+// projects too big to keep them, is discarded), recorded in the database
+// with its item count, time range and checksum, and its partition is
+// dropped whole.
+package archive
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// Archive modes (the project configuration's archive_mode).
+const (
+	ModeFiles   = "files"
+	ModeDiscard = "discard"
+)
+
+// ErrChecksum means an archive file is not what was written: it is reported,
+// never read.
+var ErrChecksum = errors.New("archive file fails its checksum")
+
+// Archiver archives completions into files under its directory.
+type Archiver struct {
+	pool *pgxpool.Pool
+	q    *db.Queries
+	dir  string
+	// dropLockTimeout bounds the wait for the lock that dropping a
+	// partition takes on the project's completions: completions queue
+	// behind it, so it is short, and the day is tried again next run.
+	dropLockTimeout time.Duration
+}
+
+func New(pool *pgxpool.Pool, dir string) *Archiver {
+	return &Archiver{pool: pool, q: db.New(pool), dir: dir, dropLockTimeout: time.Second}
+}
+
+// Result says what one pass archived.
+type Result struct {
+	Days  int
+	Items int64
+}
+
+// Project archives every day of the project's completions that ended
+// archive_after seconds or more before now. Each day is one transaction:
+// stopped midway, a pass leaves whole days archived and the rest as they
+// were (a file written for a day not yet recorded is written again).
+func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Time) (Result, error) {
+	var res Result
+	if p.Config.ArchiveAfter <= 0 {
+		return res, nil
+	}
+	cutoff := now.Add(-time.Duration(p.Config.ArchiveAfter) * time.Second)
+	parts, err := a.q.DonePartitions(ctx, p.ID)
+	if err != nil {
+		return res, err
+	}
+	for _, part := range parts {
+		day, err := partitionDay(part)
+		if err != nil {
+			return res, err
+		}
+		if day.AddDate(0, 0, 1).After(cutoff) {
+			break // partitions come oldest first
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		n, err := a.archiveDay(ctx, p, part, day)
+		if err != nil {
+			return res, fmt.Errorf("archiving %s: %w", part, err)
+		}
+		res.Days++
+		res.Items += n
+	}
+	return res, nil
+}
+
+// partitionDay reads the day from a partition's name (done_pN_YYYYMMDD).
+func partitionDay(part string) (time.Time, error) {
+	i := strings.LastIndexByte(part, '_')
+	day, err := time.Parse("20060102", part[i+1:])
+	if err != nil {
+		return time.Time{}, fmt.Errorf("partition %q: %w", part, err)
+	}
+	return day, nil
+}
+
+// manifest is what the archives table records of a day.
+type manifest struct {
+	items, bytes        int64
+	firstDone, lastDone *time.Time
+	sum                 []byte
+	size                int64
+	path                string
+}
+
+func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part string, day time.Time) (int64, error) {
+	var m manifest
+	var err error
+	if p.Config.ArchiveMode == ModeDiscard {
+		m, err = a.measure(ctx, part)
+	} else {
+		m, err = a.writeFile(ctx, p, part, day)
+	}
+	if err != nil {
+		return 0, err
+	}
+	table := pgx.Identifier{part}.Sanitize()
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		// A past day's partition takes no more rows (done_at is the
+		// completion's own time), but check before dropping anything.
+		var n int64
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+			return err
+		}
+		if n != m.items {
+			return fmt.Errorf("%s holds %d completions, the archive %d", part, n, m.items)
+		}
+		if n == 0 {
+			_, err := tx.Exec(ctx, "DROP TABLE "+table)
+			return err
+		}
+		q := a.q.WithTx(tx)
+		mode := ModeFiles
+		if m.path == "" {
+			mode = ModeDiscard
+		}
+		id, err := q.ArchiveInsert(ctx, db.ArchiveInsertParams{
+			ProjectID: p.ID, Day: day, Mode: mode, Path: m.path, Items: m.items, Bytes: m.bytes,
+			FirstDoneAt: m.firstDone, LastDoneAt: m.lastDone, Sha256: m.sum, FileSize: m.size,
+		})
+		if err != nil {
+			return err
+		}
+		counter := "discarded"
+		if mode == ModeFiles {
+			counter = "archived"
+			// An item done twice (requeued by an admin) is found in its
+			// latest archive.
+			if _, err := tx.Exec(ctx, `
+				INSERT INTO archived (project_id, hash, archive_id)
+				SELECT DISTINCT ON (item_hash(name)) project_id, item_hash(name), $1 FROM `+table+`
+				ORDER BY item_hash(name)
+				ON CONFLICT (project_id, hash) DO UPDATE SET archive_id = excluded.archive_id`, id); err != nil {
+				return err
+			}
+		}
+		if err := q.CounterAdd(ctx, db.CounterAddParams{ProjectID: p.ID, Name: counter, Delta: n}); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", a.dropLockTimeout.Milliseconds())); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "DROP TABLE "+table)
+		return err
+	})
+	return m.items, err
+}
+
+// measure counts a partition's completions for a discarding archive.
+func (a *Archiver) measure(ctx context.Context, part string) (manifest, error) {
+	var m manifest
+	err := a.pool.QueryRow(ctx, "SELECT count(*), coalesce(sum(bytes), 0)::bigint, min(done_at), max(done_at) FROM "+
+		pgx.Identifier{part}.Sanitize()).Scan(&m.items, &m.bytes, &m.firstDone, &m.lastDone)
+	return m, err
+}
+
+// recordQuery renders one completion as the JSON line the archive keeps.
+// Times are UTC (the transaction sets the zone), so a file reads the same
+// whoever wrote it.
+const recordQuery = `SELECT json_build_object(
+	'id', id, 'item', name, 'downloader', downloader, 'version', version, 'bytes', bytes,
+	'domains', domains, 'client_id', client_id, 'claimed_at', claimed_at, 'done_at', done_at,
+	'claim_count', claim_count, 'ip', ip)::text, bytes, done_at
+FROM %s ORDER BY done_at, id`
+
+// writeFile writes a partition's completions to their archive file: to a
+// temporary name first, synced, then renamed, so a file under its final
+// name is always whole.
+func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part string, day time.Time) (manifest, error) {
+	m := manifest{path: filepath.Join(p.Slug, fmt.Sprintf("%s-%s.jsonl.gz", p.Slug, day.Format("2006-01-02")))}
+	final := filepath.Join(a.dir, m.path)
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return m, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(final), ".archive-*")
+	if err != nil {
+		return m, err
+	}
+	defer os.Remove(f.Name()) // fails harmlessly once renamed
+	defer f.Close()
+
+	sum := sha256.New()
+	counted := &countingWriter{w: io.MultiWriter(f, sum)}
+	buf := bufio.NewWriterSize(counted, 1<<16)
+	zw := gzip.NewWriter(buf)
+
+	err = pgx.BeginTxFunc(ctx, a.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL TimeZone = 'UTC'"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, fmt.Sprintf(recordQuery, pgx.Identifier{part}.Sanitize()))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var line string
+		var bytes int64
+		var doneAt time.Time
+		for rows.Next() {
+			if err := rows.Scan(&line, &bytes, &doneAt); err != nil {
+				return err
+			}
+			if m.firstDone == nil {
+				first := doneAt
+				m.firstDone = &first
+			}
+			last := doneAt
+			m.lastDone = &last
+			m.items++
+			m.bytes += bytes
+			if _, err := io.WriteString(zw, line+"\n"); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return m, err
+	}
+	if m.items == 0 {
+		return m, nil // an empty day leaves no file
+	}
+	if err := zw.Close(); err != nil {
+		return m, err
+	}
+	if err := buf.Flush(); err != nil {
+		return m, err
+	}
+	if err := f.Sync(); err != nil {
+		return m, err
+	}
+	if err := f.Close(); err != nil {
+		return m, err
+	}
+	if err := os.Rename(f.Name(), final); err != nil {
+		return m, err
+	}
+	if err := syncDir(filepath.Dir(final)); err != nil {
+		return m, err
+	}
+	m.sum, m.size = sum.Sum(nil), counted.n
+	return m, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// List returns the project's archives, oldest day first.
+func (a *Archiver) List(ctx context.Context, p projects.Project) ([]db.Archive, error) {
+	return a.q.ArchivesByProject(ctx, p.ID)
+}
+
+// Verify checks an archive's file against its recorded size and checksum.
+func (a *Archiver) Verify(arc db.Archive) error {
+	if arc.Mode != ModeFiles {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(a.dir, arc.Path))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return err
+	}
+	return checkSum(arc, n, h)
+}
+
+func checkSum(arc db.Archive, size int64, h hash.Hash) error {
+	if size != arc.FileSize || string(h.Sum(nil)) != string(arc.Sha256) {
+		return fmt.Errorf("%w: %s (recorded %d bytes, sha256 %x; found %d bytes, sha256 %x)",
+			ErrChecksum, arc.Path, arc.FileSize, arc.Sha256, size, h.Sum(nil))
+	}
+	return nil
+}
+
+// Export writes the project's archived completions to w as JSON lines, day
+// by day, exactly as archived. Each file is checked against its checksum
+// before a line of it is written; the first that fails stops the export
+// with ErrChecksum. Discarded days have nothing to export. It returns how
+// many completions it wrote.
+func (a *Archiver) Export(ctx context.Context, w io.Writer, p projects.Project) (int64, error) {
+	arcs, err := a.List(ctx, p)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, arc := range arcs {
+		if arc.Mode != ModeFiles {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		if err := a.Verify(arc); err != nil {
+			return total, err
+		}
+		n, err := a.copyFile(w, arc)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n != arc.Items {
+			return total, fmt.Errorf("%s: %d completions, %d recorded", arc.Path, n, arc.Items)
+		}
+	}
+	return total, nil
+}
+
+// copyFile decompresses one archive file into w and counts its lines.
+func (a *Archiver) copyFile(w io.Writer, arc db.Archive) (int64, error) {
+	f, err := os.Open(filepath.Join(a.dir, arc.Path))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", arc.Path, err)
+	}
+	lines := &lineCounter{w: w}
+	if _, err := io.Copy(lines, zr); err != nil {
+		return lines.n, fmt.Errorf("%s: %w", arc.Path, err)
+	}
+	return lines.n, nil
+}
+
+type lineCounter struct {
+	w io.Writer
+	n int64
+}
+
+func (l *lineCounter) Write(p []byte) (int, error) {
+	for _, b := range p {
+		if b == '\n' {
+			l.n++
+		}
+	}
+	return l.w.Write(p)
+}

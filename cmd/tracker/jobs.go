@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"tracker/archive"
+	"tracker/db"
+	"tracker/items"
+	"tracker/jobs"
+	"tracker/projects"
+	"tracker/stats"
+)
+
+// jobRunner builds the runner of every background job, for serve and for
+// the jobs commands alike. The reclaim job has an engine of its own: the
+// engines of the web server learn of the items it puts back from the
+// project's counters.
+func (a *app) jobRunner(d *database) *jobs.Runner {
+	store := projects.NewStore(d.pool)
+	return jobs.NewRunner(a.log, d.pool,
+		jobs.Reclaim(store, items.NewEngine(d.pool, a.log)),
+		jobs.Archive(store, archive.New(d.pool, a.cfg.ArchiveDir)),
+		jobs.Rollup(stats.NewStore(d.pool)),
+		jobs.Housekeeping(d.pool, store, a.cfg.AuditRetention),
+	)
+}
+
+// jobJSON is a job as `tracker jobs` prints it.
+type jobJSON struct {
+	Name           string     `json:"name"`
+	Enabled        bool       `json:"enabled"`
+	Every          string     `json:"every"`
+	NextRunAt      time.Time  `json:"next_run_at"`
+	LastStartedAt  *time.Time `json:"last_started_at"`
+	LastFinishedAt *time.Time `json:"last_finished_at"`
+	LastOutcome    string     `json:"last_outcome"`
+	LastError      string     `json:"last_error,omitempty"`
+	LastSummary    string     `json:"last_summary"`
+	Runs           int64      `json:"runs"`
+	Failures       int64      `json:"failures"`
+}
+
+func newJobJSON(j db.Job) jobJSON {
+	return jobJSON{
+		Name: j.Name, Enabled: j.Enabled, Every: (time.Duration(j.Every.Microseconds) * time.Microsecond).String(),
+		NextRunAt: j.NextRunAt, LastStartedAt: j.LastStartedAt, LastFinishedAt: j.LastFinishedAt,
+		LastOutcome: j.LastOutcome, LastError: j.LastError, LastSummary: j.LastSummary, Runs: j.Runs, Failures: j.Failures,
+	}
+}
+
+func printJSON(a *app, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	printf(a, "%s\n", b)
+	return nil
+}
+
+func runJobsList(ctx context.Context, a *app, _ []string, _ map[string]*string) error {
+	return a.withDatabase(ctx, func(d *database) error {
+		if err := a.jobRunner(d).Register(ctx); err != nil {
+			return err
+		}
+		js, err := db.New(d.pool).JobList(ctx)
+		if err != nil {
+			return err
+		}
+		out := make([]jobJSON, len(js))
+		for i, j := range js {
+			out[i] = newJobJSON(j)
+		}
+		return printJSON(a, out)
+	})
+}
+
+func runJobsRun(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+	return a.withDatabase(ctx, func(d *database) error {
+		r := a.jobRunner(d)
+		summary, err := r.RunNow(ctx, args[0])
+		if errors.Is(err, jobs.ErrUnknownJob) {
+			return &usageError{err.Error()}
+		}
+		if err != nil {
+			return err
+		}
+		printf(a, "%s: %s\n", args[0], summary)
+		return nil
+	})
+}
+
+func runJobsSet(ctx context.Context, a *app, args []string, opts map[string]*string) error {
+	return a.withDatabase(ctx, func(d *database) error {
+		if err := a.jobRunner(d).Register(ctx); err != nil {
+			return err
+		}
+		q := db.New(d.pool)
+		j, err := q.JobGet(ctx, args[0])
+		if err != nil {
+			return &usageError{fmt.Sprintf("%v %q", jobs.ErrUnknownJob, args[0])}
+		}
+		enabled, every := j.Enabled, time.Duration(j.Every.Microseconds)*time.Microsecond
+		if s := *opts["enabled"]; s != "" {
+			if enabled, err = strconv.ParseBool(s); err != nil {
+				return &usageError{fmt.Sprintf("--enabled %q: true or false", s)}
+			}
+		}
+		if s := *opts["every"]; s != "" {
+			if every, err = time.ParseDuration(s); err != nil || every < time.Second {
+				return &usageError{fmt.Sprintf("--every %q: a duration of at least 1s, such as 30s", s)}
+			}
+		}
+		j, err = jobs.Set(ctx, q, args[0], enabled, every)
+		if err != nil {
+			return err
+		}
+		return printJSON(a, newJobJSON(j))
+	})
+}
+
+// archiveJSON is an archive as `tracker archive list` prints it.
+type archiveJSON struct {
+	Day         string     `json:"day"`
+	Mode        string     `json:"mode"`
+	Path        string     `json:"path,omitempty"`
+	Items       int64      `json:"items"`
+	Bytes       int64      `json:"bytes"`
+	FirstDoneAt *time.Time `json:"first_done_at"`
+	LastDoneAt  *time.Time `json:"last_done_at"`
+	SHA256      string     `json:"sha256,omitempty"`
+	FileSize    int64      `json:"file_size,omitempty"`
+}
+
+// withArchive runs fn with the project named by args[0] and its archiver.
+func (a *app) withArchive(ctx context.Context, slug string, fn func(*archive.Archiver, projects.Project) error) error {
+	return a.withDatabase(ctx, func(d *database) error {
+		p, err := projects.NewStore(d.pool).Get(ctx, slug)
+		if err != nil {
+			return err
+		}
+		return fn(archive.New(d.pool, a.cfg.ArchiveDir), p)
+	})
+}
+
+func runArchiveList(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+	return a.withArchive(ctx, args[0], func(arc *archive.Archiver, p projects.Project) error {
+		as, err := arc.List(ctx, p)
+		if err != nil {
+			return err
+		}
+		out := make([]archiveJSON, len(as))
+		for i, x := range as {
+			out[i] = archiveJSON{
+				Day: x.Day.Format(time.DateOnly), Mode: x.Mode, Path: x.Path, Items: x.Items, Bytes: x.Bytes,
+				FirstDoneAt: x.FirstDoneAt, LastDoneAt: x.LastDoneAt, SHA256: hex.EncodeToString(x.Sha256), FileSize: x.FileSize,
+			}
+		}
+		return printJSON(a, out)
+	})
+}
+
+func runArchiveVerify(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+	return a.withArchive(ctx, args[0], func(arc *archive.Archiver, p projects.Project) error {
+		as, err := arc.List(ctx, p)
+		if err != nil {
+			return err
+		}
+		var failed int
+		for _, x := range as {
+			if err := arc.Verify(x); err != nil {
+				failed++
+				printf(a, "FAILED %s: %v\n", x.Day.Format(time.DateOnly), err)
+				continue
+			}
+			printf(a, "ok     %s %s\n", x.Day.Format(time.DateOnly), x.Path)
+		}
+		if failed > 0 {
+			return fmt.Errorf("%d of %d archives failed", failed, len(as))
+		}
+		return nil
+	})
+}
+
+func runArchiveExport(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+	return a.withArchive(ctx, args[0], func(arc *archive.Archiver, p projects.Project) error {
+		_, err := arc.Export(ctx, a.io.out, p)
+		return err
+	})
+}

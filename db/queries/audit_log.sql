@@ -1,0 +1,3 @@
+-- name: AuditLogPrune :execrows
+-- Drops audit entries older than @keep.
+DELETE FROM audit_log WHERE at < now() - @keep::interval;

@@ -1,0 +1,53 @@
+-- name: DoneTalliesFold :one
+-- Folds up to @max tallies into the downloaders' totals and the time
+-- series, in one transaction: a tally is either still pending or counted
+-- everywhere. Returns how many were folded.
+WITH taken AS (
+    DELETE FROM done_tallies
+    WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t LIMIT @max))
+    RETURNING done_tallies.project_id, done_tallies.downloader, done_tallies.items, done_tallies.bytes,
+              done_tallies.version, done_tallies.at
+), totals AS (
+    INSERT INTO downloaders AS d (project_id, nick, items, bytes, version, first_seen, last_seen)
+    SELECT taken.project_id, taken.downloader, sum(taken.items), sum(taken.bytes),
+           (array_agg(taken.version ORDER BY taken.at DESC))[1], min(taken.at), max(taken.at)
+    FROM taken
+    GROUP BY taken.project_id, taken.downloader
+    ORDER BY taken.project_id, taken.downloader
+    ON CONFLICT (project_id, nick) DO UPDATE
+    SET items = d.items + excluded.items,
+        bytes = d.bytes + excluded.bytes,
+        version = CASE WHEN excluded.last_seen >= d.last_seen THEN excluded.version ELSE d.version END,
+        last_seen = greatest(d.last_seen, excluded.last_seen)
+), minutes AS (
+    INSERT INTO series_minutes AS s (project_id, minute, items, bytes)
+    SELECT taken.project_id, date_trunc('minute', taken.at, 'UTC'), sum(taken.items), sum(taken.bytes)
+    FROM taken
+    GROUP BY 1, 2
+    ORDER BY 1, 2
+    ON CONFLICT (project_id, minute) DO UPDATE SET items = s.items + excluded.items, bytes = s.bytes + excluded.bytes
+), hours AS (
+    INSERT INTO series_hours AS s (project_id, hour, items, bytes)
+    SELECT taken.project_id, date_trunc('hour', taken.at, 'UTC'), sum(taken.items), sum(taken.bytes)
+    FROM taken
+    GROUP BY 1, 2
+    ORDER BY 1, 2
+    ON CONFLICT (project_id, hour) DO UPDATE SET items = s.items + excluded.items, bytes = s.bytes + excluded.bytes
+), downloader_hours AS (
+    INSERT INTO downloader_hours AS s (project_id, downloader, hour, items, bytes)
+    SELECT taken.project_id, taken.downloader, date_trunc('hour', taken.at, 'UTC'), sum(taken.items), sum(taken.bytes)
+    FROM taken
+    GROUP BY 1, 2, 3
+    ORDER BY 1, 2, 3
+    ON CONFLICT (project_id, downloader, hour) DO UPDATE SET items = s.items + excluded.items, bytes = s.bytes + excluded.bytes
+)
+SELECT count(*) FROM taken;
+
+-- name: DoneTalliesPending :many
+-- The tallies not folded yet, per downloader: live views add them to the
+-- folded totals.
+SELECT downloader, sum(items)::bigint AS items, sum(bytes)::bigint AS bytes,
+       (array_agg(version ORDER BY at DESC))[1]::text AS version, max(at)::timestamptz AS last_seen
+FROM done_tallies
+WHERE project_id = @project_id
+GROUP BY downloader;

@@ -1,0 +1,37 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// Housekeeping creates the completion partitions of the days ahead, drops
+// expired web sessions and drops audit entries older than auditKept.
+func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Duration) Job {
+	q := db.New(pool)
+	return Job{
+		Name:  "housekeeping",
+		Every: time.Hour,
+		Run: func(ctx context.Context) (string, error) {
+			if err := EnsurePartitions(ctx, store, time.Now()); err != nil {
+				return "", err
+			}
+			sessions, err := q.SessionsDeleteExpired(ctx)
+			if err != nil {
+				return "", err
+			}
+			audit, err := q.AuditLogPrune(ctx, pgtype.Interval{Microseconds: auditKept.Microseconds(), Valid: true})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("partitions ensured, %d expired sessions and %d old audit entries dropped", sessions, audit), nil
+		},
+	}
+}

@@ -1,0 +1,158 @@
+package jobs
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db/dbtest"
+	"tracker/items"
+	"tracker/projects"
+)
+
+// claimed makes n items of the project claimed by "w" age ago, as if
+// handed out then: rows in seen and claims, and the counter.
+func claimed(t *testing.T, pool *pgxpool.Pool, p projects.Project, n int, age time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	steps := []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO seen (project_id, hash, id)
+		  SELECT $1, item_hash('item:' || g), g FROM generate_series(1, $2::int) g`, []any{p.ID, n}},
+		{`INSERT INTO claims (project_id, hash, id, name, queue, downloader, claimed_at)
+		  SELECT $1, item_hash('item:' || g), g, 'item:' || g, 'todo', 'w', now() - make_interval(secs => $3)
+		  FROM generate_series(1, $2::int) g`, []any{p.ID, n, age.Seconds()}},
+		{`INSERT INTO counters (project_id, name, shard, value) VALUES ($1, 'claims', 0, $2)`, []any{p.ID, n}},
+	}
+	for _, s := range steps {
+		if _, err := pool.Exec(ctx, s.sql, s.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestReclaimPutsExpiredClaimsBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	p, err := store.Create(ctx, "demo", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 100_000
+	claimed(t, pool, p, n, 2*time.Hour)
+	engine := items.NewEngine(pool, quietLog())
+	r := NewRunner(quietLog(), pool, Reclaim(store, engine))
+
+	// Without a reclaim TTL nothing expires.
+	if s, err := r.RunNow(ctx, "reclaim"); err != nil || s != "reclaimed 0 items" {
+		t.Fatalf("no TTL: %q, %v", s, err)
+	}
+	// With one of an hour, a first claim two hours old has expired.
+	if p, err = store.Set(ctx, p, []string{"reclaim_ttl=3600"}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := r.RunNow(ctx, "reclaim"); err != nil || s != "reclaimed 100000 items" {
+		t.Fatalf("TTL 1h: %q, %v", s, err)
+	}
+	sum, err := store.Summary(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims, todo int64
+	pool.QueryRow(ctx, "SELECT count(*) FROM claims").Scan(&claims)
+	pool.QueryRow(ctx, "SELECT count(*) FROM todo WHERE queue = 'todo' AND claim_count = 1").Scan(&todo)
+	if claims != 0 || todo != n || sum.Claims != 0 || sum.Queues["todo"] != n || sum.Reclaims != n {
+		t.Fatalf("claims %d, todo %d, summary %+v", claims, todo, sum)
+	}
+
+	// They are handed out again, first in their old order.
+	live := &projects.Live{Project: p, Queues: sum.Queues, Summary: sum}
+	got, err := engine.Request(ctx, live, items.ClaimRequest{Downloader: "v", Max: 1})
+	if err != nil || len(got) != 1 || got[0] != "item:1" {
+		t.Fatalf("request after reclaim = %v, %v", got, err)
+	}
+}
+
+// A second claim lasts twice the TTL: claim count times TTL.
+func TestReclaimTTLGrowsWithClaimCount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	p, err := store.Create(ctx, "demo", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed(t, pool, p, 10, 90*time.Minute)
+	if _, err := pool.Exec(ctx, "UPDATE claims SET claim_count = 2 WHERE id <= 4"); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = store.Set(ctx, p, []string{"reclaim_ttl=3600"}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := items.NewEngine(pool, quietLog()).ReclaimExpired(ctx, p, 100)
+	if err != nil || n != 6 {
+		t.Fatalf("reclaimed %d, %v; want the 6 first claims", n, err)
+	}
+}
+
+// A reclaim run stopped part-way leaves whole batches done and the books
+// balanced; the next run finishes the job.
+func TestReclaimStoppedAndRestarted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	p, err := store.Create(ctx, "demo", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 60_000
+	claimed(t, pool, p, n, 2*time.Hour)
+	if p, err = store.Set(ctx, p, []string{"reclaim_ttl=60"}); err != nil {
+		t.Fatal(err)
+	}
+	job := Reclaim(store, items.NewEngine(pool, quietLog()))
+	stopCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		// Stop once the first batch is in.
+		for {
+			var back int64
+			pool.QueryRow(ctx, "SELECT count(*) FROM todo").Scan(&back)
+			if back > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	if _, err := job.Run(stopCtx); err == nil {
+		t.Log("the run ended before the stop reached it")
+	}
+	balanced := func() (claims, todo int64) {
+		t.Helper()
+		pool.QueryRow(ctx, "SELECT count(*) FROM claims").Scan(&claims)
+		pool.QueryRow(ctx, "SELECT count(*) FROM todo").Scan(&todo)
+		sum, err := store.Summary(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if claims+todo != n || sum.Claims != claims || sum.Queues["todo"] != todo || todo%reclaimBatch != 0 && todo != n {
+			t.Fatalf("claims %d + todo %d, summary %+v", claims, todo, sum)
+		}
+		return claims, todo
+	}
+	balanced()
+	if _, err := job.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if claims, _ := balanced(); claims != 0 {
+		t.Fatalf("%d claims left after the second run", claims)
+	}
+}
