@@ -326,3 +326,95 @@ func TestBlockAndTargetCommands(t *testing.T) {
 		t.Fatalf("%d blocks, %d targets; want 2 and 1", blocks, targets)
 	}
 }
+
+func TestJobsCommands(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+	code, out, errOut := tracker(t, dsn, "", nil, "jobs")
+	if code != 0 {
+		t.Fatalf("jobs: exit %d: %s", code, errOut)
+	}
+	var list []jobJSON
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, j := range list {
+		names = append(names, j.Name)
+	}
+	if fmt.Sprint(names) != "[archive housekeeping reclaim rollup]" {
+		t.Fatalf("jobs %v", names)
+	}
+
+	code, out, errOut = tracker(t, dsn, "", nil, "jobs", "run", "rollup")
+	if code != 0 || !strings.HasPrefix(out, "rollup: folded 0 tallies") {
+		t.Fatalf("jobs run rollup: exit %d, %q, %s", code, out, errOut)
+	}
+	if code, _, errOut = tracker(t, dsn, "", nil, "jobs", "run", "nope"); code != 2 || !strings.Contains(errOut, "no such job") {
+		t.Fatalf("jobs run nope: exit %d, %s", code, errOut)
+	}
+	code, out, errOut = tracker(t, dsn, "", nil, "jobs", "set", "reclaim", "--every", "45s", "--enabled", "false")
+	var j jobJSON
+	if code != 0 || json.Unmarshal([]byte(out), &j) != nil || j.Every != "45s" || j.Enabled {
+		t.Fatalf("jobs set: exit %d, %q, %s", code, out, errOut)
+	}
+	for _, bad := range [][]string{{"--every", "10ms"}, {"--enabled", "maybe"}} {
+		if code, _, _ := tracker(t, dsn, "", nil, append([]string{"jobs", "set", "reclaim"}, bad...)...); code != 2 {
+			t.Errorf("jobs set %v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestArchiveCommands(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+	dir := t.TempDir()
+	env := map[string]string{"TRACKER_ARCHIVE_DIR": dir}
+	if code, _, errOut := tracker(t, dsn, "", env, "project", "create", "demo"); code != 0 {
+		t.Fatal(errOut)
+	}
+	// A day of completions, long over: one file after the archive job.
+	pool := openPool(t, dsn)
+	ctx := context.Background()
+	for _, stmt := range []string{
+		`SELECT done_partitions_ensure(1, current_date - 5, current_date)`,
+		`INSERT INTO seen (project_id, hash, id) SELECT 1, item_hash('item:' || g), g FROM generate_series(1, 10) g`,
+		`INSERT INTO done (project_id, id, name, downloader, bytes, claimed_at, done_at, claim_count)
+		 SELECT 1, g, 'item:' || g, 'alice', 10, now() - interval '4 days', now() - interval '4 days', 1 FROM generate_series(1, 10) g`,
+	} {
+		if _, err := pool.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := tracker(t, dsn, "", env, "project", "set", "demo", "archive_after=86400"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, out, errOut := tracker(t, dsn, "", env, "jobs", "run", "archive"); code != 0 || !strings.Contains(out, "archived 10 completions") {
+		t.Fatalf("jobs run archive: exit %d, %q, %s", code, out, errOut)
+	}
+	if p := showProject(t, dsn, "demo"); p.Archived != 10 {
+		t.Errorf("project show: archived %d", p.Archived)
+	}
+	code, out, errOut := tracker(t, dsn, "", env, "archive", "list", "demo")
+	var list []archiveJSON
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0].Items != 10 || len(list[0].SHA256) != 64 {
+		t.Fatalf("archive list: exit %d, %q, %s", code, out, errOut)
+	}
+	if code, out, errOut := tracker(t, dsn, "", env, "archive", "export", "demo"); code != 0 || strings.Count(out, "\n") != 10 {
+		t.Fatalf("archive export: exit %d, %q, %s", code, out, errOut)
+	}
+	if code, _, _ := tracker(t, dsn, "", env, "archive", "verify", "demo"); code != 0 {
+		t.Fatalf("archive verify: exit %d", code)
+	}
+	// Damaged: verify and export fail and say which file.
+	file := filepath.Join(dir, list[0].Path)
+	if err := os.WriteFile(file, []byte("not what was written"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := tracker(t, dsn, "", env, "archive", "verify", "demo"); code != 1 || !strings.Contains(out, "FAILED") {
+		t.Fatalf("archive verify of a damaged file: exit %d, %q", code, out)
+	}
+	if code, out, errOut := tracker(t, dsn, "", env, "archive", "export", "demo"); code != 1 || out != "" || !strings.Contains(errOut, "checksum") {
+		t.Fatalf("archive export of a damaged file: exit %d, %q, %s", code, out, errOut)
+	}
+}

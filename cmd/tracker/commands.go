@@ -64,7 +64,12 @@ type projectJSON struct {
 	Config projects.Config  `json:"config"`
 	Queues map[string]int64 `json:"queues"`
 	Claims int64            `json:"claims"`
-	Done   int64            `json:"done"`
+	// Done counts every completion, archived and discarded ones included.
+	Done      int64 `json:"done"`
+	Bytes     int64 `json:"bytes"`
+	Reclaims  int64 `json:"reclaims"`
+	Archived  int64 `json:"archived"`
+	Discarded int64 `json:"discarded"`
 }
 
 func printProject(ctx context.Context, a *app, store *projects.Store, p projects.Project) error {
@@ -75,6 +80,7 @@ func printProject(ctx context.Context, a *app, store *projects.Store, p projects
 	b, err := json.MarshalIndent(projectJSON{
 		Slug: p.Slug, Title: p.Title, Config: p.Config,
 		Queues: sum.Queues, Claims: sum.Claims, Done: sum.Done,
+		Bytes: sum.Bytes, Reclaims: sum.Reclaims, Archived: sum.Archived, Discarded: sum.Discarded,
 	}, "", "  ")
 	if err != nil {
 		return err
