@@ -6,6 +6,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"context"
 	"fmt"
 	"io"
@@ -317,5 +318,60 @@ func TestServeWithDatabaseURLUnreachable(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "connect to the database") {
 		t.Fatalf("err %v, output %q", err, out)
+	}
+}
+
+// With a reclaim TTL, a claim never finished comes back to the queue by
+// itself: the reclaim job of the running server puts it back.
+func TestUnfinishedClaimsComeBack(t *testing.T) {
+	t.Parallel()
+	dir := dataDir(t)
+	s := serve(t, dir)
+	defer s.stop(t)
+	cli(t, "", "project", "create", "demo", "--data-dir", dir)
+	cli(t, "user:1\nuser:2\n", "items", "add", "demo", "--data-dir", dir)
+	cli(t, "", "project", "set", "demo", "reclaim_ttl=1", "--data-dir", dir)
+	cli(t, "", "jobs", "set", "reclaim", "--every", "1s", "--data-dir", dir)
+
+	if code, body := post(t, s.url+"/demo/request", `{"downloader":"alice"}`); code != 200 || body != `{"item_name":"user:1"}` {
+		t.Fatalf("request: %d %q", code, body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(s.url + "/demo/items/user:1.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ Status string }
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if st.Status == "todo" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("user:1 still %q after 30 s", st.Status)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// Back in its old place: the next warrior gets it first, once the
+	// server's one-second view of the project has seen it come back.
+	time.Sleep(1500 * time.Millisecond)
+	if code, body := post(t, s.url+"/demo/request", `{"downloader":"bob"}`); code != 200 || body != `{"item_name":"user:1"}` {
+		t.Fatalf("request after reclaim: %d %q", code, body)
+	}
+	var jobs []struct {
+		Name        string
+		LastOutcome string `json:"last_outcome"`
+		Runs        int
+	}
+	if err := json.Unmarshal([]byte(cli(t, "", "jobs", "--data-dir", dir)), &jobs); err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	for _, j := range jobs {
+		ran = ran || j.Name == "reclaim" && j.Runs >= 1 && j.LastOutcome == "ok"
+	}
+	if !ran {
+		t.Errorf("jobs: %+v", jobs)
 	}
 }
