@@ -15,7 +15,7 @@ WITH taken AS (
     DELETE FROM done_tallies
     WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t LIMIT $1))
     RETURNING done_tallies.project_id, done_tallies.downloader, done_tallies.items, done_tallies.bytes,
-              done_tallies.version, done_tallies.at
+              done_tallies.version, done_tallies.domains, done_tallies.item, done_tallies.at
 ), totals AS (
     INSERT INTO downloaders AS d (project_id, nick, items, bytes, version, first_seen, last_seen)
     SELECT taken.project_id, taken.downloader, sum(taken.items), sum(taken.bytes),
@@ -49,15 +49,33 @@ WITH taken AS (
     GROUP BY 1, 2, 3
     ORDER BY 1, 2, 3
     ON CONFLICT (project_id, downloader, hour) DO UPDATE SET items = s.items + excluded.items, bytes = s.bytes + excluded.bytes
+), domains AS (
+    INSERT INTO domain_totals AS s (project_id, domain, bytes)
+    SELECT taken.project_id, d.key, sum(d.value::bigint)
+    FROM taken, jsonb_each_text(taken.domains) AS d
+    GROUP BY 1, 2
+    ORDER BY 1, 2
+    ON CONFLICT (project_id, domain) DO UPDATE SET bytes = s.bytes + excluded.bytes
+), fed AS (
+    -- The newest of the batch only: the feed keeps feedKept per project.
+    INSERT INTO feed (project_id, at, downloader, items, bytes, item)
+    SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item
+    FROM (SELECT taken.project_id, taken.downloader, taken.items, taken.bytes, taken.version, taken.domains, taken.item, taken.at, row_number() OVER (PARTITION BY taken.project_id ORDER BY taken.at DESC) AS n FROM taken) newest
+    WHERE newest.n <= $2::integer
 )
 SELECT count(*) FROM taken
 `
 
+type DoneTalliesFoldParams struct {
+	Max      int32
+	FeedKept int32
+}
+
 // Folds up to @max tallies into the downloaders' totals and the time
 // series, in one transaction: a tally is either still pending or counted
 // everywhere. Returns how many were folded.
-func (q *Queries) DoneTalliesFold(ctx context.Context, max int32) (int64, error) {
-	row := q.db.QueryRow(ctx, doneTalliesFold, max)
+func (q *Queries) DoneTalliesFold(ctx context.Context, arg DoneTalliesFoldParams) (int64, error) {
+	row := q.db.QueryRow(ctx, doneTalliesFold, arg.Max, arg.FeedKept)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -105,4 +123,22 @@ func (q *Queries) DoneTalliesPending(ctx context.Context, projectID int32) ([]Do
 		return nil, err
 	}
 	return items, nil
+}
+
+const feedPrune = `-- name: FeedPrune :execrows
+DELETE FROM feed
+WHERE ctid = ANY(ARRAY(
+    SELECT ranked.ctid
+    FROM (SELECT f.ctid, row_number() OVER (PARTITION BY f.project_id ORDER BY f.at DESC) AS n FROM feed f) ranked
+    WHERE ranked.n > $1::integer
+))
+`
+
+// Keeps the newest @feed_kept entries of each project's feed.
+func (q *Queries) FeedPrune(ctx context.Context, feedKept int32) (int64, error) {
+	result, err := q.db.Exec(ctx, feedPrune, feedKept)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

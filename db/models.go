@@ -72,6 +72,12 @@ type Counter struct {
 	Value     int64
 }
 
+type DomainTotal struct {
+	ProjectID int32
+	Domain    string
+	Bytes     int64
+}
+
 type Done struct {
 	ProjectID  int32
 	ID         int64
@@ -93,6 +99,8 @@ type DoneTally struct {
 	Items      int64
 	Bytes      int64
 	Version    string
+	Domains    []byte
+	Item       string
 	At         time.Time
 }
 
@@ -112,6 +120,15 @@ type DownloaderHour struct {
 	Hour       time.Time
 	Items      int64
 	Bytes      int64
+}
+
+type Feed struct {
+	ProjectID  int32
+	At         time.Time
+	Downloader string
+	Items      int64
+	Bytes      int64
+	Item       string
 }
 
 type Job struct {

@@ -1,6 +1,8 @@
 DROP TABLE audit_log;
 DROP TABLE archived;
 DROP TABLE archives;
+DROP TABLE feed;
+DROP TABLE domain_totals;
 DROP TABLE downloader_hours;
 DROP TABLE series_hours;
 DROP TABLE series_minutes;

@@ -17,17 +17,23 @@ CREATE TABLE jobs (
     failures         bigint      NOT NULL DEFAULT 0
 );
 
--- What each done statement credited each downloader: appended by the
--- completion and folded into downloaders and the time series by the rollup
--- job. Appending instead of updating the downloaders' rows in place keeps
--- the completion free of hot rows, whose dead versions pile up while any
--- long transaction elsewhere holds vacuum back.
+-- What each done request was credited: appended by the completion
+-- statement and folded into downloaders, the time series, the domain
+-- totals and the feed by the rollup job. Appending instead of updating the
+-- downloaders' rows in place keeps the completion free of hot rows, whose
+-- dead versions pile up while any long transaction elsewhere holds vacuum
+-- back.
 CREATE TABLE done_tallies (
     project_id integer     NOT NULL,
     downloader text        NOT NULL,
     items      bigint      NOT NULL,
     bytes      bigint      NOT NULL,
     version    text        NOT NULL,
+    -- Bytes per domain as the request reported them ('{}' when its bytes
+    -- stay out of the stats).
+    domains    jsonb       NOT NULL,
+    -- One of the items completed, for the feed of recent completions.
+    item       text        NOT NULL,
     at         timestamptz NOT NULL DEFAULT now()
 ) WITH (
     autovacuum_vacuum_scale_factor = 0,
@@ -67,6 +73,27 @@ CREATE TABLE downloader_hours (
 );
 
 CREATE INDEX downloader_hours_hour ON downloader_hours (project_id, hour);
+
+-- Bytes per domain of a project, all time.
+CREATE TABLE domain_totals (
+    project_id integer NOT NULL,
+    domain     text    NOT NULL,
+    bytes      bigint  NOT NULL,
+    PRIMARY KEY (project_id, domain)
+);
+
+-- The latest done requests of each project (the rollup keeps the newest
+-- feedKept), for the leaderboard's feed.
+CREATE TABLE feed (
+    project_id integer     NOT NULL,
+    at         timestamptz NOT NULL,
+    downloader text        NOT NULL,
+    items      bigint      NOT NULL,
+    bytes      bigint      NOT NULL,
+    item       text        NOT NULL
+);
+
+CREATE INDEX feed_project_at ON feed (project_id, at);
 
 -- Archived completions: one day of a project's completions each, written to
 -- a compressed file (mode 'files') or thrown away (mode 'discard', keeping

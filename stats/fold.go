@@ -20,8 +20,13 @@ type Store struct {
 
 func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.New(pool)} }
 
-// foldBatch bounds one fold statement.
-const foldBatch = 20000
+const (
+	// foldBatch bounds one fold statement.
+	foldBatch = 20000
+	// FeedKept is how many of the latest done requests each project's feed
+	// keeps.
+	FeedKept = 50
+)
 
 // MinutesKept is how long per-minute buckets are kept; the hour buckets
 // cover all time.
@@ -34,9 +39,13 @@ const MinutesKept = 48 * time.Hour
 func (s *Store) Fold(ctx context.Context) (int64, error) {
 	var total int64
 	for ctx.Err() == nil {
-		n, err := s.q.DoneTalliesFold(ctx, foldBatch)
+		n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{Max: foldBatch, FeedKept: FeedKept})
 		total += n
-		if err != nil || n < foldBatch {
+		if err != nil {
+			return total, err
+		}
+		if n < foldBatch {
+			_, err := s.q.FeedPrune(ctx, FeedKept)
 			return total, err
 		}
 	}

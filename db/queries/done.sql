@@ -41,17 +41,22 @@ WITH reported AS (
     FROM shared
 ), credit AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
-    -- them in (see done_tallies).
-    INSERT INTO done_tallies (project_id, downloader, items, bytes, version)
-    SELECT @project_id, shared.downloader, count(*), sum(shared.share), (array_agg(shared.version ORDER BY shared.req DESC))[1]
+    -- them in (see done_tallies). One row per request.
+    INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item)
+    SELECT @project_id, shared.downloader, count(*), sum(shared.share), shared.version,
+           CASE WHEN (@bytes::bigint[])[shared.req] = 0 THEN '{}' ELSE shared.domains::jsonb END, min(shared.name)
     FROM shared
-    GROUP BY shared.downloader
+    GROUP BY shared.req, shared.downloader, shared.version, shared.domains
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n, coalesce(sum(shared.share), 0) AS bytes FROM shared) t,
-         LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.n), ('done', t.n)) AS d (name, delta)
-    WHERE t.n > 0
+    FROM (SELECT count(*) AS n, coalesce(sum(shared.share), 0) AS bytes,
+                 count(*) FILTER (WHERE shared.claim_count > 1) AS reclaimed,
+                 coalesce(sum(extract(epoch FROM now() - shared.claimed_at) * 1000), 0)::bigint AS round_trip_ms
+          FROM shared) t,
+         LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.n), ('done', t.n),
+                         ('done_reclaimed', t.reclaimed), ('round_trip_ms', t.round_trip_ms)) AS d (name, delta)
+    WHERE t.n > 0 AND d.delta <> 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )

@@ -6,7 +6,7 @@ WITH taken AS (
     DELETE FROM done_tallies
     WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t LIMIT @max))
     RETURNING done_tallies.project_id, done_tallies.downloader, done_tallies.items, done_tallies.bytes,
-              done_tallies.version, done_tallies.at
+              done_tallies.version, done_tallies.domains, done_tallies.item, done_tallies.at
 ), totals AS (
     INSERT INTO downloaders AS d (project_id, nick, items, bytes, version, first_seen, last_seen)
     SELECT taken.project_id, taken.downloader, sum(taken.items), sum(taken.bytes),
@@ -40,8 +40,30 @@ WITH taken AS (
     GROUP BY 1, 2, 3
     ORDER BY 1, 2, 3
     ON CONFLICT (project_id, downloader, hour) DO UPDATE SET items = s.items + excluded.items, bytes = s.bytes + excluded.bytes
+), domains AS (
+    INSERT INTO domain_totals AS s (project_id, domain, bytes)
+    SELECT taken.project_id, d.key, sum(d.value::bigint)
+    FROM taken, jsonb_each_text(taken.domains) AS d
+    GROUP BY 1, 2
+    ORDER BY 1, 2
+    ON CONFLICT (project_id, domain) DO UPDATE SET bytes = s.bytes + excluded.bytes
+), fed AS (
+    -- The newest of the batch only: the feed keeps feedKept per project.
+    INSERT INTO feed (project_id, at, downloader, items, bytes, item)
+    SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item
+    FROM (SELECT taken.*, row_number() OVER (PARTITION BY taken.project_id ORDER BY taken.at DESC) AS n FROM taken) newest
+    WHERE newest.n <= @feed_kept::integer
 )
 SELECT count(*) FROM taken;
+
+-- name: FeedPrune :execrows
+-- Keeps the newest @feed_kept entries of each project's feed.
+DELETE FROM feed
+WHERE ctid = ANY(ARRAY(
+    SELECT ranked.ctid
+    FROM (SELECT f.ctid, row_number() OVER (PARTITION BY f.project_id ORDER BY f.at DESC) AS n FROM feed f) ranked
+    WHERE ranked.n > @feed_kept::integer
+));
 
 -- name: DoneTalliesPending :many
 -- The tallies not folded yet, per downloader: live views add them to the
