@@ -191,6 +191,11 @@ type Session struct {
 	Expiry time.Time
 }
 
+type Setting struct {
+	Key   string
+	Value string
+}
+
 type Todo struct {
 	ProjectID  int32
 	Queue      string

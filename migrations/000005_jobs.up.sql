@@ -143,3 +143,10 @@ CREATE TABLE audit_log (
 
 CREATE INDEX audit_log_at ON audit_log (at);
 CREATE INDEX audit_log_project_at ON audit_log (project_id, at);
+
+-- Tracker-wide settings: the global fields of the warriors' projects file
+-- and of the pages (key → value; keys are checked by the application).
+CREATE TABLE settings (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is a project's engine and warrior settings, stored as the config
@@ -43,6 +45,30 @@ type Config struct {
 	// tables (0 = never); ArchiveMode is "files" or "discard".
 	ArchiveAfter int64  `json:"archive_after"`
 	ArchiveMode  string `json:"archive_mode"`
+
+	// The project's entry in the warriors' projects file and on the pages.
+	// Hidden projects are left out of both (their leaderboard still works).
+	Hidden      bool   `json:"hidden"`
+	Description string `json:"description"`
+	Repository  string `json:"repository"`
+	Logo        string `json:"logo"`
+	// MarkerHTML is shown by the warrior on its map marker: HTML, trusted
+	// (only admins set it).
+	MarkerHTML string `json:"marker_html"`
+	// Deadline is when the site closes, DeadlineFormat in UTC; "" if unknown.
+	Deadline string    `json:"deadline"`
+	Host     string    `json:"host"`
+	LatLng   []float64 `json:"lat_lng"`
+}
+
+// DeadlineFormat is the deadline's form in the projects file, which the
+// warriors parse as exactly %Y-%m-%dT%H:%M:%SZ.
+const DeadlineFormat = "2006-01-02T15:04:05Z"
+
+// DeadlineTime is the deadline, and whether there is one.
+func (c Config) DeadlineTime() (time.Time, bool) {
+	t, err := time.Parse(DeadlineFormat, c.Deadline)
+	return t, err == nil
 }
 
 // DefaultConfig is the configuration of a new project. Keys missing from a
@@ -54,6 +80,7 @@ func DefaultConfig() Config {
 		MaxMulti:    100,
 		Domains:     []string{},
 		ArchiveMode: "files",
+		LatLng:      []float64{},
 	}
 }
 
@@ -62,7 +89,11 @@ var Keys = []string{
 	"title", "paused", "order", "min_version", "rate_limit", "type_limits",
 	"claims_limit", "downloader_claims_limit", "reclaim_ttl", "max_multi",
 	"backfeed_key", "domains", "archive_after", "archive_mode",
+	"hidden", "description", "repository", "logo", "marker_html", "deadline", "host", "lat_lng",
 }
+
+// maxText bounds the free-text keys.
+const maxText = 16 << 10
 
 // MaxMultiLimit bounds max_multi: a request's answer must stay a sane size.
 const MaxMultiLimit = 10_000
@@ -106,6 +137,22 @@ func (c *Config) Set(key, value string) error {
 		c.Domains, err = parseDomains(value)
 	case "type_limits":
 		c.TypeLimits, err = parseTypeLimits(value)
+	case "hidden":
+		c.Hidden, err = strconv.ParseBool(value)
+	case "description":
+		c.Description = value
+	case "repository":
+		c.Repository, err = parseURL(value)
+	case "logo":
+		c.Logo, err = parseURL(value)
+	case "marker_html":
+		c.MarkerHTML = value
+	case "host":
+		c.Host = value
+	case "deadline":
+		c.Deadline, err = parseDeadline(value)
+	case "lat_lng":
+		c.LatLng, err = parseLatLng(value)
 	default:
 		return fmt.Errorf("unknown key %q: the keys are %s", key, strings.Join(Keys, ", "))
 	}
@@ -139,6 +186,45 @@ func parseDomains(s string) ([]string, error) {
 		}
 	}
 	return domains, nil
+}
+
+// parseURL accepts "" or an absolute http(s) URL: pages link to it.
+func parseURL(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	return s, nil
+}
+
+// parseDeadline accepts "", the projects file's form, or RFC 3339 with any
+// zone, and keeps it in the projects file's form.
+func parseDeadline(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return "", fmt.Errorf("%q: write 2026-12-31T23:59:59Z", s)
+	}
+	return t.UTC().Format(DeadlineFormat), nil
+}
+
+// parseLatLng reads "51.5,-0.12" (empty: none).
+func parseLatLng(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return []float64{}, nil
+	}
+	lat, lng, ok := strings.Cut(s, ",")
+	la, err1 := strconv.ParseFloat(strings.TrimSpace(lat), 64)
+	ln, err2 := strconv.ParseFloat(strings.TrimSpace(lng), 64)
+	if !ok || err1 != nil || err2 != nil || la < -90 || la > 90 || ln < -180 || ln > 180 {
+		return nil, fmt.Errorf("%q: write LATITUDE,LONGITUDE such as 51.5,-0.12", s)
+	}
+	return []float64{la, ln}, nil
 }
 
 // parseTypeLimits reads "post:600,user:60" (empty: none).
@@ -176,6 +262,8 @@ func (c Config) validate() error {
 		return errors.New("backfeed_key: 8-128 letters, digits and '_'")
 	case len(c.MinVersion) > 64:
 		return errors.New("min_version: longer than 64 characters")
+	case len(c.Description) > maxText || len(c.MarkerHTML) > maxText || len(c.Host) > 255:
+		return fmt.Errorf("description and marker_html: at most %d bytes; host: 255", maxText)
 	}
 	return nil
 }

@@ -79,6 +79,8 @@ func commands() []command {
 			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
 				o["queue"] = fs.String("queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")
 			}},
+		{name: "settings", summary: "print the tracker-wide settings as JSON", nargs: [2]int{0, 0}, run: runSettings},
+		{name: "settings set", args: "KEY=VALUE...", summary: "change tracker-wide settings (seesaw_version, auto_project, broadcast_message, tracker_banner_html)", nargs: [2]int{1, -1}, run: runSettings},
 		{name: "jobs", summary: "list the background jobs: schedule and last run", nargs: [2]int{0, 0}, run: runJobsList},
 		{name: "jobs run", args: "NAME", summary: "run a background job once, now (after a run in progress elsewhere ends)", nargs: [2]int{1, 1}, run: runJobsRun},
 		{name: "jobs set", args: "NAME", summary: "switch a job on or off and set its interval", nargs: [2]int{1, 1}, run: runJobsSet,

@@ -418,3 +418,27 @@ func TestArchiveCommands(t *testing.T) {
 		t.Fatalf("archive export of a damaged file: exit %d, %q, %s", code, out, errOut)
 	}
 }
+
+func TestSettingsCommands(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+	code, out, errOut := tracker(t, dsn, "", nil, "settings", "set", "seesaw_version=0.8.5", "auto_project=demo", "tracker_banner_html=<b>hi</b>")
+	if code != 0 {
+		t.Fatalf("settings set: exit %d: %s", code, errOut)
+	}
+	var s map[string]string
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s["seesaw_version"] != "0.8.5" || s["auto_project"] != "demo" {
+		t.Fatalf("settings set printed %q", out)
+	}
+	// All or none.
+	if code, _, _ := tracker(t, dsn, "", nil, "settings", "set", "seesaw_version=0.9", "auto_project=Not A Slug"); code != 1 {
+		t.Fatalf("bad auto_project: exit %d", code)
+	}
+	if code, _, _ := tracker(t, dsn, "", nil, "settings", "set", "nope=1"); code != 1 {
+		t.Fatalf("unknown key: exit %d", code)
+	}
+	_, out, _ = tracker(t, dsn, "", nil, "settings")
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s["seesaw_version"] != "0.8.5" || s["tracker_banner_html"] != "<b>hi</b>" {
+		t.Fatalf("settings printed %q", out)
+	}
+}

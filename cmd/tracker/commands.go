@@ -247,3 +247,18 @@ func readLine(r io.Reader) (string, error) {
 	}
 	return strings.TrimRight(line, "\r\n"), nil
 }
+
+// runSettings prints the settings, after applying the assignments given.
+func runSettings(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+	return a.withDatabase(ctx, func(d *database) error {
+		store := projects.NewStore(d.pool)
+		s, err := store.Settings(ctx)
+		if len(args) > 0 {
+			s, err = store.SetSettings(ctx, args)
+		}
+		if err != nil {
+			return err
+		}
+		return printJSON(a, s)
+	})
+}
