@@ -280,7 +280,7 @@ WITH slots AS (
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name FROM numbered ORDER BY numbered.slot
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count FROM numbered ORDER BY numbered.slot
 `
 
 type ClaimsTakeSlotsParams struct {
@@ -295,9 +295,10 @@ type ClaimsTakeSlotsParams struct {
 }
 
 type ClaimsTakeSlotsRow struct {
-	Slot int32
-	ID   int64
-	Name string
+	Slot       int32
+	ID         int64
+	Name       string
+	ClaimCount int32
 }
 
 // Hands out items of one stretch of a queue to many requests at once: one
@@ -322,7 +323,12 @@ func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams
 	items := []ClaimsTakeSlotsRow{}
 	for rows.Next() {
 		var i ClaimsTakeSlotsRow
-		if err := rows.Scan(&i.Slot, &i.ID, &i.Name); err != nil {
+		if err := rows.Scan(
+			&i.Slot,
+			&i.ID,
+			&i.Name,
+			&i.ClaimCount,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

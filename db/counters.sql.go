@@ -43,6 +43,27 @@ func (q *Queries) CounterGet(ctx context.Context, arg CounterGetParams) (int64, 
 	return column_1, err
 }
 
+const countersAdd = `-- name: CountersAdd :exec
+INSERT INTO counters AS c (project_id, name, shard, value)
+SELECT $1, x.name, counter_shard(), ($2::bigint[])[x.i]
+FROM unnest($3::text[]) WITH ORDINALITY AS x (name, i)
+ORDER BY x.name
+ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+`
+
+type CountersAddParams struct {
+	ProjectID int32
+	Deltas    []int64
+	Names     []string
+}
+
+// Adds @deltas[i] to counter @names[i], in name order (so concurrent
+// writers lock shards' rows in one order).
+func (q *Queries) CountersAdd(ctx context.Context, arg CountersAddParams) error {
+	_, err := q.db.Exec(ctx, countersAdd, arg.ProjectID, arg.Deltas, arg.Names)
+	return err
+}
+
 const countersByProject = `-- name: CountersByProject :many
 SELECT name, sum(value)::bigint AS value FROM counters
 WHERE project_id = $1

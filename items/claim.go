@@ -37,6 +37,8 @@ type claimOp struct {
 	// Results, set by every run.
 	names    []string
 	usedType map[string]bool
+	// reclaimed: some item handed out had been handed out before.
+	reclaimed bool
 }
 
 func (o *claimOp) left() int { return o.want - len(o.names) }
@@ -129,7 +131,7 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 // runClaims serves a batch of requests, project by project.
 func (e *Engine) runClaims(ctx context.Context, q *db.Queries, ops []*claimOp) error {
 	for _, o := range ops {
-		o.names, o.usedType = nil, map[string]bool{}
+		o.names, o.usedType, o.reclaimed = nil, map[string]bool{}, false
 	}
 	byProject := map[int32][]*claimOp{}
 	var order []int32
@@ -145,7 +147,7 @@ func (e *Engine) runClaims(ctx context.Context, q *db.Queries, ops []*claimOp) e
 			return err
 		}
 	}
-	return nil
+	return e.countRequests(ctx, q, ops)
 }
 
 // claimFor serves the requests of one project: one statement per stretch
@@ -212,6 +214,7 @@ func (e *Engine) fromStretch(ctx context.Context, q *db.Queries, live *projects.
 	for _, r := range rows {
 		o := owners[r.Slot-1]
 		o.names = append(o.names, r.Name)
+		o.reclaimed = o.reclaimed || r.ClaimCount > 0
 		if typ != "" {
 			o.usedType[typ] = true
 		}
@@ -297,6 +300,7 @@ func (e *Engine) fromExpiredClaims(ctx context.Context, q *db.Queries, live *pro
 		for _, r := range rows {
 			o.names = append(o.names, r.Name)
 		}
+		o.reclaimed = true
 	}
 	return nil
 }

@@ -33,6 +33,9 @@ type Engine struct {
 	// requeued is, per project, the count of items put back behind queue
 	// heads (by any process) when this process last looked.
 	requeued map[int32]int64
+	// counts are the item requests not yet written to the counters.
+	counts        map[int32]*requestCounts
+	countsFlushed time.Time
 }
 
 // stretch is one run of a queue's index: a queue and a type ("" for items
@@ -59,6 +62,7 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 		log:       log,
 		heads:     make(map[stretch]int64),
 		requeued:  make(map[int32]int64),
+		counts:    make(map[int32]*requestCounts),
 		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
 	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, maxOps: maxBatchOps, run: e.runClaims}

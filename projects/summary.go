@@ -25,6 +25,15 @@ type Summary struct {
 	Discarded int64
 	// Requeued counts items ever put back behind a queue's head.
 	Requeued int64
+
+	// For the queue-health stats: item requests that reached the engine,
+	// those given items, those given a reclaimed item; completions of items
+	// claimed more than once; and the sum of claim-to-done times.
+	Requests              int64
+	RequestsServed        int64
+	RequestsReclaimServed int64
+	DoneReclaimed         int64
+	RoundTripMs           int64
 }
 
 // Summary counts the project's items in every state, from the counters the
@@ -58,6 +67,16 @@ func (s *Store) Summary(ctx context.Context, p Project) (Summary, error) {
 			sum.Discarded = r.Value
 		case name == "requeued":
 			sum.Requeued = r.Value
+		case name == "requests":
+			sum.Requests = r.Value
+		case name == "requests_served":
+			sum.RequestsServed = r.Value
+		case name == "requests_reclaim_served":
+			sum.RequestsReclaimServed = r.Value
+		case name == "done_reclaimed":
+			sum.DoneReclaimed = r.Value
+		case name == "round_trip_ms":
+			sum.RoundTripMs = r.Value
 		}
 	}
 	return sum, nil

@@ -97,7 +97,7 @@ WITH slots AS (
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name FROM numbered ORDER BY numbered.slot;
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count FROM numbered ORDER BY numbered.slot;
 
 -- name: ClaimsExpire :one
 -- Puts up to @max expired claims (older than @ttl times their claim count)

@@ -12,3 +12,12 @@ WHERE project_id = @project_id AND name = @name;
 INSERT INTO counters AS c (project_id, name, shard, value)
 VALUES (@project_id, @name, counter_shard(), @delta)
 ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value;
+
+-- name: CountersAdd :exec
+-- Adds @deltas[i] to counter @names[i], in name order (so concurrent
+-- writers lock shards' rows in one order).
+INSERT INTO counters AS c (project_id, name, shard, value)
+SELECT @project_id, x.name, counter_shard(), (@deltas::bigint[])[x.i]
+FROM unnest(@names::text[]) WITH ORDINALITY AS x (name, i)
+ORDER BY x.name
+ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value;

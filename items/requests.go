@@ -1,0 +1,56 @@
+package items
+
+import (
+	"context"
+	"time"
+
+	"tracker/db"
+)
+
+// requestCounts are the item requests a process served, per project, not
+// yet written to the counters: the queue-health stats of the leaderboard
+// (request serve rate, reclaim serve rate).
+type requestCounts struct {
+	requests, served, reclaimServed int64
+}
+
+// countFlushEvery: request counts are written at most this often, inside a
+// claim transaction, so counting costs no statement of its own per request.
+const countFlushEvery = time.Second
+
+// countRequests adds a batch's requests to the counts and, once a second,
+// writes the counts in the batch's transaction. Counts of a batch that
+// fails are lost: they are statistics, not items.
+func (e *Engine) countRequests(ctx context.Context, q *db.Queries, ops []*claimOp) error {
+	e.mu.Lock()
+	for _, o := range ops {
+		c := e.counts[o.live.ID]
+		if c == nil {
+			c = &requestCounts{}
+			e.counts[o.live.ID] = c
+		}
+		c.requests++
+		if len(o.names) > 0 {
+			c.served++
+		}
+		if o.reclaimed {
+			c.reclaimServed++
+		}
+	}
+	var flush map[int32]*requestCounts
+	if time.Since(e.countsFlushed) >= countFlushEvery {
+		flush, e.counts, e.countsFlushed = e.counts, map[int32]*requestCounts{}, time.Now()
+	}
+	e.mu.Unlock()
+
+	for project, c := range flush {
+		if err := q.CountersAdd(ctx, db.CountersAddParams{
+			ProjectID: project,
+			Names:     []string{"requests", "requests_served", "requests_reclaim_served"},
+			Deltas:    []int64{c.requests, c.served, c.reclaimServed},
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
