@@ -116,6 +116,30 @@ func (q *Queries) ClaimsExpire(ctx context.Context, arg ClaimsExpireParams) (int
 	return count, err
 }
 
+const claimsOfDownloader = `-- name: ClaimsOfDownloader :one
+SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed FROM claims
+WHERE project_id = $1 AND downloader = $2
+  AND claim_count > 0
+`
+
+type ClaimsOfDownloaderParams struct {
+	ProjectID  int32
+	Downloader string
+}
+
+type ClaimsOfDownloaderRow struct {
+	Claims    int64
+	Reclaimed int64
+}
+
+// A downloader's claims now, and how many of them were reclaims.
+func (q *Queries) ClaimsOfDownloader(ctx context.Context, arg ClaimsOfDownloaderParams) (ClaimsOfDownloaderRow, error) {
+	row := q.db.QueryRow(ctx, claimsOfDownloader, arg.ProjectID, arg.Downloader)
+	var i ClaimsOfDownloaderRow
+	err := row.Scan(&i.Claims, &i.Reclaimed)
+	return i, err
+}
+
 const claimsReclaim = `-- name: ClaimsReclaim :many
 WITH expired AS (
     SELECT c.project_id, c.hash FROM claims c

@@ -125,6 +125,51 @@ func (q *Queries) DoneTalliesPending(ctx context.Context, projectID int32) ([]Do
 	return items, nil
 }
 
+const doneTalliesRecent = `-- name: DoneTalliesRecent :many
+SELECT at, downloader, items, bytes, item, domains, version FROM done_tallies
+WHERE project_id = $1
+ORDER BY at DESC
+`
+
+type DoneTalliesRecentRow struct {
+	At         time.Time
+	Downloader string
+	Items      int64
+	Bytes      int64
+	Item       string
+	Domains    []byte
+	Version    string
+}
+
+// The tallies not folded yet, newest first: the feed's newest entries.
+func (q *Queries) DoneTalliesRecent(ctx context.Context, projectID int32) ([]DoneTalliesRecentRow, error) {
+	rows, err := q.db.Query(ctx, doneTalliesRecent, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DoneTalliesRecentRow{}
+	for rows.Next() {
+		var i DoneTalliesRecentRow
+		if err := rows.Scan(
+			&i.At,
+			&i.Downloader,
+			&i.Items,
+			&i.Bytes,
+			&i.Item,
+			&i.Domains,
+			&i.Version,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const feedPrune = `-- name: FeedPrune :execrows
 DELETE FROM feed
 WHERE ctid = ANY(ARRAY(

@@ -7,9 +7,124 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+const downloaderHoursSince = `-- name: DownloaderHoursSince :many
+SELECT hour AS at, items, bytes FROM downloader_hours
+WHERE project_id = $1 AND downloader = $2 AND hour >= $3
+ORDER BY hour
+`
+
+type DownloaderHoursSinceParams struct {
+	ProjectID  int32
+	Downloader string
+	Since      time.Time
+}
+
+type DownloaderHoursSinceRow struct {
+	At    time.Time
+	Items int64
+	Bytes int64
+}
+
+func (q *Queries) DownloaderHoursSince(ctx context.Context, arg DownloaderHoursSinceParams) ([]DownloaderHoursSinceRow, error) {
+	rows, err := q.db.Query(ctx, downloaderHoursSince, arg.ProjectID, arg.Downloader, arg.Since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DownloaderHoursSinceRow{}
+	for rows.Next() {
+		var i DownloaderHoursSinceRow
+		if err := rows.Scan(&i.At, &i.Items, &i.Bytes); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const downloaderHoursTotals = `-- name: DownloaderHoursTotals :many
+SELECT downloader, sum(items)::bigint AS items, sum(bytes)::bigint AS bytes
+FROM downloader_hours
+WHERE project_id = $1 AND hour >= $2
+GROUP BY downloader
+`
+
+type DownloaderHoursTotalsParams struct {
+	ProjectID int32
+	Since     time.Time
+}
+
+type DownloaderHoursTotalsRow struct {
+	Downloader string
+	Items      int64
+	Bytes      int64
+}
+
+// Each downloader's completions since @since: the 24-hour and 7-day boards.
+func (q *Queries) DownloaderHoursTotals(ctx context.Context, arg DownloaderHoursTotalsParams) ([]DownloaderHoursTotalsRow, error) {
+	rows, err := q.db.Query(ctx, downloaderHoursTotals, arg.ProjectID, arg.Since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DownloaderHoursTotalsRow{}
+	for rows.Next() {
+		var i DownloaderHoursTotalsRow
+		if err := rows.Scan(&i.Downloader, &i.Items, &i.Bytes); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const seriesHoursSince = `-- name: SeriesHoursSince :many
+SELECT hour AS at, items, bytes FROM series_hours
+WHERE project_id = $1 AND hour >= $2
+ORDER BY hour
+`
+
+type SeriesHoursSinceParams struct {
+	ProjectID int32
+	Since     time.Time
+}
+
+type SeriesHoursSinceRow struct {
+	At    time.Time
+	Items int64
+	Bytes int64
+}
+
+func (q *Queries) SeriesHoursSince(ctx context.Context, arg SeriesHoursSinceParams) ([]SeriesHoursSinceRow, error) {
+	rows, err := q.db.Query(ctx, seriesHoursSince, arg.ProjectID, arg.Since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SeriesHoursSinceRow{}
+	for rows.Next() {
+		var i SeriesHoursSinceRow
+		if err := rows.Scan(&i.At, &i.Items, &i.Bytes); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
 
 const seriesMinutesPrune = `-- name: SeriesMinutesPrune :execrows
 DELETE FROM series_minutes WHERE minute < now() - $1::interval
@@ -23,4 +138,41 @@ func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep pgtype.Interval) 
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const seriesMinutesSince = `-- name: SeriesMinutesSince :many
+SELECT minute AS at, items, bytes FROM series_minutes
+WHERE project_id = $1 AND minute >= $2
+ORDER BY minute
+`
+
+type SeriesMinutesSinceParams struct {
+	ProjectID int32
+	Since     time.Time
+}
+
+type SeriesMinutesSinceRow struct {
+	At    time.Time
+	Items int64
+	Bytes int64
+}
+
+func (q *Queries) SeriesMinutesSince(ctx context.Context, arg SeriesMinutesSinceParams) ([]SeriesMinutesSinceRow, error) {
+	rows, err := q.db.Query(ctx, seriesMinutesSince, arg.ProjectID, arg.Since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SeriesMinutesSinceRow{}
+	for rows.Next() {
+		var i SeriesMinutesSinceRow
+		if err := rows.Scan(&i.At, &i.Items, &i.Bytes); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

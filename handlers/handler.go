@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -22,6 +23,7 @@ import (
 
 	"tracker/items"
 	"tracker/projects"
+	"tracker/stats"
 	"tracker/views"
 )
 
@@ -32,6 +34,11 @@ type Handler struct {
 	projects *projects.Store
 	live     *projects.Cache
 	items    *items.Engine
+	stats    *stats.Hub
+	// streamsEnd is closed when the server shuts down: the live streams,
+	// which would otherwise hold the shutdown up, end.
+	streamsEnd chan struct{}
+	endOnce    sync.Once
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,
@@ -44,7 +51,20 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		projects: store,
 		live:     projects.NewCache(store, cacheTTL),
 		items:    items.NewEngine(pool, log),
+		stats:    stats.NewHub(pool, store, log),
+
+		streamsEnd: make(chan struct{}),
 	}
+}
+
+// EndStreams ends the live streams; the server calls it when it starts
+// shutting down (http.Server.RegisterOnShutdown).
+func (h *Handler) EndStreams() { h.endOnce.Do(func() { close(h.streamsEnd) }) }
+
+// Close ends the streams and stops the live boards' refreshing.
+func (h *Handler) Close() {
+	h.EndStreams()
+	h.stats.Close()
 }
 
 // Error is an answer other than success: a status, a short machine-readable

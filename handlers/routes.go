@@ -15,6 +15,10 @@ func (h *Handler) Routes() http.Handler {
 
 	// Public pages.
 	mux.Handle("GET /{$}", h.page(h.homeShow))
+	mux.Handle("GET /projects.json", h.api(h.projectsJSON))
+	mux.Handle("GET /{project}/stats.json", h.api(h.statsJSON))
+	mux.Handle("GET /{project}/charts.json", h.api(h.chartsJSON))
+	mux.Handle("GET /{project}/events", h.api(h.boardEvents))
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticFiles(static.FS)))
 
 	// Backfeed from grab scripts.

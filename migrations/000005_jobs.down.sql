@@ -9,3 +9,4 @@ DROP TABLE series_hours;
 DROP TABLE series_minutes;
 DROP TABLE done_tallies;
 DROP TABLE jobs;
+DROP INDEX downloaders_bytes;

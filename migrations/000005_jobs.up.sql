@@ -43,6 +43,9 @@ CREATE TABLE done_tallies (
     autovacuum_vacuum_insert_threshold = 10000
 );
 
+-- The leaderboard's head: its first downloaders by bytes, every second.
+CREATE INDEX downloaders_bytes ON downloaders (project_id, bytes DESC);
+
 -- Completions per project per minute (kept two days, for the charts of the
 -- last day) and per hour (kept for good).
 CREATE TABLE series_minutes (

@@ -3,6 +3,8 @@ package projects
 import (
 	"context"
 	"strings"
+
+	"tracker/db"
 )
 
 // StandardQueues are the queues every project has, in the order a request
@@ -39,11 +41,16 @@ type Summary struct {
 // Summary counts the project's items in every state, from the counters the
 // engine keeps in step with its tables (no count over millions of rows).
 func (s *Store) Summary(ctx context.Context, p Project) (Summary, error) {
+	return SummaryOf(ctx, s.q, p)
+}
+
+// SummaryOf is Summary read through q: in a transaction of the caller's.
+func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 	sum := Summary{Queues: make(map[string]int64)}
 	for _, q := range StandardQueues {
 		sum.Queues[q] = 0
 	}
-	rows, err := s.q.CountersByProject(ctx, p.ID)
+	rows, err := q.CountersByProject(ctx, p.ID)
 	if err != nil {
 		return Summary{}, err
 	}

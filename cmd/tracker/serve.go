@@ -47,6 +47,7 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 	defer runner.Stop() // after the server has drained, before the pool closes
 
 	h := handlers.New(a.log, d.pool, projectCacheTTL)
+	defer h.Close() // after the server has drained
 	srv := &http.Server{
 		Handler:           h.Routes(),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -55,6 +56,7 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 	}
+	srv.RegisterOnShutdown(h.EndStreams) // live streams would hold the shutdown up
 	ln, err := net.Listen("tcp", a.cfg.Addr)
 	if err != nil {
 		return err

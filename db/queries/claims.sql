@@ -135,3 +135,9 @@ WITH expired AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) FROM queued;
+
+-- name: ClaimsOfDownloader :one
+-- A downloader's claims now, and how many of them were reclaims.
+SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed FROM claims
+WHERE project_id = @project_id AND downloader = @downloader
+  AND claim_count > 0; -- the condition of claims_downloader

@@ -73,3 +73,9 @@ SELECT downloader, sum(items)::bigint AS items, sum(bytes)::bigint AS bytes,
 FROM done_tallies
 WHERE project_id = @project_id
 GROUP BY downloader;
+
+-- name: DoneTalliesRecent :many
+-- The tallies not folded yet, newest first: the feed's newest entries.
+SELECT at, downloader, items, bytes, item, domains, version FROM done_tallies
+WHERE project_id = @project_id
+ORDER BY at DESC;

@@ -2,3 +2,25 @@
 -- Minute buckets older than @keep are dropped: the hour buckets, kept
 -- alongside from the same tallies, cover them.
 DELETE FROM series_minutes WHERE minute < now() - @keep::interval;
+
+-- name: SeriesMinutesSince :many
+SELECT minute AS at, items, bytes FROM series_minutes
+WHERE project_id = @project_id AND minute >= @since
+ORDER BY minute;
+
+-- name: SeriesHoursSince :many
+SELECT hour AS at, items, bytes FROM series_hours
+WHERE project_id = @project_id AND hour >= @since
+ORDER BY hour;
+
+-- name: DownloaderHoursSince :many
+SELECT hour AS at, items, bytes FROM downloader_hours
+WHERE project_id = @project_id AND downloader = @downloader AND hour >= @since
+ORDER BY hour;
+
+-- name: DownloaderHoursTotals :many
+-- Each downloader's completions since @since: the 24-hour and 7-day boards.
+SELECT downloader, sum(items)::bigint AS items, sum(bytes)::bigint AS bytes
+FROM downloader_hours
+WHERE project_id = @project_id AND hour >= @since
+GROUP BY downloader;

@@ -1,0 +1,20 @@
+-- name: DownloadersTop :many
+-- The first downloaders of a project by bytes, folded totals.
+SELECT nick, items, bytes, version, last_seen FROM downloaders
+WHERE project_id = @project_id
+ORDER BY bytes DESC, nick
+LIMIT @max;
+
+-- name: DownloadersAll :many
+-- Every downloader of a project, for the rankings kept in memory.
+SELECT nick, items, bytes, version, first_seen, last_seen FROM downloaders
+WHERE project_id = @project_id;
+
+-- name: DownloaderGet :one
+SELECT * FROM downloaders WHERE project_id = @project_id AND nick = @nick;
+
+-- name: DownloadersByNick :many
+-- A nick's totals on every project.
+SELECT d.*, p.slug, p.title FROM downloaders d JOIN projects p ON p.id = d.project_id
+WHERE d.nick = @nick
+ORDER BY d.bytes DESC;

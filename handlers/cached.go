@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// writeCached answers with a JSON document that many clients poll: with an
+// ETag (a 304 when the client has it), a short max-age, and gzip when the
+// client takes it.
+func writeCached(w http.ResponseWriter, r *http.Request, body []byte, maxAge time.Duration) error {
+	sum := sha256.Sum256(body)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge/time.Second)))
+	h.Set("Vary", "Accept-Encoding")
+	h.Set("Content-Type", "application/json")
+	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	if !acceptsGzip(r) || len(body) < 1024 {
+		_, err := w.Write(body)
+		return err
+	}
+	h.Set("Content-Encoding", "gzip")
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(body); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for part := range strings.SplitSeq(r.Header.Get("Accept-Encoding"), ",") {
+		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(q, " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
+}

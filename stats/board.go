@@ -1,0 +1,200 @@
+package stats
+
+import "time"
+
+// Board is what a project's leaderboard shows: its numbers at one moment.
+// The page renders it, the live stream sends it as JSON (event "board")
+// and /{project}/stats.json serves it.
+type Board struct {
+	Project string `json:"project"`
+	Title   string `json:"title"`
+	// Seq numbers the boards of a project in this process; the live
+	// stream's event ids.
+	Seq int64     `json:"seq"`
+	At  time.Time `json:"at"`
+
+	Totals  Totals      `json:"totals"`
+	Rates   Rates       `json:"rates"`
+	Health  Health      `json:"health"`
+	Domains []Domain    `json:"domains"`
+	Feed    []FeedEntry `json:"feed"`
+	// Leaders are the first downloaders of the all-time board by bytes
+	// (LeadersShown of them); pages read longer boards from Ranking.
+	Leaders []Leader `json:"leaders"`
+}
+
+// LeadersShown is how many leaders a Board carries.
+const LeadersShown = 25
+
+// Totals counts the project's items.
+type Totals struct {
+	Done  int64 `json:"done"`
+	Bytes int64 `json:"bytes"`
+	// Claims are the items out with warriors now.
+	Claims int64 `json:"claims"`
+	// Todo is the sum of the queues.
+	Todo   int64            `json:"todo"`
+	Queues map[string]int64 `json:"queues"`
+	// Total is done + claims + todo: every item the project has.
+	Total     int64 `json:"total"`
+	Reclaims  int64 `json:"reclaims"`
+	Archived  int64 `json:"archived"`
+	Discarded int64 `json:"discarded"`
+	// Downloaders ever; Active are those who completed something in the
+	// last ActiveWindow.
+	Downloaders int64 `json:"downloaders"`
+	Active      int64 `json:"active"`
+}
+
+// ActiveWindow is how recently a downloader must have completed an item to
+// count as active.
+const ActiveWindow = 15 * time.Minute
+
+// Rates are moving averages of completions, and what they promise.
+type Rates struct {
+	// Items and bytes per second over the last minute, five minutes and
+	// hour.
+	ItemsPerSec1m float64 `json:"items_per_sec_1m"`
+	ItemsPerSec5m float64 `json:"items_per_sec_5m"`
+	ItemsPerSec1h float64 `json:"items_per_sec_1h"`
+	BytesPerSec1m float64 `json:"bytes_per_sec_1m"`
+	BytesPerSec5m float64 `json:"bytes_per_sec_5m"`
+	BytesPerSec1h float64 `json:"bytes_per_sec_1h"`
+	// ETASeconds is how long the items left take at the five-minute rate
+	// (nil when nothing moves). Finish is now plus that.
+	ETASeconds *float64   `json:"eta_seconds"`
+	Finish     *time.Time `json:"finish"`
+	// Deadline, when the project has one; then OnTrack says whether Finish
+	// comes before it, and WarriorsNeeded how many more active warriors,
+	// each at today's average rate per warrior, would make it.
+	Deadline       *time.Time `json:"deadline"`
+	OnTrack        *bool      `json:"on_track"`
+	WarriorsNeeded *int64     `json:"warriors_needed"`
+}
+
+// Health is the queue's health as the ArchiveTeam wiki defines it. A nil
+// rate is unknown (nothing to measure yet).
+type Health struct {
+	// RequestServeRate: the share of item requests given an item (last
+	// five minutes).
+	RequestServeRate *float64 `json:"request_serve_rate"`
+	// ReclaimRate: the share of completed items that were reclaimed at
+	// least once.
+	ReclaimRate *float64 `json:"reclaim_rate"`
+	// ReclaimServeRate: the share of served requests given a reclaimed
+	// item (last five minutes).
+	ReclaimServeRate *float64 `json:"reclaim_serve_rate"`
+	// RoundTripSeconds: the mean time from claim to completion (last five
+	// minutes).
+	RoundTripSeconds *float64 `json:"round_trip_seconds"`
+}
+
+// Domain is the bytes of one domain key of the done requests.
+type Domain struct {
+	Domain string `json:"domain"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// FeedEntry is one recent done request.
+type FeedEntry struct {
+	At         time.Time `json:"at"`
+	Downloader string    `json:"downloader"`
+	Items      int64     `json:"items"`
+	Bytes      int64     `json:"bytes"`
+	// Item is one of the items it completed.
+	Item string `json:"item"`
+}
+
+// Leader is a downloader's line on a board.
+type Leader struct {
+	Rank  int    `json:"rank"`
+	Nick  string `json:"nick"`
+	Items int64  `json:"items"`
+	Bytes int64  `json:"bytes"`
+	// Share of the board's total, by the board's order (bytes or items),
+	// 0..1.
+	Share    float64   `json:"share"`
+	LastSeen time.Time `json:"last_seen"`
+	Version  string    `json:"version"`
+	// Outdated: the version is older than the project's min_version.
+	Outdated bool `json:"outdated"`
+}
+
+// Period of a ranking.
+type Period string
+
+const (
+	AllTime Period = "all"
+	Day     Period = "24h"
+	Week    Period = "7d"
+)
+
+// Order of a ranking.
+type Order string
+
+const (
+	ByBytes Order = "bytes"
+	ByItems Order = "items"
+)
+
+// Ranking is one board of downloaders: a period, an order, and the page of
+// it asked for.
+type Ranking struct {
+	Period  Period   `json:"period"`
+	Order   Order    `json:"order"`
+	Total   int      `json:"total"` // downloaders on the whole board
+	Offset  int      `json:"offset"`
+	Leaders []Leader `json:"leaders"`
+	At      time.Time
+}
+
+// Point is one bucket of a chart.
+type Point struct {
+	At    time.Time `json:"at"`
+	Items int64     `json:"items"`
+	Bytes int64     `json:"bytes"`
+}
+
+// Span of a chart.
+type Span string
+
+const (
+	SpanDay   Span = "day"
+	SpanWeek  Span = "week"
+	SpanMonth Span = "month"
+	SpanAll   Span = "all"
+)
+
+// Chart is completions over time, of a project or of one downloader.
+type Chart struct {
+	Span Span `json:"span"`
+	// Bucket is each point's width in seconds.
+	Bucket int64   `json:"bucket_seconds"`
+	Points []Point `json:"points"`
+}
+
+// DownloaderStats is one downloader's page on a project.
+type DownloaderStats struct {
+	Project string `json:"project"`
+	Nick    string `json:"nick"`
+	// Rank on the all-time board by bytes (0 when not on it).
+	Rank      int        `json:"rank"`
+	Items     int64      `json:"items"`
+	Bytes     int64      `json:"bytes"`
+	Claims    int64      `json:"claims"`    // items out with them now
+	Reclaimed int64      `json:"reclaimed"` // of their claims, handed to them after expiring elsewhere
+	Version   string     `json:"version"`
+	Outdated  bool       `json:"outdated"`
+	FirstSeen *time.Time `json:"first_seen"`
+	LastSeen  *time.Time `json:"last_seen"`
+	Day       Leader     `json:"last_24h"`
+	Week      Leader     `json:"last_7d"`
+}
+
+// NickTotals is a nick's work on every project.
+type NickTotals struct {
+	Nick     string            `json:"nick"`
+	Items    int64             `json:"items"`
+	Bytes    int64             `json:"bytes"`
+	Projects []DownloaderStats `json:"projects"`
+}

@@ -1,0 +1,176 @@
+package stats
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// Hub keeps each watched project's board fresh, once a second, for every
+// viewer this process serves: the database sees one set of queries per
+// project per second however many pages are open. A project nobody has
+// asked about for idleAfter is dropped until someone asks again.
+type Hub struct {
+	pool     *pgxpool.Pool
+	q        *db.Queries
+	projects *projects.Store
+	log      *slog.Logger
+	every    time.Duration
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	watched map[int32]*watch
+}
+
+const (
+	// idleAfter: a project's board stops refreshing this long after its
+	// last viewer.
+	idleAfter = 30 * time.Second
+	// historyKept bounds the counter samples kept for the moving averages.
+	historyKept = time.Hour
+)
+
+// watch is one project's live state.
+type watch struct {
+	project projects.Project
+
+	mu       sync.Mutex
+	board    *Board
+	json     []byte
+	changed  chan struct{} // closed and replaced at each new board
+	seq      int64
+	wanted   time.Time
+	history  []sample
+	rankings *rankings
+}
+
+// sample is a project's counters at one moment.
+type sample struct {
+	at                                                          time.Time
+	done, bytes, requests, served, reclaimServed, roundTripMs int64
+}
+
+func NewHub(pool *pgxpool.Pool, store *projects.Store, log *slog.Logger) *Hub {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Hub{pool: pool, q: db.New(pool), projects: store, log: log, every: time.Second,
+		ctx: ctx, cancel: cancel, watched: map[int32]*watch{}}
+}
+
+// Close stops every refresh loop.
+func (h *Hub) Close() {
+	h.cancel()
+	h.wg.Wait()
+}
+
+// watchOf returns the project's watch, starting its refresh loop if
+// needed, and marks it wanted.
+func (h *Hub) watchOf(p projects.Project) *watch {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w := h.watched[p.ID]
+	if w == nil {
+		w = &watch{project: p, changed: make(chan struct{})}
+		h.watched[p.ID] = w
+		h.wg.Add(1)
+		go h.loop(w)
+	}
+	w.mu.Lock()
+	w.project = p // the latest configuration seen
+	w.wanted = time.Now()
+	w.mu.Unlock()
+	return w
+}
+
+func (h *Hub) loop(w *watch) {
+	defer h.wg.Done()
+	ticker := time.NewTicker(h.every)
+	defer ticker.Stop()
+	for {
+		w.mu.Lock()
+		idle := time.Since(w.wanted) > idleAfter
+		w.mu.Unlock()
+		if idle {
+			h.mu.Lock()
+			delete(h.watched, w.project.ID)
+			h.mu.Unlock()
+			return
+		}
+		if err := h.refresh(h.ctx, w); err != nil && h.ctx.Err() == nil {
+			h.log.Warn("refreshing a leaderboard", "project", w.project.Slug, "err", err)
+		}
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// Board returns the project's latest board, its JSON and a channel closed
+// when a newer one is ready. The first call for a project reads the board
+// at once.
+func (h *Hub) Board(ctx context.Context, p projects.Project) (*Board, []byte, <-chan struct{}, error) {
+	w := h.watchOf(p)
+	w.mu.Lock()
+	b, js, ch := w.board, w.json, w.changed
+	w.mu.Unlock()
+	if b == nil {
+		if err := h.refresh(ctx, w); err != nil {
+			return nil, nil, nil, err
+		}
+		w.mu.Lock()
+		b, js, ch = w.board, w.json, w.changed
+		w.mu.Unlock()
+	}
+	return b, js, ch, nil
+}
+
+// refresh reads a new board and hands it to the waiting viewers.
+func (h *Hub) refresh(ctx context.Context, w *watch) error {
+	w.mu.Lock()
+	p, history := w.project, w.history
+	w.mu.Unlock()
+
+	r, err := h.rankingsOf(ctx, w)
+	if err != nil {
+		return err
+	}
+	b, s, err := h.read(ctx, p, history, r)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.history = append(trimHistory(w.history, s.at), s)
+	w.seq++
+	b.Seq = w.seq
+	js, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	w.board, w.json = b, js
+	close(w.changed)
+	w.changed = make(chan struct{})
+	return nil
+}
+
+func trimHistory(h []sample, now time.Time) []sample {
+	i := 0
+	for i < len(h) && now.Sub(h[i].at) > historyKept {
+		i++
+	}
+	return h[i:]
+}

@@ -1,0 +1,90 @@
+package views
+
+import (
+	"time"
+
+	"tracker/stats"
+)
+
+// Site is what every page's chrome shows.
+type Site struct {
+	// BannerHTML is the tracker-wide banner, trusted HTML set by admins.
+	BannerHTML string
+}
+
+// HomeProject is one project on the home page.
+type HomeProject struct {
+	Slug        string
+	Title       string
+	Description string
+	Logo        string // URL or ""
+	Done        int64
+	Total       int64 // done + claims + queued
+	Bytes       int64
+	ItemsPerSec float64 // five-minute average
+	Active      int64   // warriors active in the last stats.ActiveWindow
+	Deadline    *time.Time
+	Paused      bool
+}
+
+// HomeView is the home page: every public project.
+type HomeView struct {
+	Site     Site
+	Projects []HomeProject
+	Now      time.Time
+}
+
+// ProjectInfo is a project's description on its pages.
+type ProjectInfo struct {
+	Slug        string
+	Title       string
+	Description string
+	Logo        string
+	Repository  string
+	MinVersion  string
+	Deadline    *time.Time
+	Paused      bool
+}
+
+// Lookup is the answer to the item search box.
+type Lookup struct {
+	Query      string
+	Found      bool
+	Status     string // todo, claimed, done, archived, discarded
+	Queue      string
+	ClaimCount int32
+	Downloader string
+	ClaimedAt  *time.Time
+	DoneAt     *time.Time
+	Archive    string
+}
+
+// LeaderboardView is a project's leaderboard page.
+type LeaderboardView struct {
+	Site    Site
+	Project ProjectInfo
+	Board   stats.Board
+	// Ranking is the page of the board asked for (period, order, offset).
+	Ranking  stats.Ranking
+	PageSize int
+	ShowAll  bool
+	Chart    stats.Chart
+	Lookup   *Lookup // nil when nothing was searched
+	Now      time.Time
+}
+
+// DownloaderView is one downloader's page on a project.
+type DownloaderView struct {
+	Site    Site
+	Project ProjectInfo
+	Stats   stats.DownloaderStats
+	Chart   stats.Chart
+	Now     time.Time
+}
+
+// NickView is a nick's totals over every project.
+type NickView struct {
+	Site   Site
+	Totals stats.NickTotals
+	Now    time.Time
+}
