@@ -125,6 +125,50 @@ func (q *Queries) DownloadersByNick(ctx context.Context, nick string) ([]Downloa
 	return items, nil
 }
 
+const downloadersNamed = `-- name: DownloadersNamed :many
+SELECT nick, items, bytes, version, last_seen FROM downloaders
+WHERE project_id = $1 AND nick = ANY($2::text[])
+`
+
+type DownloadersNamedParams struct {
+	ProjectID int32
+	Nicks     []string
+}
+
+type DownloadersNamedRow struct {
+	Nick     string
+	Items    int64
+	Bytes    int64
+	Version  string
+	LastSeen time.Time
+}
+
+func (q *Queries) DownloadersNamed(ctx context.Context, arg DownloadersNamedParams) ([]DownloadersNamedRow, error) {
+	rows, err := q.db.Query(ctx, downloadersNamed, arg.ProjectID, arg.Nicks)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DownloadersNamedRow{}
+	for rows.Next() {
+		var i DownloadersNamedRow
+		if err := rows.Scan(
+			&i.Nick,
+			&i.Items,
+			&i.Bytes,
+			&i.Version,
+			&i.LastSeen,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const downloadersTop = `-- name: DownloadersTop :many
 SELECT nick, items, bytes, version, last_seen FROM downloaders
 WHERE project_id = $1

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -84,24 +83,49 @@ func (h *Hub) leaders(ctx context.Context, q *db.Queries, p projects.Project, pe
 	}
 	byNick := map[string]*Leader{}
 	var out []*Leader
+	add := func(nick string, items, bytes int64, version string, lastSeen time.Time) {
+		if byNick[nick] == nil {
+			l := &Leader{Nick: nick, Items: items, Bytes: bytes, Version: version, LastSeen: lastSeen}
+			byNick[nick] = l
+			out = append(out, l)
+		}
+	}
 	for _, d := range top {
-		l := &Leader{Nick: d.Nick, Items: d.Items, Bytes: d.Bytes, Version: d.Version, LastSeen: d.LastSeen}
-		byNick[d.Nick] = l
-		out = append(out, l)
+		add(d.Nick, d.Items, d.Bytes, d.Version, d.LastSeen)
+	}
+	// The downloaders with pending tallies may climb onto the head: their
+	// folded totals too.
+	var others []string
+	for _, t := range pending {
+		if byNick[t.Downloader] == nil && !slices.Contains(others, t.Downloader) {
+			others = append(others, t.Downloader)
+		}
+	}
+	if len(others) > 0 {
+		rows, err := q.DownloadersNamed(ctx, db.DownloadersNamedParams{ProjectID: p.ID, Nicks: others})
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range rows {
+			add(d.Nick, d.Items, d.Bytes, d.Version, d.LastSeen)
+		}
+		for _, nick := range others {
+			add(nick, 0, 0, "", time.Time{})
+		}
 	}
 	// Pending tallies, newest first: a downloader's newest version wins.
 	for _, t := range pending {
 		l := byNick[t.Downloader]
-		if l == nil {
-			continue // not on the head; the next fold places them
-		}
 		l.Items += t.Items
 		l.Bytes += t.Bytes
 		if t.At.After(l.LastSeen) {
 			l.LastSeen, l.Version = t.At, t.Version
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Bytes > out[j].Bytes })
+	slices.SortFunc(out, func(a, b *Leader) int {
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Nick, b.Nick))
+	})
+	out = out[:min(len(out), LeadersShown)]
 	leaders := make([]Leader, len(out))
 	for i, l := range out {
 		l.Rank = i + 1

@@ -18,3 +18,7 @@ SELECT * FROM downloaders WHERE project_id = @project_id AND nick = @nick;
 SELECT d.*, p.slug, p.title FROM downloaders d JOIN projects p ON p.id = d.project_id
 WHERE d.nick = @nick
 ORDER BY d.bytes DESC;
+
+-- name: DownloadersNamed :many
+SELECT nick, items, bytes, version, last_seen FROM downloaders
+WHERE project_id = @project_id AND nick = ANY(@nicks::text[]);
