@@ -16,9 +16,21 @@ func (h *Handler) Routes() http.Handler {
 	// Public pages.
 	mux.Handle("GET /{$}", h.page(h.homeShow))
 	mux.Handle("GET /projects.json", h.api(h.projectsJSON))
-	mux.Handle("GET /{project}/stats.json", h.api(h.statsJSON))
-	mux.Handle("GET /{project}/charts.json", h.api(h.chartsJSON))
-	mux.Handle("GET /{project}/events", h.api(h.boardEvents))
+	// A project's pages. ServeMux cannot hold both "/static/" and
+	// "/{project}/stats.json" (neither is more specific than the other), so
+	// one pattern takes every GET under a project and projectPages the rest
+	// of the path.
+	mux.Handle("GET /{project}/{rest...}", projectPages{
+		routes: map[string]http.Handler{
+			"":            h.page(h.leaderboardShow),
+			"stats.json":  h.api(h.statsJSON),
+			"charts.json": h.api(h.chartsJSON),
+			"events":      h.api(h.boardEvents),
+			"downloader/": h.page(h.downloaderShow), // downloader/{nick}
+		},
+		notFound: h.page(notFound),
+	})
+	mux.Handle("GET /downloader/{nick}/{$}", h.page(h.nickShow))
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticFiles(static.FS)))
 
 	// Backfeed from grab scripts.
