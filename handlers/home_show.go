@@ -2,23 +2,55 @@ package handlers
 
 import (
 	"net/http"
+	"time"
 
+	"tracker/projects"
 	"tracker/views"
 )
 
-// homeShow lists the projects.
+// homeShow lists the public projects with their progress and pace.
 func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
-	ps, err := h.projects.List(r.Context())
+	ctx := r.Context()
+	site, err := h.site(r)
 	if err != nil {
 		return err
 	}
-	v := views.HomeView{Projects: make([]views.HomeProject, 0, len(ps))}
+	ps, err := h.projects.List(ctx)
+	if err != nil {
+		return err
+	}
+	v := views.HomeView{Site: site, Projects: make([]views.HomeProject, 0, len(ps)), Now: time.Now()}
 	for _, p := range ps {
-		live, err := h.live.Get(r.Context(), p.Slug)
+		if p.Config.Hidden {
+			continue
+		}
+		b, _, _, err := h.stats.Board(ctx, p)
 		if err != nil {
 			return err
 		}
-		v.Projects = append(v.Projects, views.HomeProject{Slug: p.Slug, Title: p.Title, Done: live.Summary.Done, Bytes: live.Summary.Bytes})
+		info := projectInfo(p)
+		v.Projects = append(v.Projects, views.HomeProject{
+			Slug: p.Slug, Title: p.Title, Description: info.Description, Logo: info.Logo,
+			Done: b.Totals.Done, Total: b.Totals.Total, Bytes: b.Totals.Bytes,
+			ItemsPerSec: b.Rates.ItemsPerSec5m, Active: b.Totals.Active, Deadline: info.Deadline, Paused: info.Paused,
+		})
 	}
-	return render(w, r, http.StatusOK, views.Layout("Projects", views.Home(v)))
+	return render(w, r, http.StatusOK, views.Page(site, "Projects", views.Home(v)))
+}
+
+// site is what every page's chrome shows.
+func (h *Handler) site(r *http.Request) (views.Site, error) {
+	s, err := h.projects.Settings(r.Context())
+	return views.Site{BannerHTML: s.BannerHTML}, err
+}
+
+func projectInfo(p projects.Project) views.ProjectInfo {
+	info := views.ProjectInfo{
+		Slug: p.Slug, Title: p.Title, Description: p.Config.Description, Logo: p.Config.Logo,
+		Repository: p.Config.Repository, MinVersion: p.Config.MinVersion, Paused: p.Config.Paused,
+	}
+	if d, ok := p.Config.DeadlineTime(); ok {
+		info.Deadline = &d
+	}
+	return info
 }

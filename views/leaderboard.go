@@ -1,0 +1,176 @@
+package views
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"tracker/stats"
+)
+
+// boardParams are the leaderboard page's query parameters: period=all|24h|7d,
+// order=bytes|items, page=N (from 1), all=1 (every row), span=day|week|month|all.
+type boardParams struct {
+	period, order, span string
+	page                int
+	all                 bool
+}
+
+func paramsOf(v LeaderboardView) boardParams {
+	page := 1
+	if v.PageSize > 0 {
+		page = v.Ranking.Offset/v.PageSize + 1
+	}
+	return boardParams{period: string(v.Ranking.Period), order: string(v.Ranking.Order), span: string(v.Chart.Span), page: page, all: v.ShowAll}
+}
+
+// url renders the parameters, leaving out the defaults.
+func (p boardParams) url(slug string) string {
+	q := url.Values{}
+	if p.period != "" && p.period != string(stats.AllTime) {
+		q.Set("period", p.period)
+	}
+	if p.order != "" && p.order != string(stats.ByBytes) {
+		q.Set("order", p.order)
+	}
+	if p.span != "" && p.span != string(stats.SpanDay) {
+		q.Set("span", p.span)
+	}
+	if p.all {
+		q.Set("all", "1")
+	} else if p.page > 1 {
+		q.Set("page", strconv.Itoa(p.page))
+	}
+	u := "/" + slug + "/"
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+func periodURL(v LeaderboardView, period stats.Period) string {
+	p := paramsOf(v)
+	p.period, p.page = string(period), 1
+	return p.url(v.Project.Slug)
+}
+
+func orderURL(v LeaderboardView, order stats.Order) string {
+	p := paramsOf(v)
+	p.order, p.page = string(order), 1
+	return p.url(v.Project.Slug)
+}
+
+func spanURL(v LeaderboardView, span stats.Span) string {
+	p := paramsOf(v)
+	p.span = string(span)
+	return p.url(v.Project.Slug) + "#chart"
+}
+
+func pageURL(v LeaderboardView, page int) string {
+	p := paramsOf(v)
+	p.page, p.all = page, false
+	return p.url(v.Project.Slug) + "#leaderboard"
+}
+
+func showAllURL(v LeaderboardView) string {
+	p := paramsOf(v)
+	p.all = true
+	return p.url(v.Project.Slug) + "#leaderboard"
+}
+
+func pages(v LeaderboardView) int {
+	if v.PageSize <= 0 {
+		return 1
+	}
+	return max(1, (v.Ranking.Total+v.PageSize-1)/v.PageSize)
+}
+
+// queueNames lists the standard queues first, then the others as they sort.
+func queueNames(queues map[string]int64) []string {
+	names := []string{"todo", "backfeed", "secondary", "redo"}
+	var others []string
+	for q := range queues {
+		if !slices.Contains(names, q) {
+			others = append(others, q)
+		}
+	}
+	slices.Sort(others)
+	return append(names, others...)
+}
+
+// live is the data-live attribute path of a board number in a queue.
+func queuePath(q string) string { return "totals.queues." + q }
+
+func downloaderURL(slug, nick string) string { return "/" + slug + "/downloader/" + PathEscape(nick) }
+
+func nickURL(nick string) string { return "/downloader/" + PathEscape(nick) + "/" }
+
+func boardValue(l stats.Leader, order stats.Order) int64 {
+	if order == stats.ByItems {
+		return l.Items
+	}
+	return l.Bytes
+}
+
+// liveLeaders says whether the leaders table shows the board's head, which
+// the live stream updates: the all-time board by bytes, first page.
+func liveLeaders(v LeaderboardView) bool {
+	return v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && v.Ranking.Offset == 0 && !v.ShowAll
+}
+
+func ptrFloat(f float64) *float64 { return &f }
+
+func spanName(s stats.Span) string {
+	switch s {
+	case stats.SpanWeek:
+		return "week"
+	case stats.SpanMonth:
+		return "month"
+	case stats.SpanAll:
+		return "all time"
+	}
+	return "day"
+}
+
+func periodName(p stats.Period) string {
+	switch p {
+	case stats.Day:
+		return "in the last 24 hours"
+	case stats.Week:
+		return "in the last 7 days"
+	}
+	return "all time"
+}
+
+// current is the aria-current value of a switch's link.
+func current(on bool) string {
+	if on {
+		return "page"
+	}
+	return "false"
+}
+
+func whenPtr(t *time.Time) string {
+	if t == nil {
+		return "—"
+	}
+	return When(*t)
+}
+
+func yesNo(b *bool) string {
+	switch {
+	case b == nil:
+		return "—"
+	case *b:
+		return "yes"
+	}
+	return "no"
+}
+
+func intPtr(n *int64) string {
+	if n == nil {
+		return "—"
+	}
+	return FormatInt(*n)
+}
