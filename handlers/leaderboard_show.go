@@ -44,6 +44,9 @@ func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error 
 	if v.Ranking, err = h.stats.Ranking(ctx, live.Project, stats.Period(q.Get("period")), stats.Order(q.Get("order")), offset, limit); err != nil {
 		return err
 	}
+	if v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && offset == 0 && !v.ShowAll {
+		v.Ranking = withHead(v.Ranking, board.Leaders, leaderboardPageSize)
+	}
 	span := stats.Span(q.Get("span"))
 	if !stats.ValidSpan(span) {
 		span = stats.SpanDay
@@ -112,4 +115,27 @@ func (h *Handler) nickShow(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, "unknown-downloader", "%s has done nothing here yet", nick)
 	}
 	return render(w, r, http.StatusOK, views.Page(site, nick, views.Nick(views.NickView{Site: site, Totals: t, Now: time.Now()})))
+}
+
+// withHead puts the board's head, read this second, at the top of the
+// all-time ranking, which is reread only every few seconds: the first page
+// then shows what the live stream shows.
+func withHead(r stats.Ranking, head []stats.Leader, size int) stats.Ranking {
+	onHead := map[string]bool{}
+	for _, l := range head {
+		onHead[l.Nick] = true
+	}
+	leaders := append([]stats.Leader{}, head...)
+	for _, l := range r.Leaders {
+		if len(leaders) == size {
+			break
+		}
+		if !onHead[l.Nick] {
+			l.Rank = len(leaders) + 1
+			leaders = append(leaders, l)
+		}
+	}
+	r.Leaders = leaders
+	r.Total = max(r.Total, len(head))
+	return r
 }

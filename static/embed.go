@@ -4,5 +4,5 @@ package static
 
 import "embed"
 
-//go:embed *.css
+//go:embed *.css *.js
 var FS embed.FS

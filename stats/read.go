@@ -42,6 +42,11 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 		if b.Leaders, err = h.leaders(ctx, q, p, pending); err != nil {
 			return err
 		}
+		for i := range b.Leaders {
+			if b.Totals.Bytes > 0 {
+				b.Leaders[i].Share = float64(b.Leaders[i].Bytes) / float64(b.Totals.Bytes)
+			}
+		}
 		if b.Feed, err = h.feed(ctx, q, p, pending); err != nil {
 			return err
 		}
