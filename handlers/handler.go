@@ -35,6 +35,7 @@ type Handler struct {
 	live     *projects.Cache
 	items    *items.Engine
 	stats    *stats.Hub
+	metrics  *metrics
 	// streamsEnd is closed when the server shuts down: the live streams,
 	// which would otherwise hold the shutdown up, end.
 	streamsEnd chan struct{}
@@ -52,6 +53,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		live:     projects.NewCache(store, cacheTTL),
 		items:    items.NewEngine(pool, log),
 		stats:    stats.NewHub(pool, store, log),
+		metrics:  newMetrics(pool, store),
 
 		streamsEnd: make(chan struct{}),
 	}

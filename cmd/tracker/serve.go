@@ -48,6 +48,9 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 
 	h := handlers.New(a.log, d.pool, projectCacheTTL)
 	defer h.Close() // after the server has drained
+	if err := h.RegisterMetrics(jobs.NewCollector(d.pool)); err != nil {
+		return err
+	}
 	srv := &http.Server{
 		Handler:           h.Routes(),
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -1,0 +1,216 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"tracker/items"
+	"tracker/projects"
+)
+
+// metrics are the Prometheus metrics of one Handler, in a registry of its
+// own (not the global one: tests build many handlers).
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(pool *pgxpool.Pool, store *projects.Store) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tracker_http_requests_total",
+			Help: "HTTP requests answered, by route and status code.",
+		}, []string{"route", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "tracker_http_request_duration_seconds",
+			Help:    "Time to answer HTTP requests, by route (live streams: until they end).",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route"}),
+	}
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.requests, m.duration,
+		poolCollector{pool},
+		&projectCollector{store: store},
+	)
+	return m
+}
+
+// routeKey holds, in a request's context, where its route's name goes.
+type routeKey struct{}
+
+// measure counts and times every request. The route's name is set by the
+// handler the request reaches (named); requests no route takes stay
+// "other", so made-up paths cannot grow the label set.
+func (m *metrics) measure(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		route := "other"
+		// The largest body any route takes, limited here on the server's
+		// own writer: a limit hit through the recorder below would not
+		// reach the server, which would then cut the connection instead of
+		// closing it after the answer.
+		r.Body = http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody)
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
+		m.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
+		m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}
+
+// named marks the requests next serves as route name.
+func named(name string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := r.Context().Value(routeKey{}).(*string); ok {
+			*p = name
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status a handler wrote. It unwraps for
+// http.ResponseController (the live stream flushes through it).
+type statusRecorder struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if !s.wroteHeader {
+		s.status, s.wroteHeader = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	s.wroteHeader = true
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// poolCollector reports the database pool's state at each scrape.
+type poolCollector struct{ pool *pgxpool.Pool }
+
+var (
+	poolConns = prometheus.NewDesc("tracker_db_pool_conns", "Database connections by state.", []string{"state"}, nil)
+	poolMax   = prometheus.NewDesc("tracker_db_pool_max_conns", "Most database connections the pool opens.", nil, nil)
+	poolAcq   = prometheus.NewDesc("tracker_db_pool_acquires_total", "Connections taken from the pool.", nil, nil)
+	poolWait  = prometheus.NewDesc("tracker_db_pool_acquire_wait_seconds_total", "Time spent waiting for a connection.", nil, nil)
+	poolEmpty = prometheus.NewDesc("tracker_db_pool_empty_acquires_total", "Acquires that had to wait for a connection.", nil, nil)
+	poolCanc  = prometheus.NewDesc("tracker_db_pool_canceled_acquires_total", "Acquires given up before a connection came.", nil, nil)
+)
+
+func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{poolConns, poolMax, poolAcq, poolWait, poolEmpty, poolCanc} {
+		ch <- d
+	}
+}
+
+func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.pool.Stat()
+	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(s.IdleConns()), "idle")
+	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(s.AcquiredConns()), "acquired")
+	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(s.ConstructingConns()), "constructing")
+	ch <- prometheus.MustNewConstMetric(poolMax, prometheus.GaugeValue, float64(s.MaxConns()))
+	ch <- prometheus.MustNewConstMetric(poolAcq, prometheus.CounterValue, float64(s.AcquireCount()))
+	ch <- prometheus.MustNewConstMetric(poolWait, prometheus.CounterValue, s.AcquireDuration().Seconds())
+	ch <- prometheus.MustNewConstMetric(poolEmpty, prometheus.CounterValue, float64(s.EmptyAcquireCount()))
+	ch <- prometheus.MustNewConstMetric(poolCanc, prometheus.CounterValue, float64(s.CanceledAcquireCount()))
+}
+
+// projectCollector reports every project's counts, read at most once a
+// second however often it is scraped.
+type projectCollector struct {
+	store *projects.Store
+
+	mu      sync.Mutex
+	read    time.Time
+	metrics []prometheus.Metric
+}
+
+var (
+	projQueue    = prometheus.NewDesc("tracker_project_queue_items", "Items queued, by project and queue.", []string{"project", "queue"}, nil)
+	projClaims   = prometheus.NewDesc("tracker_project_claims", "Items out with warriors.", []string{"project"}, nil)
+	projDone     = prometheus.NewDesc("tracker_project_done_items_total", "Items completed.", []string{"project"}, nil)
+	projBytes    = prometheus.NewDesc("tracker_project_done_bytes_total", "Bytes the completions reported.", []string{"project"}, nil)
+	projReclaims = prometheus.NewDesc("tracker_project_reclaims_total", "Claims handed out again after expiring.", []string{"project"}, nil)
+	projRequests = prometheus.NewDesc("tracker_project_item_requests_total", "Item requests, by whether they got items.", []string{"project", "served"}, nil)
+)
+
+func (c *projectCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests} {
+		ch <- d
+	}
+}
+
+func (c *projectCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.read) >= time.Second {
+		ms, err := c.collect()
+		if err != nil {
+			ch <- prometheus.NewInvalidMetric(projDone, err)
+			return
+		}
+		c.metrics, c.read = ms, time.Now()
+	}
+	for _, m := range c.metrics {
+		ch <- m
+	}
+}
+
+func (c *projectCollector) collect() ([]prometheus.Metric, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ps, err := c.store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ms []prometheus.Metric
+	for _, p := range ps {
+		s, err := c.store.Summary(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for q, n := range s.Queues {
+			ms = append(ms, prometheus.MustNewConstMetric(projQueue, prometheus.GaugeValue, float64(n), p.Slug, q))
+		}
+		ms = append(ms,
+			prometheus.MustNewConstMetric(projClaims, prometheus.GaugeValue, float64(s.Claims), p.Slug),
+			prometheus.MustNewConstMetric(projDone, prometheus.CounterValue, float64(s.Done), p.Slug),
+			prometheus.MustNewConstMetric(projBytes, prometheus.CounterValue, float64(s.Bytes), p.Slug),
+			prometheus.MustNewConstMetric(projReclaims, prometheus.CounterValue, float64(s.Reclaims), p.Slug),
+			prometheus.MustNewConstMetric(projRequests, prometheus.CounterValue, float64(s.RequestsServed), p.Slug, "true"),
+			prometheus.MustNewConstMetric(projRequests, prometheus.CounterValue, float64(s.Requests-s.RequestsServed), p.Slug, "false"),
+		)
+	}
+	return ms, nil
+}
+
+// RegisterMetrics adds collectors to the handler's /metrics, such as the
+// background jobs'.
+func (h *Handler) RegisterMetrics(cs ...prometheus.Collector) error {
+	for _, c := range cs {
+		if err := h.metrics.registry.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
