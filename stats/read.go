@@ -21,6 +21,7 @@ import (
 func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r *rankings) (*Board, sample, error) {
 	b := &Board{Project: p.Slug, Title: p.Title}
 	var s sample
+	var pending []db.DoneTalliesRecentRow
 	err := pgx.BeginTxFunc(ctx, h.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		q := h.q.WithTx(tx)
 		if err := tx.QueryRow(ctx, "SELECT now()").Scan(&b.At); err != nil {
@@ -35,7 +36,7 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 		b.Totals = totals(sum)
 		b.Health.ReclaimRate = ratio(sum.DoneReclaimed, sum.Done)
 
-		pending, err := q.DoneTalliesRecent(ctx, p.ID)
+		pending, err = q.DoneTalliesRecent(ctx, p.ID)
 		if err != nil {
 			return err
 		}
@@ -64,6 +65,21 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 		return nil, s, err
 	}
 	b.Totals.Downloaders, b.Totals.Active = int64(len(r.all.entries)), r.active(b.At)
+	// Downloaders whose tallies are not folded yet are active, and may be new.
+	counted := map[string]bool{}
+	for _, t := range pending {
+		if counted[t.Downloader] {
+			continue
+		}
+		counted[t.Downloader] = true
+		i, known := r.all.byNick[t.Downloader]
+		if !known {
+			b.Totals.Downloaders++
+		}
+		if !known || b.At.Sub(r.all.entries[i].lastSeen) > ActiveWindow {
+			b.Totals.Active++
+		}
+	}
 	b.Health = health(append(history, s), b.Health)
 	plan(&b.Rates, b.Totals, p.Config, b.At)
 	return b, s, nil
@@ -226,7 +242,7 @@ func rates(history []sample, minutes []db.SeriesMinutesSinceRow, now time.Time) 
 		{5 * time.Minute, &r.ItemsPerSec5m, &r.BytesPerSec5m},
 		{time.Hour, &r.ItemsPerSec1h, &r.BytesPerSec1h},
 	} {
-		if old, ok := since(history, x.window); ok {
+		if old, ok := since(history, x.window); ok || x.window == time.Minute && newest.at.Sub(old.at) >= 10*time.Second {
 			secs := newest.at.Sub(old.at).Seconds()
 			*x.items = float64(newest.done-old.done) / secs
 			*x.bytes = float64(newest.bytes-old.bytes) / secs
@@ -289,7 +305,10 @@ func plan(r *Rates, t Totals, cfg projects.Config, now time.Time) {
 		return
 	}
 	r.Deadline = &deadline
-	onTrack := left == 0 || (r.Finish != nil && !r.Finish.After(deadline))
+	if left > 0 && r.Finish == nil {
+		return // nothing moves: no telling
+	}
+	onTrack := left == 0 || !r.Finish.After(deadline)
 	r.OnTrack = &onTrack
 	remaining := deadline.Sub(now).Seconds()
 	if onTrack || t.Active == 0 || rate <= 0 || remaining <= 0 {
