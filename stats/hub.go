@@ -56,7 +56,7 @@ type watch struct {
 
 // sample is a project's counters at one moment.
 type sample struct {
-	at                                                          time.Time
+	at                                                        time.Time
 	done, bytes, requests, served, reclaimServed, roundTripMs int64
 }
 
