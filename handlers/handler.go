@@ -4,6 +4,7 @@
 package handlers
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -103,6 +104,13 @@ func (h *Handler) api(fn func(http.ResponseWriter, *http.Request) error) http.Ha
 func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
+			var sent *sentError
+			if errors.As(err, &sent) {
+				if r.Context().Err() == nil {
+					h.log.Warn("page cut short", "path", r.URL.Path, "err", err)
+				}
+				return
+			}
 			e := h.classify(r, err)
 			w.Header().Set("X-Tracker-Reason", e.Reason)
 			if e.RetryAfter > 0 {
@@ -193,6 +201,29 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 	_, err := buf.WriteTo(w)
 	return err
 }
+
+// stream writes a component as it renders: for pages too big to hold in
+// memory (a board of every downloader). A failure half-way cuts the page
+// short; the error is logged, as the status is already sent.
+func stream(w http.ResponseWriter, r *http.Request, status int, c templ.Component) error {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	if err := c.Render(r.Context(), bw); err != nil {
+		return &sentError{err}
+	}
+	if err := bw.Flush(); err != nil {
+		return &sentError{err}
+	}
+	return nil
+}
+
+// sentError is a failure after the answer's status went out: it can only
+// be logged.
+type sentError struct{ err error }
+
+func (e *sentError) Error() string { return "after the answer began: " + e.err.Error() }
+func (e *sentError) Unwrap() error { return e.err }
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {
 	b, err := json.Marshal(v)

@@ -67,7 +67,11 @@ func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error 
 			}
 		}
 	}
-	return render(w, r, http.StatusOK, views.Page(site, displayTitle(live.Project), views.Leaderboard(v)))
+	c := views.Page(site, displayTitle(live.Project), views.Leaderboard(v))
+	if v.ShowAll {
+		return stream(w, r, http.StatusOK, c)
+	}
+	return render(w, r, http.StatusOK, c)
 }
 
 // downloaderShow is GET /{project}/downloader/{nick}.

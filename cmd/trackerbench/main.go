@@ -41,13 +41,15 @@ type options struct {
 	sweep     bool
 	large     int
 	longTx    time.Duration
+	pageItems int
+	pageNicks int
 }
 
 func main() {
 	var o options
 	var scenarios string
 	flag.StringVar(&o.binary, "tracker", "bin/tracker", "the tracker binary to start")
-	flag.StringVar(&scenarios, "scenarios", "single,multi,backfeed,mixed,lookup", "scenarios to run, in order")
+	flag.StringVar(&scenarios, "scenarios", "single,multi,backfeed,mixed,lookup,pages", "scenarios to run, in order")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long each scenario runs")
 	flag.IntVar(&o.clients, "clients", 0, "clients per scenario (0: single 64, multi 16, backfeed 8, mixed 64, lookup 32+8)")
 	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")
@@ -56,6 +58,8 @@ func main() {
 	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, and the import of 10,000,000 names")
 	flag.IntVar(&o.large, "large-queue", 10_000_000, "the large queue of the sweep, against 100,000")
 	flag.DurationVar(&o.longTx, "long-tx", 60*time.Second, "duration of the long-transaction sweep")
+	flag.IntVar(&o.pageItems, "page-items", 1_000_000, "items queued in the project the pages scenario reads")
+	flag.IntVar(&o.pageNicks, "page-downloaders", 100_000, "downloaders of the project the pages scenario reads")
 	flag.Parse()
 	o.scenarios = strings.Split(scenarios, ",")
 	log.SetFlags(0)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,6 +96,8 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 			return fs
 		}, fmt.Sprintf("%d single warriors, 8 readers of item status and the project list", n))
 		return nil
+	case "pages":
+		return b.pages(ctx)
 	}
 	return fmt.Errorf("unknown scenario %q", name)
 }
@@ -344,8 +348,8 @@ func (b *bench) print(w io.Writer) {
 			return ms(l[0]) + " / " + ms(l[1]) + " / " + ms(l[2])
 		}
 		var others []string
-		for _, e := range []string{"backfeed", "lookup", "page"} {
-			if _, ok := r.latency[e]; ok {
+		for _, e := range slices.Sorted(maps.Keys(r.latency)) {
+			if e != "request" && e != "done" {
 				others = append(others, e+" "+lat(e))
 			}
 		}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+)
+
+// pagesProject is the project the pages scenario reads: big, and watched.
+const pagesProject = "pages"
+
+// seedPages makes a project of o.pageItems queued items and o.pageNicks
+// downloaders (a tenth of them with eight days of hourly history), written
+// straight into the tables: the scale the pages must render at, without the
+// hours it would take warriors to make it.
+func (b *bench) seedPages(ctx context.Context) error {
+	if _, err := b.cli("", "project", "create", pagesProject, "--title", "Pages at scale"); err != nil {
+		return err
+	}
+	var id int32
+	if err := b.pool.QueryRow(ctx, "SELECT id FROM projects WHERE slug = $1", pagesProject).Scan(&id); err != nil {
+		return err
+	}
+	start := time.Now()
+	steps := []struct {
+		what, sql string
+		args      []any
+	}{
+		{"seen", `INSERT INTO seen (project_id, hash, id) SELECT $1, item_hash('page:' || g), g FROM generate_series(1, $2::int) g`, []any{id, b.o.pageItems}},
+		{"todo", `INSERT INTO todo (project_id, queue, id, name) SELECT $1, 'todo', g, 'page:' || g FROM generate_series(1, $2::int) g`, []any{id, b.o.pageItems}},
+		{"counters", `INSERT INTO counters (project_id, name, shard, value) VALUES ($1, 'queue:todo', 0, $2::bigint)`, []any{id, b.o.pageItems}},
+		{"downloaders", `INSERT INTO downloaders (project_id, nick, items, bytes, version, first_seen, last_seen)
+			SELECT $1, 'volunteer-' || g, 1 + g % 5000, (1 + g % 5000)::bigint * 1048576, '20261122.01',
+			       now() - interval '30 days', now() - (g % 86400) * interval '1 second'
+			FROM generate_series(1, $2::int) g`, []any{id, b.o.pageNicks}},
+		{"downloader hours", `INSERT INTO downloader_hours (project_id, downloader, hour, items, bytes)
+			SELECT $1, 'volunteer-' || (n * 10 + h % 10), date_trunc('hour', now()) - h * interval '1 hour', 3, 3145728
+			FROM generate_series(0, 24 * 8 - 1) h, generate_series(1, $2::int / 10) n`, []any{id, b.o.pageNicks}},
+		{"series", `INSERT INTO series_hours (project_id, hour, items, bytes)
+			SELECT $1, date_trunc('hour', now()) - h * interval '1 hour', 30000, 31457280000 FROM generate_series(0, 24 * 30 - 1) h`, []any{id}},
+		{"minutes", `INSERT INTO series_minutes (project_id, minute, items, bytes)
+			SELECT $1, date_trunc('minute', now()) - m * interval '1 minute', 500, 524288000 FROM generate_series(0, 60 * 48 - 1) m`, []any{id}},
+		{"analyze", `ANALYZE`, nil},
+	}
+	for _, s := range steps {
+		if _, err := b.pool.Exec(ctx, s.sql, s.args...); err != nil {
+			return fmt.Errorf("seeding %s: %w", s.what, err)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "pages: seeded %d items and %d downloaders in %.0f s\n", b.o.pageItems, b.o.pageNicks, time.Since(start).Seconds())
+	return nil
+}
+
+// pages reads the public pages of the seeded project one after another, as
+// one volunteer clicking through: what a page costs the server, with
+// nothing else running.
+func (b *bench) pages(ctx context.Context) error {
+	if err := b.seedPages(ctx); err != nil {
+		return err
+	}
+	p := "/" + pagesProject
+	reads := []struct{ endpoint, path string }{
+		{"leaderboard", p + "/"},
+		{"leaderboard 24h", p + "/?period=24h"},
+		{"leaderboard 7d p.500", p + "/?period=7d&order=items&page=500"},
+		{"downloader", p + "/downloader/volunteer-4242"},
+		{"home", "/"},
+		{"stats.json", p + "/stats.json"},
+		{"charts.json", p + "/charts.json?span=month"},
+	}
+	// The first read of a project starts its board; the page numbers are
+	// of a board kept warm, as on a watched project.
+	c := client()
+	warm, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.url+p+"/", nil)
+	if resp, err := c.Do(warm); err == nil {
+		resp.Body.Close()
+	}
+	b.measure(ctx, "pages", 1, func(ctx context.Context, l *load) []func() {
+		return []func(){func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				r := reads[i%len(reads)]
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.base+r.path, nil)
+				l.do(c, r.endpoint, req)
+				if i%50 == 49 { // now and then every one of the downloaders
+					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.base+p+"/?all=1", nil)
+					l.do(c, "show all", req)
+				}
+			}
+		}}
+	}, fmt.Sprintf("one reader going through the pages of a project of %d items and %d downloaders (a tenth active in the last week); latencies are the server's plus loopback", b.o.pageItems, b.o.pageNicks))
+	return nil
+}
