@@ -28,22 +28,34 @@ type chartView struct {
 	Summary             string
 	MaxLabel, MidLabel  string
 	StartLabel, EndText string
+	Measure             string
 }
 
-func layoutChart(c stats.Chart) chartView {
+// Chart measures: what the bars count.
+const (
+	ChartItems = "items"
+	ChartBytes = "bytes"
+)
+
+func layoutChart(c stats.Chart, measure string) chartView {
 	v := chartView{}
 	if len(c.Points) == 0 {
 		return v
 	}
+	value := func(p stats.Point) int64 { return p.Items }
+	format := FormatInt
+	if measure == ChartBytes {
+		value, format = func(p stats.Point) int64 { return p.Bytes }, FormatBytes
+	}
 	for _, p := range c.Points {
-		v.Max = max(v.Max, p.Items)
-		v.Total += p.Items
+		v.Max = max(v.Max, value(p))
+		v.Total += value(p)
 	}
 	w := chartW / float64(len(c.Points))
 	for i, p := range c.Points {
 		h := 0.0
 		if v.Max > 0 {
-			h = float64(p.Items) / float64(v.Max) * chartH
+			h = float64(value(p)) / float64(v.Max) * chartH
 		}
 		v.Bars = append(v.Bars, bar{
 			X: f1(float64(i) * w), Y: f1(chartH - h), W: f1(max(w-0.5, 0.5)), H: f1(h),
@@ -51,10 +63,15 @@ func layoutChart(c stats.Chart) chartView {
 		})
 	}
 	v.Start, v.End = c.Points[0].At, c.Points[len(c.Points)-1].At.Add(time.Duration(c.Bucket)*time.Second)
-	v.MaxLabel, v.MidLabel = FormatInt(v.Max), FormatInt(v.Max/2)
+	v.MaxLabel, v.MidLabel = format(v.Max), format(v.Max/2)
 	v.StartLabel, v.EndText = When(v.Start), When(v.End)
-	v.Summary = fmt.Sprintf("Items done per %s from %s to %s: %s in all, at most %s in one bucket",
-		FormatDuration(time.Duration(c.Bucket)*time.Second), v.StartLabel, v.EndText, FormatInt(v.Total), v.MaxLabel)
+	what := "Items done"
+	if measure == ChartBytes {
+		what = "Bytes downloaded"
+	}
+	v.Measure = measure
+	v.Summary = fmt.Sprintf("%s per %s from %s to %s: %s in all, at most %s in one bucket",
+		what, FormatDuration(time.Duration(c.Bucket)*time.Second), v.StartLabel, v.EndText, format(v.Total), v.MaxLabel)
 	return v
 }
 

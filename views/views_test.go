@@ -162,19 +162,23 @@ func TestHome(t *testing.T) {
 }
 
 func TestChartSVG(t *testing.T) {
-	empty := doc(t, ChartSVG(stats.Chart{Span: stats.SpanDay, Bucket: 300, Points: []stats.Point{{At: now}}}))
+	empty := doc(t, ChartSVG(stats.Chart{Span: stats.SpanDay, Bucket: 300, Points: []stats.Point{{At: now}}}, ChartItems))
 	if empty.Find("svg").Length() != 0 || !strings.Contains(empty.Text(), "No completions") {
 		t.Error("an empty chart drew bars")
 	}
 	d := doc(t, ChartSVG(stats.Chart{Span: stats.SpanDay, Bucket: 300, Points: []stats.Point{
 		{At: now, Items: 4}, {At: now.Add(5 * time.Minute), Items: 8}, {At: now.Add(10 * time.Minute)},
-	}}))
+	}}, ChartItems))
 	rects := d.Find("svg rect")
 	if rects.Length() != 3 || rects.Eq(1).AttrOr("height", "") != "150.0" || rects.Eq(0).AttrOr("height", "") != "75.0" {
 		t.Errorf("bars %d: %v", rects.Length(), rects.Eq(0).AttrOr("height", ""))
 	}
 	if label := d.Find("svg").AttrOr("aria-label", ""); !strings.Contains(label, "12 in all") {
 		t.Errorf("chart label %q", label)
+	}
+	b := doc(t, ChartSVG(stats.Chart{Span: stats.SpanWeek, Bucket: 3600, Points: []stats.Point{{At: now, Items: 1, Bytes: 3 << 20}}}, ChartBytes))
+	if label := b.Find("svg").AttrOr("aria-label", ""); !strings.HasPrefix(label, "Bytes downloaded per 1 h") || !strings.Contains(label, "3.0 MiB in all") {
+		t.Errorf("bytes chart label %q", label)
 	}
 }
 
