@@ -127,7 +127,7 @@ func (h *Hub) Downloader(ctx context.Context, p projects.Project, nick string) (
 	}
 	out.Outdated = outdated(out.Version, p.Config.MinVersion)
 
-	r, err := h.rankingsOf(ctx, h.watchOf(p))
+	r, err := h.currentRankings(ctx, h.watchOf(p))
 	if err != nil {
 		return out, err
 	}

@@ -83,6 +83,19 @@ func (r *rankings) active(now time.Time) int64 {
 	return n
 }
 
+// currentRankings returns the project's rankings as they are, reading them
+// only when there are none yet: pages never wait for a reread, which the
+// refresh loop does.
+func (h *Hub) currentRankings(ctx context.Context, w *watch) (*rankings, error) {
+	w.mu.Lock()
+	r := w.rankings
+	w.mu.Unlock()
+	if r != nil {
+		return r, nil
+	}
+	return h.rankingsOf(ctx, w)
+}
+
 // rankingsOf returns the project's rankings, rereading those too old.
 func (h *Hub) rankingsOf(ctx context.Context, w *watch) (*rankings, error) {
 	w.mu.Lock()
@@ -131,7 +144,7 @@ func (h *Hub) rankingsOf(ctx context.Context, w *watch) (*rankings, error) {
 // all of them).
 func (h *Hub) Ranking(ctx context.Context, p projects.Project, period Period, order Order, offset, limit int) (Ranking, error) {
 	w := h.watchOf(p)
-	r, err := h.rankingsOf(ctx, w)
+	r, err := h.currentRankings(ctx, w)
 	if err != nil {
 		return Ranking{}, err
 	}
