@@ -7,9 +7,106 @@ package db
 
 import (
 	"context"
+	"net/netip"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+const auditLogInsert = `-- name: AuditLogInsert :exec
+INSERT INTO audit_log (user_id, username, ip, action, project_id, detail)
+VALUES ($1, $2, $3, $4, $5, $6)
+`
+
+type AuditLogInsertParams struct {
+	UserID    *int32
+	Username  string
+	IP        *netip.Addr
+	Action    string
+	ProjectID *int32
+	Detail    []byte
+}
+
+func (q *Queries) AuditLogInsert(ctx context.Context, arg AuditLogInsertParams) error {
+	_, err := q.db.Exec(ctx, auditLogInsert,
+		arg.UserID,
+		arg.Username,
+		arg.IP,
+		arg.Action,
+		arg.ProjectID,
+		arg.Detail,
+	)
+	return err
+}
+
+const auditLogList = `-- name: AuditLogList :many
+SELECT a.id, a.at, a.user_id, a.username, a.ip, a.action, a.project_id, a.detail, coalesce(p.slug, '')::text AS project_slug
+FROM audit_log a LEFT JOIN projects p ON p.id = a.project_id
+WHERE ($1::integer = 0 OR a.project_id = $1::integer)
+  AND ($2::text = '' OR a.username = $2::text)
+  AND ($3::text = '' OR a.action = $3::text)
+  AND ($4::bigint = 0 OR a.id < $4::bigint)
+ORDER BY a.id DESC
+LIMIT $5
+`
+
+type AuditLogListParams struct {
+	ProjectID int32
+	Username  string
+	Action    string
+	BeforeID  int64
+	Max       int32
+}
+
+type AuditLogListRow struct {
+	ID          int64
+	At          time.Time
+	UserID      *int32
+	Username    string
+	IP          *netip.Addr
+	Action      string
+	ProjectID   *int32
+	Detail      []byte
+	ProjectSlug string
+}
+
+// The newest entries first, optionally of one project, one user or one
+// action, before @before_id (0: from the newest).
+func (q *Queries) AuditLogList(ctx context.Context, arg AuditLogListParams) ([]AuditLogListRow, error) {
+	rows, err := q.db.Query(ctx, auditLogList,
+		arg.ProjectID,
+		arg.Username,
+		arg.Action,
+		arg.BeforeID,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AuditLogListRow{}
+	for rows.Next() {
+		var i AuditLogListRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.At,
+			&i.UserID,
+			&i.Username,
+			&i.IP,
+			&i.Action,
+			&i.ProjectID,
+			&i.Detail,
+			&i.ProjectSlug,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
 
 const auditLogPrune = `-- name: AuditLogPrune :execrows
 DELETE FROM audit_log WHERE at < now() - $1::interval

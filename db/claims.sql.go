@@ -272,6 +272,65 @@ func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([
 	return items, nil
 }
 
+const claimsReleaseWhere = `-- name: ClaimsReleaseWhere :one
+
+WITH released AS (
+    DELETE FROM claims
+    WHERE ctid = ANY(ARRAY(
+        SELECT c.ctid FROM claims c
+        WHERE c.project_id = $1
+          AND c.claim_count > 0 -- the condition of the claims indexes
+          AND ($2::text = '' OR c.downloader = $2::text)
+          AND c.claimed_at < now() - $3::interval
+        ORDER BY c.claimed_at
+        LIMIT $4
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT $1, released.queue,
+           CASE WHEN item_type(released.name) = ANY($5::text[]) THEN item_type(released.name) ELSE '' END,
+           released.id, released.name, released.claim_count
+    FROM released
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
+          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM queued
+`
+
+type ClaimsReleaseWhereParams struct {
+	ProjectID    int32
+	Downloader   string
+	OlderThan    pgtype.Interval
+	Max          int32
+	LimitedTypes []string
+}
+
+// the condition of claims_downloader
+// Gives back to their queues up to @max claims older than @older_than, of
+// @downloader when set, oldest first. Returns how many.
+func (q *Queries) ClaimsReleaseWhere(ctx context.Context, arg ClaimsReleaseWhereParams) (int64, error) {
+	row := q.db.QueryRow(ctx, claimsReleaseWhere,
+		arg.ProjectID,
+		arg.Downloader,
+		arg.OlderThan,
+		arg.Max,
+		arg.LimitedTypes,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const claimsTakeSlots = `-- name: ClaimsTakeSlots :many
 WITH slots AS (
     SELECT s.slot, s.nick, ($1::text[])[s.slot] AS version, ($2::text[])[s.slot] AS ip

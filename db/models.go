@@ -145,6 +145,11 @@ type Job struct {
 	Failures       int64
 }
 
+type LoginFailure struct {
+	Key string
+	At  time.Time
+}
+
 type Project struct {
 	ID        int32
 	Slug      string

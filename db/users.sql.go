@@ -9,6 +9,81 @@ import (
 	"context"
 )
 
+const projectAdminGrant = `-- name: ProjectAdminGrant :exec
+INSERT INTO project_admins (user_id, project_id) VALUES ($1, $2)
+ON CONFLICT DO NOTHING
+`
+
+type ProjectAdminGrantParams struct {
+	UserID    int32
+	ProjectID int32
+}
+
+func (q *Queries) ProjectAdminGrant(ctx context.Context, arg ProjectAdminGrantParams) error {
+	_, err := q.db.Exec(ctx, projectAdminGrant, arg.UserID, arg.ProjectID)
+	return err
+}
+
+const projectAdminRevoke = `-- name: ProjectAdminRevoke :exec
+DELETE FROM project_admins WHERE user_id = $1 AND project_id = $2
+`
+
+type ProjectAdminRevokeParams struct {
+	UserID    int32
+	ProjectID int32
+}
+
+func (q *Queries) ProjectAdminRevoke(ctx context.Context, arg ProjectAdminRevokeParams) error {
+	_, err := q.db.Exec(ctx, projectAdminRevoke, arg.UserID, arg.ProjectID)
+	return err
+}
+
+const userDelete = `-- name: UserDelete :execrows
+DELETE FROM users WHERE id = $1
+`
+
+func (q *Queries) UserDelete(ctx context.Context, id int32) (int64, error) {
+	result, err := q.db.Exec(ctx, userDelete, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const userGet = `-- name: UserGet :one
+SELECT id, username, password_hash, role, created_at FROM users WHERE id = $1
+`
+
+func (q *Queries) UserGet(ctx context.Context, id int32) (User, error) {
+	row := q.db.QueryRow(ctx, userGet, id)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Username,
+		&i.PasswordHash,
+		&i.Role,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const userGetByName = `-- name: UserGetByName :one
+SELECT id, username, password_hash, role, created_at FROM users WHERE lower(username) = lower($1)
+`
+
+func (q *Queries) UserGetByName(ctx context.Context, username string) (User, error) {
+	row := q.db.QueryRow(ctx, userGetByName, username)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Username,
+		&i.PasswordHash,
+		&i.Role,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
 const userInsert = `-- name: UserInsert :one
 INSERT INTO users (username, password_hash, role)
 VALUES ($1, $2, $3)
@@ -32,4 +107,99 @@ func (q *Queries) UserInsert(ctx context.Context, arg UserInsertParams) (User, e
 		&i.CreatedAt,
 	)
 	return i, err
+}
+
+const userList = `-- name: UserList :many
+SELECT id, username, password_hash, role, created_at FROM users ORDER BY lower(username)
+`
+
+func (q *Queries) UserList(ctx context.Context) ([]User, error) {
+	rows, err := q.db.Query(ctx, userList)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []User{}
+	for rows.Next() {
+		var i User
+		if err := rows.Scan(
+			&i.ID,
+			&i.Username,
+			&i.PasswordHash,
+			&i.Role,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const userProjects = `-- name: UserProjects :many
+SELECT project_id FROM project_admins WHERE user_id = $1 ORDER BY project_id
+`
+
+// The projects a project admin was granted.
+func (q *Queries) UserProjects(ctx context.Context, userID int32) ([]int32, error) {
+	rows, err := q.db.Query(ctx, userProjects, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int32{}
+	for rows.Next() {
+		var project_id int32
+		if err := rows.Scan(&project_id); err != nil {
+			return nil, err
+		}
+		items = append(items, project_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const userSetPassword = `-- name: UserSetPassword :exec
+UPDATE users SET password_hash = $1 WHERE id = $2
+`
+
+type UserSetPasswordParams struct {
+	PasswordHash string
+	ID           int32
+}
+
+func (q *Queries) UserSetPassword(ctx context.Context, arg UserSetPasswordParams) error {
+	_, err := q.db.Exec(ctx, userSetPassword, arg.PasswordHash, arg.ID)
+	return err
+}
+
+const userSetRole = `-- name: UserSetRole :exec
+UPDATE users SET role = $1 WHERE id = $2
+`
+
+type UserSetRoleParams struct {
+	Role string
+	ID   int32
+}
+
+func (q *Queries) UserSetRole(ctx context.Context, arg UserSetRoleParams) error {
+	_, err := q.db.Exec(ctx, userSetRole, arg.Role, arg.ID)
+	return err
+}
+
+const usersAdminCount = `-- name: UsersAdminCount :one
+SELECT count(*) FROM users WHERE role = 'admin'
+`
+
+// Global admins, the row of @id locked (a last admin must stay).
+func (q *Queries) UsersAdminCount(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, usersAdminCount)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }

@@ -25,6 +25,7 @@ import (
 	"tracker/items"
 	"tracker/projects"
 	"tracker/stats"
+	"tracker/users"
 	"tracker/views"
 )
 
@@ -37,6 +38,9 @@ type Handler struct {
 	items    *items.Engine
 	stats    *stats.Hub
 	metrics  *metrics
+	users    *users.Store
+	sessions sessions
+	csrf     *http.CrossOriginProtection
 	// streamsEnd is closed when the server shuts down: the live streams,
 	// which would otherwise hold the shutdown up, end.
 	streamsEnd chan struct{}
@@ -55,6 +59,9 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		items:    items.NewEngine(pool, log),
 		stats:    stats.NewHub(pool, store, log),
 		metrics:  newMetrics(pool, store),
+		users:    users.NewStore(pool),
+		sessions: newSessions(pool),
+		csrf:     http.NewCrossOriginProtection(),
 
 		streamsEnd: make(chan struct{}),
 	}

@@ -35,6 +35,22 @@ func (h *Handler) Routes() http.Handler {
 	})
 	mux.Handle("GET /downloader/{nick}/{$}", named("nick", h.page(h.nickShow)))
 
+	// The admin panel. Every route but the login form needs a signed-in
+	// admin; every state change is a POST, refused when cross-origin.
+	mux.Handle("GET /admin/login", named("admin", h.adminPublic(h.adminLoginShow)))
+	mux.Handle("POST /admin/login", named("admin", h.adminPublic(h.adminLogin)))
+	mux.Handle("POST /admin/logout", named("admin", h.admin(h.adminLogout)))
+	mux.Handle("GET /admin/{$}", named("admin", h.admin(h.adminHome)))
+	mux.Handle("POST /admin/projects", named("admin", h.admin(h.adminProjectCreate)))
+	mux.Handle("GET /admin/projects/{slug}/{$}", named("admin", h.admin(h.adminProjectShow)))
+	mux.Handle("POST /admin/projects/{slug}/config", named("admin", h.admin(h.adminProjectConfig)))
+	mux.Handle("POST /admin/projects/{slug}/items", named("admin", h.admin(h.adminItemsAdd)))
+	mux.Handle("POST /admin/projects/{slug}/claims/release", named("admin", h.admin(h.adminClaimsRelease)))
+	mux.Handle("GET /admin/audit", named("admin", h.admin(h.adminAudit)))
+	// Anything else under /admin/: the login page for strangers, 404 for admins.
+	mux.Handle("GET /admin/", named("admin", h.admin(notFound)))
+	mux.Handle("POST /admin/", named("admin", h.admin(notFound)))
+
 	// Backfeed from grab scripts.
 	mux.Handle("POST /backfeed/legacy/{target}", named("backfeed", h.api(h.backfeed)))
 

@@ -2,6 +2,7 @@ package items
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -27,4 +28,29 @@ func (e *Engine) ReclaimExpired(ctx context.Context, p projects.Project, max int
 		e.forgetHeads(p.ID)
 	}
 	return n, err
+}
+
+// releaseBatch bounds one statement of ReleaseWhere.
+const releaseBatch = 5000
+
+// ReleaseWhere gives back to their queues the project's claims older than
+// olderThan, of downloader when it is not empty, in batches (each its own
+// transaction) until none are left, and returns how many.
+func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloader string, olderThan time.Duration) (int64, error) {
+	var total int64
+	defer func() {
+		if total > 0 {
+			e.forgetHeads(p.ID)
+		}
+	}()
+	for {
+		n, err := e.q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
+			ProjectID: p.ID, Downloader: downloader, Max: releaseBatch, LimitedTypes: p.Config.LimitedTypes(),
+			OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
+		})
+		total += n
+		if err != nil || n < releaseBatch {
+			return total, err
+		}
+	}
 }

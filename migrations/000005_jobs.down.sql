@@ -1,3 +1,4 @@
+DROP TABLE login_failures;
 DROP TABLE settings;
 DROP TABLE audit_log;
 DROP TABLE archived;

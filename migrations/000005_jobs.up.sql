@@ -153,3 +153,13 @@ CREATE TABLE settings (
     key   text PRIMARY KEY,
     value text NOT NULL
 );
+
+-- Failed admin logins, by account ('user:NAME') and by address ('ip:ADDR'):
+-- too many in a while and the next attempts are refused before the
+-- password is checked.
+CREATE TABLE login_failures (
+    key text        NOT NULL,
+    at  timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE INDEX login_failures_key_at ON login_failures (key, at);

@@ -141,3 +141,38 @@ SELECT count(*) FROM queued;
 SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed FROM claims
 WHERE project_id = @project_id AND downloader = @downloader
   AND claim_count > 0; -- the condition of claims_downloader
+
+-- name: ClaimsReleaseWhere :one
+-- Gives back to their queues up to @max claims older than @older_than, of
+-- @downloader when set, oldest first. Returns how many.
+WITH released AS (
+    DELETE FROM claims
+    WHERE ctid = ANY(ARRAY(
+        SELECT c.ctid FROM claims c
+        WHERE c.project_id = @project_id
+          AND c.claim_count > 0 -- the condition of the claims indexes
+          AND (@downloader::text = '' OR c.downloader = @downloader::text)
+          AND c.claimed_at < now() - @older_than::interval
+        ORDER BY c.claimed_at
+        LIMIT @max
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT @project_id, released.queue,
+           CASE WHEN item_type(released.name) = ANY(@limited_types::text[]) THEN item_type(released.name) ELSE '' END,
+           released.id, released.name, released.claim_count
+    FROM released
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
+          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM queued;

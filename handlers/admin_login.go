@@ -1,0 +1,77 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"tracker/audit"
+	"tracker/db"
+	"tracker/users"
+	"tracker/views"
+)
+
+// adminLoginShow is GET /admin/login.
+func (h *Handler) adminLoginShow(w http.ResponseWriter, r *http.Request) error {
+	v := views.AdminLoginView{Next: safeNext(r.URL.Query().Get("next"))}
+	return render(w, r, http.StatusOK, views.Layout("Sign in", views.AdminLogin(v)))
+}
+
+// adminLogin is POST /admin/login: the form's username and password. The
+// session token is renewed, so a token planted before the login is worth
+// nothing after it.
+func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return errorf(http.StatusBadRequest, "bad-form", "the form could not be read")
+	}
+	name, password := strings.TrimSpace(r.PostForm.Get("username")), r.PostForm.Get("password")
+	v := views.AdminLoginView{Next: safeNext(r.PostForm.Get("next")), Username: name}
+	u, err := h.users.Login(r.Context(), name, password, clientIP(r))
+	switch {
+	case errors.Is(err, users.ErrBadLogin):
+		v.Error = "Wrong username or password."
+		return render(w, r, http.StatusUnauthorized, views.Layout("Sign in", views.AdminLogin(v)))
+	case errors.Is(err, users.ErrThrottled):
+		w.Header().Set("Retry-After", itoa(users.LoginThrottleSeconds))
+		v.Error = "Too many failed attempts. Wait a quarter of an hour and try again."
+		return render(w, r, http.StatusTooManyRequests, views.Layout("Sign in", views.AdminLogin(v)))
+	case err != nil:
+		return err
+	}
+	sm := h.sessions.of(r)
+	if err := sm.RenewToken(r.Context()); err != nil {
+		return err
+	}
+	sm.Put(r.Context(), sessionUserKey, u.ID)
+	if err := audit.Record(r.Context(), db.New(h.pool), audit.Entry{UserID: u.ID, Username: u.Username, IP: clientIP(r), Action: "login"}); err != nil {
+		return err
+	}
+	next := v.Next
+	if next == "" {
+		next = "/admin/"
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return nil
+}
+
+// adminLogout is POST /admin/logout.
+func (h *Handler) adminLogout(w http.ResponseWriter, r *http.Request) error {
+	if err := h.sessions.of(r).Destroy(r.Context()); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/login", http.StatusSeeOther)
+	return nil
+}
+
+// safeNext keeps a post-login address only when it is a path of the admin
+// panel: never another site.
+func safeNext(next string) string {
+	if strings.HasPrefix(next, "/admin/") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n") {
+		return next
+	}
+	return ""
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

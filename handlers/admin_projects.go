@@ -1,0 +1,328 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"tracker/db"
+	"tracker/items"
+	"tracker/projects"
+	"tracker/views"
+)
+
+// adminHome is GET /admin/: the projects the admin runs, and the jobs.
+func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
+	ctx, a := r.Context(), account(r)
+	ps, err := h.projects.List(ctx)
+	if err != nil {
+		return err
+	}
+	v := views.AdminHomeView{Username: a.Username, IsAdmin: a.IsAdmin(), Flash: r.URL.Query().Get("flash")}
+	for _, p := range ps {
+		if !a.CanRun(p.ID) {
+			continue
+		}
+		s, err := h.projects.Summary(ctx, p)
+		if err != nil {
+			return err
+		}
+		v.Projects = append(v.Projects, views.AdminProjectRow{Slug: p.Slug, Title: p.Title, Paused: p.Config.Paused,
+			Queues: s.Queues, Claims: s.Claims, Done: s.Done})
+	}
+	if v.Jobs, err = db.New(h.pool).JobList(ctx); err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.Layout("Admin", views.AdminHome(v)))
+}
+
+// adminProjectCreate is POST /admin/projects (global admins).
+func (h *Handler) adminProjectCreate(w http.ResponseWriter, r *http.Request) error {
+	if err := globalOnly(r); err != nil {
+		return err
+	}
+	if err := parseSmallForm(w, r); err != nil {
+		return err
+	}
+	slug, title := strings.TrimSpace(r.PostForm.Get("slug")), strings.TrimSpace(r.PostForm.Get("title"))
+	if err := projects.ValidSlug(slug); err != nil {
+		return errorf(http.StatusBadRequest, "invalid-slug", "%v", err)
+	}
+	p, err := h.projects.Create(r.Context(), slug, title)
+	if errors.Is(err, projects.ErrExists) {
+		return errorf(http.StatusConflict, "project-exists", "a project %q exists already", slug)
+	}
+	if err != nil {
+		return err
+	}
+	if err := record(r, db.New(h.pool), "project.create", p.ID, map[string]any{"slug": slug, "title": title}); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/projects/"+p.Slug+"/", http.StatusSeeOther)
+	return nil
+}
+
+// adminProject reads the project of an admin route and checks the admin
+// may run it.
+func (h *Handler) adminProject(r *http.Request) (projects.Project, error) {
+	p, err := h.projects.Get(r.Context(), r.PathValue("slug"))
+	if errors.Is(err, projects.ErrNotFound) {
+		return p, errorf(http.StatusNotFound, "unknown-project", "no project %q", r.PathValue("slug"))
+	}
+	if err != nil {
+		return p, err
+	}
+	return p, canRun(r, p.ID)
+}
+
+// adminProjectShow is GET /admin/projects/{slug}/.
+func (h *Handler) adminProjectShow(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	return h.renderAdminProject(w, r, http.StatusOK, p, r.URL.Query().Get("flash"), "")
+}
+
+func (h *Handler) renderAdminProject(w http.ResponseWriter, r *http.Request, status int, p projects.Project, flash, formErr string) error {
+	s, err := h.projects.Summary(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	v := views.AdminProjectView{Username: account(r).Username, Project: projectInfo(p), Queues: s.Queues, Claims: s.Claims,
+		Done: s.Done, Flash: flash, Error: formErr}
+	for _, k := range projects.Keys {
+		v.Fields = append(v.Fields, views.ConfigField{Key: k, Value: configValue(p, k)})
+	}
+	return render(w, r, status, views.Layout(displayTitle(p)+" · admin", views.AdminProject(v)))
+}
+
+// configValue is a key's value in the form `project set` takes.
+func configValue(p projects.Project, key string) string {
+	c := p.Config
+	switch key {
+	case "title":
+		return p.Title
+	case "paused":
+		return strconv.FormatBool(c.Paused)
+	case "order":
+		return c.Order
+	case "min_version":
+		return c.MinVersion
+	case "rate_limit":
+		return strconv.FormatInt(c.RateLimit, 10)
+	case "type_limits":
+		var parts []string
+		for _, t := range c.LimitedTypes() {
+			parts = append(parts, fmt.Sprintf("%s:%d", t, c.TypeLimits[t]))
+		}
+		return strings.Join(parts, ",")
+	case "claims_limit":
+		return strconv.FormatInt(c.ClaimsLimit, 10)
+	case "downloader_claims_limit":
+		return strconv.FormatInt(c.DownloaderClaimsLimit, 10)
+	case "reclaim_ttl":
+		return strconv.FormatInt(c.ReclaimTTL, 10)
+	case "max_multi":
+		return strconv.Itoa(c.MaxMulti)
+	case "backfeed_key":
+		return c.BackfeedKey
+	case "domains":
+		return strings.Join(c.Domains, ",")
+	case "archive_after":
+		return strconv.FormatInt(c.ArchiveAfter, 10)
+	case "archive_mode":
+		return c.ArchiveMode
+	case "hidden":
+		return strconv.FormatBool(c.Hidden)
+	case "description":
+		return c.Description
+	case "repository":
+		return c.Repository
+	case "logo":
+		return c.Logo
+	case "marker_html":
+		return c.MarkerHTML
+	case "deadline":
+		return c.Deadline
+	case "host":
+		return c.Host
+	case "lat_lng":
+		if len(c.LatLng) == 2 {
+			return strconv.FormatFloat(c.LatLng[0], 'f', -1, 64) + "," + strconv.FormatFloat(c.LatLng[1], 'f', -1, 64)
+		}
+	}
+	return ""
+}
+
+// adminProjectConfig is POST /admin/projects/{slug}/config: the keys the
+// form sends that changed, all or none; every change is in the audit log.
+func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	if err := parseSmallForm(w, r); err != nil {
+		return err
+	}
+	var assignments []string
+	changes := map[string]any{}
+	for _, k := range projects.Keys {
+		vs, sent := r.PostForm[k]
+		if !sent || len(vs) != 1 {
+			continue
+		}
+		if old := configValue(p, k); vs[0] != old {
+			assignments = append(assignments, k+"="+vs[0])
+			changes[k] = map[string]string{"from": old, "to": vs[0]}
+		}
+	}
+	for k := range r.PostForm {
+		if !slices.Contains(projects.Keys, k) {
+			return errorf(http.StatusBadRequest, "unknown-key", "unknown configuration key %q", k)
+		}
+	}
+	if len(assignments) == 0 {
+		http.Redirect(w, r, "/admin/projects/"+p.Slug+"/?flash=Nothing+changed.", http.StatusSeeOther)
+		return nil
+	}
+	updated, err := h.projects.Set(r.Context(), p, assignments)
+	if err != nil {
+		return h.renderAdminProject(w, r, http.StatusBadRequest, p, "", err.Error())
+	}
+	if err := record(r, db.New(h.pool), "project.config", p.ID, changes); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/projects/"+updated.Slug+"/?flash=Saved.", http.StatusSeeOther)
+	return nil
+}
+
+// adminItemsAdd is POST /admin/projects/{slug}/items, a multipart form:
+// "queue", then "names" (pasted) and/or "file" (uploaded). Parts are read
+// as they arrive: a 10,000,000-line file streams into the queue without
+// the server holding it.
+func (h *Handler) adminItemsAdd(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 8<<30)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return errorf(http.StatusBadRequest, "bad-form", "send the items as multipart/form-data")
+	}
+	queue := "todo"
+	var total items.AddResult
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return errorf(http.StatusBadRequest, "bad-form", "reading the form: %v", err)
+		}
+		switch part.FormName() {
+		case "queue":
+			b, _ := io.ReadAll(io.LimitReader(part, 256))
+			if queue = strings.TrimSpace(string(b)); queue == "" {
+				queue = "todo"
+			}
+			if err := items.ValidQueue(queue); err != nil {
+				return h.renderAdminProject(w, r, http.StatusBadRequest, p, "", err.Error())
+			}
+		case "names", "file":
+			res, err := h.items.Add(r.Context(), p, queue, part)
+			addResults(&total, res)
+			if err != nil {
+				return err
+			}
+		}
+		part.Close()
+	}
+	detail := map[string]any{"queue": queue, "added": total.Added, "skipped": total.Skipped, "invalid": total.Invalid}
+	if err := record(r, db.New(h.pool), "items.add", p.ID, detail); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("Added %d to %s, skipped %d seen before", total.Added, queue, total.Skipped)
+	if total.Invalid > 0 {
+		msg += fmt.Sprintf(", left out %d invalid lines (%s)", total.Invalid, strings.Join(total.InvalidLines, "; "))
+	}
+	return h.renderAdminProject(w, r, http.StatusOK, p, msg+".", "")
+}
+
+func addResults(total *items.AddResult, r items.AddResult) {
+	total.Added += r.Added
+	total.Skipped += r.Skipped
+	total.Invalid += r.Invalid
+	total.InvalidLines = append(total.InvalidLines, r.InvalidLines...)
+}
+
+// adminClaimsRelease is POST /admin/projects/{slug}/claims/release: the
+// claims older than older_than minutes, of downloader when given, go back
+// to their queues.
+func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	if err := parseSmallForm(w, r); err != nil {
+		return err
+	}
+	downloader := strings.TrimSpace(r.PostForm.Get("downloader"))
+	minutes := 0
+	if s := strings.TrimSpace(r.PostForm.Get("older_than")); s != "" {
+		if minutes, err = strconv.Atoi(s); err != nil || minutes < 0 {
+			return h.renderAdminProject(w, r, http.StatusBadRequest, p, "", "older_than: a whole number of minutes")
+		}
+	}
+	n, err := h.items.ReleaseWhere(r.Context(), p, downloader, time.Duration(minutes)*time.Minute)
+	if err != nil {
+		return err
+	}
+	detail := map[string]any{"downloader": downloader, "older_than_minutes": minutes, "released": n}
+	if err := record(r, db.New(h.pool), "claims.release", p.ID, detail); err != nil {
+		return err
+	}
+	return h.renderAdminProject(w, r, http.StatusOK, p, fmt.Sprintf("Released %d claims.", n), "")
+}
+
+// adminAudit is GET /admin/audit[?project=SLUG]: the newest entries; a
+// project admin sees those of their projects only.
+func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) error {
+	ctx, a := r.Context(), account(r)
+	v := views.AdminAuditView{Username: a.Username, Project: r.URL.Query().Get("project"), Now: time.Now()}
+	var projectID int32
+	if v.Project != "" {
+		p, err := h.projects.Get(ctx, v.Project)
+		if err != nil && !errors.Is(err, projects.ErrNotFound) {
+			return err
+		}
+		if err := canRun(r, p.ID); err != nil {
+			return err
+		}
+		projectID = p.ID
+	} else if !a.IsAdmin() {
+		return errorf(http.StatusForbidden, "forbidden", "choose one of your projects")
+	}
+	entries, err := db.New(h.pool).AuditLogList(ctx, db.AuditLogListParams{ProjectID: projectID, Max: 200})
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	v.Entries = entries
+	return render(w, r, http.StatusOK, views.Layout("Audit log", views.AdminAudit(v)))
+}
+
+func parseSmallForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	if err := r.ParseForm(); err != nil {
+		return errorf(http.StatusBadRequest, "bad-form", "the form could not be read")
+	}
+	return nil
+}
