@@ -8,6 +8,7 @@ package db
 import (
 	"context"
 	"net/netip"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -138,6 +139,47 @@ func (q *Queries) ClaimsOfDownloader(ctx context.Context, arg ClaimsOfDownloader
 	var i ClaimsOfDownloaderRow
 	err := row.Scan(&i.Claims, &i.Reclaimed)
 	return i, err
+}
+
+const claimsPerDownloader = `-- name: ClaimsPerDownloader :many
+SELECT downloader, count(*) AS claims, min(claimed_at)::timestamptz AS oldest FROM claims
+WHERE project_id = $1
+  AND claim_count > 0 -- the condition of claims_downloader
+GROUP BY downloader
+ORDER BY count(*) DESC, downloader
+LIMIT $2
+`
+
+type ClaimsPerDownloaderParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+type ClaimsPerDownloaderRow struct {
+	Downloader string
+	Claims     int64
+	Oldest     time.Time
+}
+
+// The downloaders holding the most claims, with their oldest claim.
+func (q *Queries) ClaimsPerDownloader(ctx context.Context, arg ClaimsPerDownloaderParams) ([]ClaimsPerDownloaderRow, error) {
+	rows, err := q.db.Query(ctx, claimsPerDownloader, arg.ProjectID, arg.Max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimsPerDownloaderRow{}
+	for rows.Next() {
+		var i ClaimsPerDownloaderRow
+		if err := rows.Scan(&i.Downloader, &i.Claims, &i.Oldest); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const claimsReclaim = `-- name: ClaimsReclaim :many

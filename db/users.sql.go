@@ -192,14 +192,28 @@ func (q *Queries) UserSetRole(ctx context.Context, arg UserSetRoleParams) error 
 	return err
 }
 
-const usersAdminCount = `-- name: UsersAdminCount :one
-SELECT count(*) FROM users WHERE role = 'admin'
+const usersAdminsLock = `-- name: UsersAdminsLock :many
+SELECT id FROM users WHERE role = 'admin' ORDER BY id FOR UPDATE
 `
 
-// Global admins, the row of @id locked (a last admin must stay).
-func (q *Queries) UsersAdminCount(ctx context.Context) (int64, error) {
-	row := q.db.QueryRow(ctx, usersAdminCount)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+// The global admins, locked until the transaction ends: a change that
+// would remove the last one sees every other such change.
+func (q *Queries) UsersAdminsLock(ctx context.Context) ([]int32, error) {
+	rows, err := q.db.Query(ctx, usersAdminsLock)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int32{}
+	for rows.Next() {
+		var id int32
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

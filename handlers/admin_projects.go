@@ -101,6 +101,29 @@ func (h *Handler) renderAdminProject(w http.ResponseWriter, r *http.Request, sta
 	for _, k := range projects.Keys {
 		v.Fields = append(v.Fields, views.ConfigField{Key: k, Value: configValue(p, k)})
 	}
+	ctx := r.Context()
+	blocks, err := h.projects.Blocks(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, b := range blocks {
+		v.Blocks = append(v.Blocks, views.AdminBlock{Kind: b.Kind, Value: b.Value, Reason: b.Reason, Global: b.ProjectID == nil})
+	}
+	targets, err := h.projects.Targets(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		v.Targets = append(v.Targets, views.AdminTarget{URL: t.URL, Weight: t.Weight, Enabled: t.Enabled})
+	}
+	counts, err := db.New(h.pool).ClaimsPerDownloader(ctx, db.ClaimsPerDownloaderParams{ProjectID: p.ID, Max: 100})
+	if err != nil {
+		return err
+	}
+	for _, c := range counts {
+		v.Downloaders = append(v.Downloaders, views.AdminClaimCount{Downloader: c.Downloader, Claims: c.Claims, Oldest: c.Oldest})
+	}
+	v.BackfeedURL = baseURL(r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey
 	return render(w, r, status, views.Layout(displayTitle(p)+" · admin", views.AdminProject(v)))
 }
 

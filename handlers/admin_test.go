@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -248,5 +249,109 @@ func TestAdminProjectActions(t *testing.T) {
 	}
 	if a := c.post(t, "/admin/projects", url.Values{"slug": {"admin"}}); a.status != 400 {
 		t.Errorf("reserved slug: %d", a.status)
+	}
+}
+
+func TestAdminUsers(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+	if a := c.post(t, "/admin/users", url.Values{"username": {"helper"}, "password": {"short"}, "role": {"project_admin"}}); a.status != 400 {
+		t.Fatalf("short password: %d", a.status)
+	}
+	if a := c.post(t, "/admin/users", url.Values{"username": {"helper"}, "password": {"a long enough one"}, "role": {"project_admin"}}); a.status != 303 {
+		t.Fatalf("create: %d %s", a.status, a.body)
+	}
+	var rootID, helperID int32
+	f.pool.QueryRow(context.Background(), "SELECT id FROM users WHERE username = 'root'").Scan(&rootID)
+	f.pool.QueryRow(context.Background(), "SELECT id FROM users WHERE username = 'helper'").Scan(&helperID)
+	path := func(id int32, action string) string { return "/admin/users/" + strconv.Itoa(int(id)) + "/" + action }
+	if a := c.post(t, path(helperID, "grant"), url.Values{"project": {"test"}}); a.status != 303 {
+		t.Fatalf("grant: %d", a.status)
+	}
+	h := f.adminClient(t)
+	if a := h.login(t, "helper", "a long enough one"); a.status != 303 {
+		t.Fatalf("helper login: %d", a.status)
+	}
+	if a := h.get(t, "/admin/projects/test/"); a.status != 200 {
+		t.Fatalf("granted project: %d", a.status)
+	}
+	if a := h.get(t, "/admin/users"); a.status != 403 {
+		t.Fatalf("project admin on the users page: %d", a.status)
+	}
+	c.post(t, path(helperID, "revoke"), url.Values{"project": {"test"}})
+	if a := h.get(t, "/admin/projects/test/"); a.status != 403 {
+		t.Fatalf("revoked project: %d", a.status)
+	}
+	c.post(t, path(helperID, "password"), url.Values{"password": {"another long one"}})
+	if a := f.adminClient(t).login(t, "helper", "another long one"); a.status != 303 {
+		t.Fatalf("login with the reset password: %d", a.status)
+	}
+	// The last global admin stays one.
+	if a := c.post(t, path(rootID, "role"), url.Values{"role": {"project_admin"}}); a.status != 409 {
+		t.Fatalf("demoting the last admin: %d", a.status)
+	}
+	if a := c.post(t, path(rootID, "delete"), url.Values{"confirm": {"root"}}); a.status != 409 {
+		t.Fatalf("deleting the last admin: %d", a.status)
+	}
+	// Deletion wants the name typed; a deleted admin is signed out.
+	if a := c.post(t, path(helperID, "delete"), url.Values{"confirm": {"nope"}}); a.status != 400 {
+		t.Fatalf("delete unconfirmed: %d", a.status)
+	}
+	if a := c.post(t, path(helperID, "delete"), url.Values{"confirm": {"helper"}}); a.status != 303 {
+		t.Fatalf("delete: %d", a.status)
+	}
+	if a := h.get(t, "/admin/"); a.status != 303 {
+		t.Fatalf("a deleted user's session: %d", a.status)
+	}
+	if a := c.get(t, "/admin/audit"); !strings.Contains(a.body, "user.delete") || !strings.Contains(a.body, "user.grant") {
+		t.Fatal("user changes missing from the audit log")
+	}
+}
+
+func TestAdminBlocksTargetsSettings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t, "a:1")
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+	if a := c.post(t, "/admin/projects/test/blocks/add", url.Values{"kind": {"nick"}, "value": {"spammer"}, "reason": {"bad data"}}); a.status != 200 {
+		t.Fatalf("block: %d %s", a.status, a.body)
+	}
+	if a := f.do(t, "POST", "/test/request", `{"downloader":"spammer"}`); a.status != 403 {
+		t.Fatalf("blocked nick: %d", a.status)
+	}
+	c.post(t, "/admin/projects/test/blocks/remove", url.Values{"kind": {"nick"}, "value": {"spammer"}})
+	if a := f.do(t, "POST", "/test/request", `{"downloader":"spammer"}`); a.status != 200 {
+		t.Fatalf("lifted block: %d", a.status)
+	}
+	if a := c.post(t, "/admin/projects/test/blocks/add", url.Values{"kind": {"ip"}, "value": {"not an ip"}}); a.status != 400 {
+		t.Fatalf("bad block: %d", a.status)
+	}
+	if a := c.post(t, "/admin/projects/test/targets/add", url.Values{"url": {"rsync://up.example/data/:downloader/"}, "weight": {"3"}}); a.status != 200 {
+		t.Fatalf("target: %d", a.status)
+	}
+	if ts, _ := f.store.Targets(ctx, f.project); len(ts) != 1 || ts[0].Weight != 3 {
+		t.Fatalf("targets %+v", ts)
+	}
+	if a := c.post(t, "/admin/projects/test/targets/add", url.Values{"url": {"ftp://x/"}}); a.status != 400 {
+		t.Fatalf("bad target: %d", a.status)
+	}
+	old := f.project.Config.BackfeedKey
+	c.post(t, "/admin/projects/test/backfeed-key", nil)
+	if p, _ := f.store.Get(ctx, "test"); p.Config.BackfeedKey == old {
+		t.Fatal("backfeed key not rotated")
+	}
+	if a := c.post(t, "/admin/settings", url.Values{"seesaw_version": {"0.8.5"}, "tracker_banner_html": {"<em>Hi</em>"}}); a.status != 200 {
+		t.Fatalf("settings: %d", a.status)
+	}
+	if s, _ := f.store.Settings(ctx); s.SeesawVersion != "0.8.5" {
+		t.Fatalf("settings %+v", s)
+	}
+	if a := f.do(t, "GET", "/", ""); !strings.Contains(a.body, "<em>Hi</em>") {
+		t.Fatal("banner not on the home page")
 	}
 }

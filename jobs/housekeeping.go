@@ -13,7 +13,8 @@ import (
 )
 
 // Housekeeping creates the completion partitions of the days ahead, drops
-// expired web sessions and drops audit entries older than auditKept.
+// expired web sessions, audit entries older than auditKept and day-old
+// failed logins.
 func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Duration) Job {
 	q := db.New(pool)
 	return Job{
@@ -29,6 +30,9 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 			}
 			audit, err := q.AuditLogPrune(ctx, pgtype.Interval{Microseconds: auditKept.Microseconds(), Valid: true})
 			if err != nil {
+				return "", err
+			}
+			if _, err := q.LoginFailuresPrune(ctx); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("partitions ensured, %d expired sessions and %d old audit entries dropped", sessions, audit), nil

@@ -199,3 +199,11 @@ func newKey() string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// RotateBackfeedKey gives the project a new random backfeed key: the old
+// backfeed URL stops working.
+func (s *Store) RotateBackfeedKey(ctx context.Context, p Project) (Project, error) {
+	cfg := p.Config
+	cfg.BackfeedKey = newKey()
+	return s.Update(ctx, p, p.Title, cfg)
+}

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"golang.org/x/crypto/bcrypt"
 
 	"tracker/db"
 )
@@ -47,18 +45,11 @@ func (s *Store) Create(ctx context.Context, username, password, role string) (db
 	if role != RoleAdmin && role != RoleProjectAdmin {
 		return db.User{}, fmt.Errorf("unknown role %q", role)
 	}
-	if utf8.RuneCountInString(password) < MinPasswordRunes {
-		return db.User{}, fmt.Errorf("password too short: at least %d characters", MinPasswordRunes)
-	}
-	// bcrypt reads at most 72 bytes; refuse rather than silently ignore the rest.
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
-	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
-		return db.User{}, errors.New("password too long: at most 72 bytes")
-	}
+	hash, err := hashPassword(password)
 	if err != nil {
 		return db.User{}, err
 	}
-	u, err := s.q.UserInsert(ctx, db.UserInsertParams{Username: username, PasswordHash: string(hash), Role: role})
+	u, err := s.q.UserInsert(ctx, db.UserInsertParams{Username: username, PasswordHash: hash, Role: role})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return db.User{}, fmt.Errorf("%w: %s", ErrExists, username)

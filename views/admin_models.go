@@ -44,6 +44,39 @@ type AdminProjectView struct {
 	Claims   int64
 	Done     int64
 	Fields   []ConfigField
+	Blocks   []AdminBlock
+	Targets  []AdminTarget
+	// Downloaders are the downloaders holding claims, with how many.
+	Downloaders []AdminClaimCount
+	BackfeedURL string
+	Flash       string
+	Error       string
+}
+
+// AdminBlock is a block on the project page.
+type AdminBlock struct {
+	Kind, Value, Reason string
+	Global              bool
+}
+
+// AdminTarget is an upload target on the project page.
+type AdminTarget struct {
+	URL     string
+	Weight  int32
+	Enabled bool
+}
+
+// AdminClaimCount is a downloader's claims.
+type AdminClaimCount struct {
+	Downloader string
+	Claims     int64
+	Oldest     time.Time
+}
+
+// AdminSettingsView is the tracker-wide settings page.
+type AdminSettingsView struct {
+	Username string
+	Fields   []ConfigField
 	Flash    string
 	Error    string
 }
@@ -62,4 +95,21 @@ func sumQueues(qs map[string]int64) int64 {
 		n += v
 	}
 	return n
+}
+
+// AdminUserRow is an account on the users page.
+type AdminUserRow struct {
+	ID        int32
+	Username  string
+	Role      string
+	Projects  []string
+	CreatedAt time.Time
+}
+
+// AdminUsersView is the users page.
+type AdminUsersView struct {
+	Username string
+	Users    []AdminUserRow
+	Flash    string
+	Error    string
 }

@@ -176,3 +176,12 @@ WITH released AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) FROM queued;
+
+-- name: ClaimsPerDownloader :many
+-- The downloaders holding the most claims, with their oldest claim.
+SELECT downloader, count(*) AS claims, min(claimed_at)::timestamptz AS oldest FROM claims
+WHERE project_id = @project_id
+  AND claim_count > 0 -- the condition of claims_downloader
+GROUP BY downloader
+ORDER BY count(*) DESC, downloader
+LIMIT @max;

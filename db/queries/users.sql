@@ -21,9 +21,6 @@ UPDATE users SET role = @role WHERE id = @id;
 -- name: UserDelete :execrows
 DELETE FROM users WHERE id = @id;
 
--- name: UsersAdminCount :one
--- Global admins, the row of @id locked (a last admin must stay).
-SELECT count(*) FROM users WHERE role = 'admin';
 
 -- name: UserProjects :many
 -- The projects a project admin was granted.
@@ -35,3 +32,8 @@ ON CONFLICT DO NOTHING;
 
 -- name: ProjectAdminRevoke :exec
 DELETE FROM project_admins WHERE user_id = @user_id AND project_id = @project_id;
+
+-- name: UsersAdminsLock :many
+-- The global admins, locked until the transaction ends: a change that
+-- would remove the last one sees every other such change.
+SELECT id FROM users WHERE role = 'admin' ORDER BY id FOR UPDATE;
