@@ -146,3 +146,70 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 	}
 	return items, nil
 }
+
+const doneRequeue = `-- name: DoneRequeue :one
+WITH candidates AS (
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.claim_count FROM done d
+    WHERE d.project_id = $1 AND d.id > $2
+      AND ($3::text = '' OR starts_with(d.name, $3::text))
+      AND ($4::text = '' OR d.name ~ $4::text)
+    ORDER BY d.id
+    LIMIT $5
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT $1, $6::text,
+           CASE WHEN item_type(c.name) = ANY($7::text[]) THEN item_type(c.name) ELSE '' END,
+           c.id, c.name, c.claim_count
+    FROM candidates c
+    WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = $1)
+      -- Probed through todo's key, queue by queue (@queues lists them all).
+      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.queue = ANY($8::text[])
+                      AND t.type = ANY($9::text[]) AND t.id = c.id)
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, 'queue:' || $6::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id
+`
+
+type DoneRequeueParams struct {
+	ProjectID    int32
+	AfterID      int64
+	Prefix       string
+	Pattern      string
+	Max          int32
+	Queue        string
+	LimitedTypes []string
+	Queues       []string
+	Types        []string
+}
+
+type DoneRequeueRow struct {
+	Queued int64
+	LastID int64
+}
+
+// Queues again, in queue @queue, up to @max completed items (archived ones
+// are out of reach) whose names start with @prefix and match @pattern
+// (each when not empty) and whose id is above @after_id, in id order; an
+// item claimed or queued already is left alone. Returns how many
+// were queued and the last id looked at (0 when none).
+func (q *Queries) DoneRequeue(ctx context.Context, arg DoneRequeueParams) (DoneRequeueRow, error) {
+	row := q.db.QueryRow(ctx, doneRequeue,
+		arg.ProjectID,
+		arg.AfterID,
+		arg.Prefix,
+		arg.Pattern,
+		arg.Max,
+		arg.Queue,
+		arg.LimitedTypes,
+		arg.Queues,
+		arg.Types,
+	)
+	var i DoneRequeueRow
+	err := row.Scan(&i.Queued, &i.LastID)
+	return i, err
+}

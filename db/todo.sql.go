@@ -78,6 +78,54 @@ func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (i
 	return count, err
 }
 
+const todoClaimOne = `-- name: TodoClaimOne :one
+WITH taken AS (
+    DELETE FROM todo
+    WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid FROM todo t
+        WHERE t.project_id = $1 AND t.queue = ANY($2::text[]) AND t.type = ANY($3::text[])
+          AND t.id = (SELECT s.id FROM seen s WHERE s.project_id = $1 AND s.hash = item_hash($4))
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+), claimed AS (
+    INSERT INTO claims (project_id, hash, id, name, queue, downloader, claim_count)
+    SELECT $1, item_hash(taken.name), taken.id, taken.name, taken.queue, $5, taken.claim_count + 1
+    FROM taken
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, d.name, counter_shard(), d.delta
+    FROM taken, LATERAL (VALUES ('claims', 1), ('queue:' || taken.queue, -1)) AS d (name, delta)
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM taken
+`
+
+type TodoClaimOneParams struct {
+	ProjectID  int32
+	Queues     []string
+	Types      []string
+	Name       string
+	Downloader string
+}
+
+// Hands the queued item @name to @downloader, whatever its place: an
+// admin completing it by hand. Returns how many (0 or 1).
+func (q *Queries) TodoClaimOne(ctx context.Context, arg TodoClaimOneParams) (int64, error) {
+	row := q.db.QueryRow(ctx, todoClaimOne,
+		arg.ProjectID,
+		arg.Queues,
+		arg.Types,
+		arg.Name,
+		arg.Downloader,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const todoGet = `-- name: TodoGet :one
 SELECT queue, claim_count FROM todo
 WHERE project_id = $1 AND queue = ANY($2::text[]) AND type = ANY($3::text[]) AND id = $4
@@ -106,6 +154,68 @@ func (q *Queries) TodoGet(ctx context.Context, arg TodoGetParams) (TodoGetRow, e
 	var i TodoGetRow
 	err := row.Scan(&i.Queue, &i.ClaimCount)
 	return i, err
+}
+
+const todoMove = `-- name: TodoMove :one
+WITH moved AS (
+    DELETE FROM todo
+    WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid FROM todo t
+        WHERE t.project_id = $1 AND t.queue = $2::text
+          AND ($3::text = '' OR starts_with(t.name, $3::text))
+          AND ($4::text = '' OR t.name ~ $4::text)
+        LIMIT $5
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING todo.type, todo.id, todo.name, todo.claim_count
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT $1, $6::text, moved.type, moved.id, moved.name, moved.claim_count
+    FROM moved
+    WHERE $6::text <> ''
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $1, d.name, counter_shard(), d.delta
+    FROM (SELECT (SELECT count(*) FROM moved) AS n, (SELECT count(*) FROM queued) AS q) t,
+         LATERAL (VALUES ('queue:' || $2::text, -t.n),
+                         ('queue:' || $6::text, t.q),
+                         ('requeued', t.q),
+                         ('dropped', t.n - t.q)) AS d (name, delta)
+    WHERE d.delta <> 0 AND d.name <> 'queue:'
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM moved
+`
+
+type TodoMoveParams struct {
+	ProjectID int32
+	FromQueue string
+	Prefix    string
+	Pattern   string
+	Max       int32
+	ToQueue   string
+}
+
+// Moves up to @max items of queue @from_queue whose names start with
+// @prefix and match the regular expression @pattern (each when not empty)
+// to queue @to_queue, or, when @to_queue is empty, drops them (a drained
+// queue: the items stay seen, so they are not queued again). Returns how
+// many.
+func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, error) {
+	row := q.db.QueryRow(ctx, todoMove,
+		arg.ProjectID,
+		arg.FromQueue,
+		arg.Prefix,
+		arg.Pattern,
+		arg.Max,
+		arg.ToQueue,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const todoRetype = `-- name: TodoRetype :exec

@@ -124,6 +124,21 @@ func (h *Handler) renderAdminProject(w http.ResponseWriter, r *http.Request, sta
 		v.Downloaders = append(v.Downloaders, views.AdminClaimCount{Downloader: c.Downloader, Claims: c.Claims, Oldest: c.Oldest})
 	}
 	v.BackfeedURL = baseURL(r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey
+	if name := r.URL.Query().Get("item"); name != "" && r.Method == http.MethodGet {
+		v.Item = &views.Lookup{Query: name}
+		live, err := h.live.Get(ctx, p.Slug)
+		if err != nil {
+			return err
+		}
+		st, err := h.items.Lookup(ctx, live, name)
+		switch {
+		case err == nil:
+			v.Item = &views.Lookup{Query: name, Found: true, Status: st.Status, Queue: st.Queue, ClaimCount: st.ClaimCount,
+				Downloader: st.Downloader, ClaimedAt: st.ClaimedAt, DoneAt: st.DoneAt, Archive: st.Archive}
+		case !errors.Is(err, items.ErrUnknownItem):
+			return err
+		}
+	}
 	return render(w, r, status, views.Layout(displayTitle(p)+" · admin", views.AdminProject(v)))
 }
 

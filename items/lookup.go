@@ -74,17 +74,8 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 		return st, err
 	}
 
-	done, err := q.DoneGet(ctx, db.DoneGetParams{ProjectID: p.ID, ID: id})
-	switch {
-	case err == nil:
-		st.Status, st.ClaimCount, st.Downloader = StatusDone, done.ClaimCount, done.Downloader
-		st.ClaimedAt, st.DoneAt = &done.ClaimedAt, &done.DoneAt
-		return st, nil
-	case !errors.Is(err, pgx.ErrNoRows):
-		return st, err
-	}
-
-	// The standard queues always, and the downloaders' queues that held
+	// Queued before done: a completed item an admin queued again is
+	// queued. The standard queues always, and the downloaders' queues that held
 	// items when the project was last read.
 	queues := slices.Clone(projects.StandardQueues)
 	for _, q := range live.Summary.NonEmptyQueues() {
@@ -105,6 +96,16 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	case !errors.Is(err, pgx.ErrNoRows):
 		return st, err
 	}
+	done, err := q.DoneGet(ctx, db.DoneGetParams{ProjectID: p.ID, ID: id})
+	switch {
+	case err == nil:
+		st.Status, st.ClaimCount, st.Downloader = StatusDone, done.ClaimCount, done.Downloader
+		st.ClaimedAt, st.DoneAt = &done.ClaimedAt, &done.DoneAt
+		return st, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return st, err
+	}
+
 	// Seen, and in no hot table: its completion was archived.
 	arc, err := q.ArchiveForItem(ctx, db.ArchiveForItemParams{ProjectID: p.ID, Name: name})
 	switch {

@@ -49,8 +49,10 @@ type AdminProjectView struct {
 	// Downloaders are the downloaders holding claims, with how many.
 	Downloaders []AdminClaimCount
 	BackfeedURL string
-	Flash       string
-	Error       string
+	// Item is the item looked up, nil when none was.
+	Item  *Lookup
+	Flash string
+	Error string
 }
 
 // AdminBlock is a block on the project page.
@@ -112,4 +114,29 @@ type AdminUsersView struct {
 	Users    []AdminUserRow
 	Flash    string
 	Error    string
+}
+
+// itemActions are what an admin may do with an item in a state.
+func itemActions(status string) []string {
+	switch status {
+	case "claimed":
+		return []string{"release", "done"}
+	case "todo":
+		return []string{"done"}
+	case "done":
+		return []string{"requeue"}
+	}
+	return nil
+}
+
+func itemActionName(a string) string {
+	switch a {
+	case "release":
+		return "Release"
+	case "done":
+		return "Mark done"
+	case "requeue":
+		return "Queue again"
+	}
+	return a
 }

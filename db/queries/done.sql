@@ -61,3 +61,35 @@ WITH reported AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT shared.req::integer AS req, count(*) AS completed FROM shared GROUP BY shared.req;
+
+-- name: DoneRequeue :one
+-- Queues again, in queue @queue, up to @max completed items (archived ones
+-- are out of reach) whose names start with @prefix and match @pattern
+-- (each when not empty) and whose id is above @after_id, in id order; an
+-- item claimed or queued already is left alone. Returns how many
+-- were queued and the last id looked at (0 when none).
+WITH candidates AS (
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.claim_count FROM done d
+    WHERE d.project_id = @project_id AND d.id > @after_id
+      AND (@prefix::text = '' OR starts_with(d.name, @prefix::text))
+      AND (@pattern::text = '' OR d.name ~ @pattern::text)
+    ORDER BY d.id
+    LIMIT @max
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT @project_id, @queue::text,
+           CASE WHEN item_type(c.name) = ANY(@limited_types::text[]) THEN item_type(c.name) ELSE '' END,
+           c.id, c.name, c.claim_count
+    FROM candidates c
+    WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)
+      -- Probed through todo's key, queue by queue (@queues lists them all).
+      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
+                      AND t.type = ANY(@types::text[]) AND t.id = c.id)
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, 'queue:' || @queue::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id;

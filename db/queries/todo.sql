@@ -46,3 +46,67 @@ WHERE project_id = @project_id AND queue = ANY(@queues::text[]) AND type = ANY(@
 -- name: ItemIDBlockNext :one
 -- A block of 2^20 item ids for one batch of names (see TodoAddUnseen).
 SELECT nextval('item_id_blocks')::bigint AS block;
+
+-- name: TodoMove :one
+-- Moves up to @max items of queue @from_queue whose names start with
+-- @prefix and match the regular expression @pattern (each when not empty)
+-- to queue @to_queue, or, when @to_queue is empty, drops them (a drained
+-- queue: the items stay seen, so they are not queued again). Returns how
+-- many.
+WITH moved AS (
+    DELETE FROM todo
+    WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid FROM todo t
+        WHERE t.project_id = @project_id AND t.queue = @from_queue::text
+          AND (@prefix::text = '' OR starts_with(t.name, @prefix::text))
+          AND (@pattern::text = '' OR t.name ~ @pattern::text)
+        LIMIT @max
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING todo.type, todo.id, todo.name, todo.claim_count
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT @project_id, @to_queue::text, moved.type, moved.id, moved.name, moved.claim_count
+    FROM moved
+    WHERE @to_queue::text <> ''
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), d.delta
+    FROM (SELECT (SELECT count(*) FROM moved) AS n, (SELECT count(*) FROM queued) AS q) t,
+         LATERAL (VALUES ('queue:' || @from_queue::text, -t.n),
+                         ('queue:' || @to_queue::text, t.q),
+                         ('requeued', t.q),
+                         ('dropped', t.n - t.q)) AS d (name, delta)
+    WHERE d.delta <> 0 AND d.name <> 'queue:'
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM moved;
+
+-- name: TodoClaimOne :one
+-- Hands the queued item @name to @downloader, whatever its place: an
+-- admin completing it by hand. Returns how many (0 or 1).
+WITH taken AS (
+    DELETE FROM todo
+    WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid FROM todo t
+        WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[]) AND t.type = ANY(@types::text[])
+          AND t.id = (SELECT s.id FROM seen s WHERE s.project_id = @project_id AND s.hash = item_hash(@name))
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+), claimed AS (
+    INSERT INTO claims (project_id, hash, id, name, queue, downloader, claim_count)
+    SELECT @project_id, item_hash(taken.name), taken.id, taken.name, taken.queue, @downloader, taken.claim_count + 1
+    FROM taken
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), d.delta
+    FROM taken, LATERAL (VALUES ('claims', 1), ('queue:' || taken.queue, -1)) AS d (name, delta)
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM taken;

@@ -1,0 +1,136 @@
+package items
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// moveBatch bounds one statement of the queue operations.
+const moveBatch = 5000
+
+// Selection picks items by name: a prefix ("user:" for a type) and a
+// PostgreSQL regular expression, each applying when not empty.
+type Selection struct {
+	Prefix, Pattern string
+}
+
+// badPattern turns PostgreSQL's refusal of a regular expression into the
+// client's mistake.
+func badPattern(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "2201B" {
+		return &InvalidError{Err: fmt.Errorf("invalid pattern: %s", pgErr.Message)}
+	}
+	return err
+}
+
+// MoveQueue moves the selected items of queue from to queue to, keeping
+// their order, or drops them when to is empty (they stay seen, so they are
+// not queued again). Batch by batch, each its own transaction; it returns
+// how many.
+func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to string, sel Selection) (int64, error) {
+	for _, q := range []string{from, to} {
+		if q != "" {
+			if err := ValidQueue(q); err != nil {
+				return 0, &InvalidError{Err: err}
+			}
+		}
+	}
+	if from == to {
+		return 0, &InvalidError{Err: errors.New("the queues are the same")}
+	}
+	var total int64
+	defer func() {
+		if total > 0 && to != "" {
+			e.forgetHeads(p.ID)
+		}
+	}()
+	for ctx.Err() == nil {
+		n, err := e.q.TodoMove(ctx, db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
+			Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch})
+		total += n
+		if err != nil || n < moveBatch {
+			return total, badPattern(err)
+		}
+	}
+	return total, ctx.Err()
+}
+
+// RequeueDone queues the selected completed items again in queue (archived
+// completions are out of reach), and returns how many.
+func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue string, sel Selection) (int64, error) {
+	if err := ValidQueue(queue); err != nil {
+		return 0, &InvalidError{Err: err}
+	}
+	var total, after int64
+	defer func() {
+		if total > 0 {
+			e.forgetHeads(p.ID)
+		}
+	}()
+	sum, err := projects.SummaryOf(ctx, e.q, p)
+	if err != nil {
+		return 0, err
+	}
+	queues := slices.Clone(projects.StandardQueues)
+	for q := range sum.Queues {
+		if !slices.Contains(queues, q) {
+			queues = append(queues, q)
+		}
+	}
+	if !slices.Contains(queues, queue) {
+		queues = append(queues, queue)
+	}
+	types := append(p.Config.LimitedTypes(), "")
+	for ctx.Err() == nil {
+		r, err := e.q.DoneRequeue(ctx, db.DoneRequeueParams{ProjectID: p.ID, Queue: queue, AfterID: after,
+			Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes(),
+			Queues: queues, Types: types})
+		total += r.Queued
+		if err != nil || r.LastID == 0 {
+			return total, badPattern(err)
+		}
+		after = r.LastID
+	}
+	return total, ctx.Err()
+}
+
+// Exactly selects one item by its whole name.
+func Exactly(name string) Selection { return Selection{Pattern: "^" + regexp.QuoteMeta(name) + "$"} }
+
+// MarkDone completes one item by hand for nick: a queued item is handed to
+// nick first; a claimed one is completed for its claimant. It reports no
+// bytes.
+func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick string) error {
+	st, err := e.Lookup(ctx, live, name)
+	if err != nil {
+		return err
+	}
+	switch st.Status {
+	case StatusClaimed:
+		nick = st.Downloader
+	case StatusTodo:
+		queues := slices.Clone(projects.StandardQueues)
+		queues = append(queues, st.Queue)
+		n, err := e.q.TodoClaimOne(ctx, db.TodoClaimOneParams{ProjectID: live.ID, Name: name, Downloader: nick,
+			Queues: queues, Types: append(live.Config.LimitedTypes(), "")})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return &InvalidError{Err: errors.New("the item was handed out meanwhile")}
+		}
+	default:
+		return &InvalidError{Err: fmt.Errorf("the item is %s, not queued or claimed", st.Status)}
+	}
+	_, err = e.Complete(ctx, live.Project, Completion{Downloader: nick, Items: []string{name}, Bytes: map[string]int64{}})
+	return err
+}
