@@ -320,11 +320,16 @@ func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) err
 			return h.renderAdminProject(w, r, http.StatusBadRequest, p, "", "older_than: a whole number of minutes")
 		}
 	}
-	n, err := h.items.ReleaseWhere(r.Context(), p, downloader, time.Duration(minutes)*time.Minute)
+	sel := items.Selection{Prefix: r.PostForm.Get("prefix"), Pattern: r.PostForm.Get("pattern")}
+	n, err := h.items.ReleaseWhere(r.Context(), p, downloader, time.Duration(minutes)*time.Minute, sel)
+	var invalid *items.InvalidError
+	if errors.As(err, &invalid) {
+		return h.renderAdminProject(w, r, http.StatusBadRequest, p, "", invalid.Error())
+	}
 	if err != nil {
 		return err
 	}
-	detail := map[string]any{"downloader": downloader, "older_than_minutes": minutes, "released": n}
+	detail := map[string]any{"downloader": downloader, "older_than_minutes": minutes, "prefix": sel.Prefix, "pattern": sel.Pattern, "released": n}
 	if err := record(r, db.New(h.pool), "claims.release", p.ID, detail); err != nil {
 		return err
 	}

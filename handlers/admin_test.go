@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"tracker/users"
 )
 
@@ -416,5 +418,47 @@ func TestAdminQueuesAndItems(t *testing.T) {
 	if a := c.post(t, p+"done/requeue", url.Values{"prefix": {"user:"}, "queue": {"backfeed"}}); a.status != 200 || !strings.Contains(a.body, "Queued 0") {
 		// user:2 is queued in redo already: left alone.
 		t.Fatalf("requeue by prefix: %d %s", a.status, a.body)
+	}
+}
+
+func TestAdminClaimsList(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for i := range 250 {
+		names = append(names, "user:"+strconv.Itoa(i))
+	}
+	f := setup(t, names...)
+	f.set(t, "max_multi=200")
+	f.do(t, "POST", "/test/multi=200//request", `{"downloader":"alice"}`)
+	f.do(t, "POST", "/test/multi=200//request", `{"downloader":"bob"}`)
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+
+	seen := map[string]bool{}
+	path := "/admin/projects/test/claims"
+	for page := 0; path != ""; page++ {
+		a := c.get(t, path)
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(a.body))
+		if err != nil || a.status != 200 {
+			t.Fatalf("page %d: %d %v", page, a.status, err)
+		}
+		doc.Find(`[data-testid="claim"] code`).Each(func(_ int, s *goquery.Selection) { seen[s.Text()] = true })
+		path = doc.Find(`[data-testid="claims-next"]`).AttrOr("href", "")
+	}
+	if len(seen) != 250 {
+		t.Fatalf("%d claims listed over the pages, want 250", len(seen))
+	}
+	a := c.get(t, "/admin/projects/test/claims?downloader=bob")
+	if n := strings.Count(a.body, `data-testid="claim"`); n != 50 {
+		t.Fatalf("bob's claims: %d", n)
+	}
+	a = c.get(t, "/admin/projects/test/claims?prefix=user:24")
+	if n := strings.Count(a.body, `data-testid="claim"`); n != 11 { // user:24, user:240-249
+		t.Fatalf("prefix filter: %d", n)
+	}
+	// Release by pattern.
+	if a := c.post(t, "/admin/projects/test/claims/release", url.Values{"pattern": {"^user:1[0-9]$"}}); !strings.Contains(a.body, "Released 10 claims") {
+		t.Fatalf("release by pattern: %d", a.status)
 	}
 }

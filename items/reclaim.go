@@ -34,9 +34,9 @@ func (e *Engine) ReclaimExpired(ctx context.Context, p projects.Project, max int
 const releaseBatch = 5000
 
 // ReleaseWhere gives back to their queues the project's claims older than
-// olderThan, of downloader when it is not empty, in batches (each its own
+// olderThan, of downloader when it is not empty, selected by sel, in batches (each its own
 // transaction) until none are left, and returns how many.
-func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloader string, olderThan time.Duration) (int64, error) {
+func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloader string, olderThan time.Duration, sel Selection) (int64, error) {
 	var total int64
 	defer func() {
 		if total > 0 {
@@ -46,11 +46,12 @@ func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloade
 	for {
 		n, err := e.q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
 			ProjectID: p.ID, Downloader: downloader, Max: releaseBatch, LimitedTypes: p.Config.LimitedTypes(),
+			Prefix: sel.Prefix, Pattern: sel.Pattern,
 			OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
 		})
 		total += n
 		if err != nil || n < releaseBatch {
-			return total, err
+			return total, badPattern(err)
 		}
 	}
 }

@@ -140,3 +140,19 @@ func itemActionName(a string) string {
 	}
 	return a
 }
+
+// AdminClaim is one claim in the claims list.
+type AdminClaim struct {
+	Name, Downloader, Queue string
+	ClaimedAt               time.Time
+	ClaimCount              int32
+}
+
+// AdminClaimsView is a page of a project's claims.
+type AdminClaimsView struct {
+	Username                      string
+	Project                       ProjectInfo
+	Downloader, OlderThan, Prefix string
+	Claims                        []AdminClaim
+	Next                          string // the next page, "" at the end
+}

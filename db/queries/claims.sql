@@ -144,7 +144,8 @@ WHERE project_id = @project_id AND downloader = @downloader
 
 -- name: ClaimsReleaseWhere :one
 -- Gives back to their queues up to @max claims older than @older_than, of
--- @downloader when set, oldest first. Returns how many.
+-- @downloader, starting with @prefix and matching @pattern (each when set),
+-- oldest first. Returns how many.
 WITH released AS (
     DELETE FROM claims
     WHERE ctid = ANY(ARRAY(
@@ -153,6 +154,8 @@ WITH released AS (
           AND c.claim_count > 0 -- the condition of the claims indexes
           AND (@downloader::text = '' OR c.downloader = @downloader::text)
           AND c.claimed_at < now() - @older_than::interval
+          AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
+          AND (@pattern::text = '' OR c.name ~ @pattern::text)
         ORDER BY c.claimed_at
         LIMIT @max
         FOR UPDATE SKIP LOCKED
@@ -184,4 +187,20 @@ WHERE project_id = @project_id
   AND claim_count > 0 -- the condition of claims_downloader
 GROUP BY downloader
 ORDER BY count(*) DESC, downloader
+LIMIT @max;
+
+-- name: ClaimsList :many
+-- A page of a project's claims, oldest first, after the claim
+-- (@after_at, @after_id), of @downloader, older than @older_than and
+-- starting with @prefix (each when set). On claims_claimed_at, or on
+-- claims_downloader with a downloader: a page costs the same with five
+-- million claims as with five.
+SELECT name, downloader, claimed_at, claim_count, queue, id FROM claims
+WHERE project_id = @project_id
+  AND claim_count > 0 -- the condition of the claims indexes
+  AND (@downloader::text = '' OR downloader = @downloader::text)
+  AND claimed_at < now() - @older_than::interval
+  AND (claimed_at, id) > (@after_at::timestamptz, @after_id::bigint)
+  AND (@prefix::text = '' OR starts_with(name, @prefix::text))
+ORDER BY claimed_at, id
 LIMIT @max;
