@@ -369,3 +369,30 @@ func parseSmallForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	return nil
 }
+
+// adminProjectDelete is POST /admin/projects/{slug}/delete (global
+// admins), once "confirm" repeats the slug: the project is gone at once for
+// every route, and the purge job removes its rows in the background.
+func (h *Handler) adminProjectDelete(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	if err := globalOnly(r); err != nil {
+		return err
+	}
+	if err := parseSmallForm(w, r); err != nil {
+		return err
+	}
+	if r.PostForm.Get("confirm") != p.Slug {
+		return h.renderAdminProject(w, r, http.StatusBadRequest, p, "", "To delete the project, type its slug to confirm.")
+	}
+	if err := h.projects.MarkDeleting(r.Context(), p); err != nil {
+		return err
+	}
+	if err := record(r, db.New(h.pool), "project.delete", p.ID, map[string]any{"slug": p.Slug}); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/?flash="+urlQuery("Deleting "+p.Slug+": its rows go in the background."), http.StatusSeeOther)
+	return nil
+}

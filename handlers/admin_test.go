@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"tracker/jobs"
 	"tracker/users"
 )
 
@@ -460,5 +462,51 @@ func TestAdminClaimsList(t *testing.T) {
 	// Release by pattern.
 	if a := c.post(t, "/admin/projects/test/claims/release", url.Values{"pattern": {"^user:1[0-9]$"}}); !strings.Contains(a.body, "Released 10 claims") {
 		t.Fatalf("release by pattern: %d", a.status)
+	}
+}
+
+func TestAdminProjectDelete(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t, "a:1", "a:2", "a:3")
+	f.do(t, "POST", "/test/request", `{"downloader":"alice"}`)
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+	if a := c.post(t, "/admin/projects/test/delete", url.Values{"confirm": {"tset"}}); a.status != 400 {
+		t.Fatalf("unconfirmed delete: %d", a.status)
+	}
+	if a := c.post(t, "/admin/projects/test/delete", url.Values{"confirm": {"test"}}); a.status != 303 {
+		t.Fatalf("delete: %d %s", a.status, a.body)
+	}
+	// Gone at once for every route.
+	if a := f.do(t, "POST", "/test/request", `{"downloader":"alice"}`); a.status != 404 || a.reason != "unknown-project" {
+		t.Fatalf("warrior after delete: %d %s", a.status, a.reason)
+	}
+	if a := f.do(t, "GET", "/test/", ""); a.status != 404 {
+		t.Fatalf("leaderboard after delete: %d", a.status)
+	}
+	// The purge job removes the rows.
+	if _, err := jobs.NewRunner(slog.New(slog.DiscardHandler), f.pool, jobs.Purge(f.store)).RunNow(ctx, "purge"); err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for _, table := range []string{"todo", "claims", "seen", "counters", "projects"} {
+		var n int64
+		col := "project_id"
+		if table == "projects" {
+			col = "id"
+		}
+		f.pool.QueryRow(ctx, "SELECT count(*) FROM "+table+" WHERE "+col+" = $1", f.project.ID).Scan(&n)
+		rows += n
+	}
+	var branch bool
+	f.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", "done_p"+strconv.Itoa(int(f.project.ID))).Scan(&branch)
+	if rows != 0 || branch {
+		t.Fatalf("%d rows left, completions' partitions left: %v", rows, branch)
+	}
+	// The slug is free again.
+	if a := c.post(t, "/admin/projects", url.Values{"slug": {"test"}}); a.status != 303 {
+		t.Fatalf("a new project with the slug: %d", a.status)
 	}
 }

@@ -47,6 +47,7 @@ func (h *Handler) Routes() http.Handler {
 	mux.Handle("POST /admin/projects/{slug}/items", named("admin", h.admin(h.adminItemsAdd)))
 	mux.Handle("POST /admin/projects/{slug}/claims/release", named("admin", h.admin(h.adminClaimsRelease)))
 	mux.Handle("GET /admin/audit", named("admin", h.admin(h.adminAudit)))
+	mux.Handle("POST /admin/projects/{slug}/delete", named("admin", h.admin(h.adminProjectDelete)))
 	mux.Handle("GET /admin/projects/{slug}/claims", named("admin", h.admin(h.adminClaims)))
 	mux.Handle("POST /admin/projects/{slug}/queues/{action}", named("admin", h.admin(h.adminQueueMove)))
 	mux.Handle("POST /admin/projects/{slug}/done/requeue", named("admin", h.admin(h.adminDoneRequeue)))

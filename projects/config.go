@@ -59,6 +59,11 @@ type Config struct {
 	Deadline string    `json:"deadline"`
 	Host     string    `json:"host"`
 	LatLng   []float64 `json:"lat_lng"`
+
+	// Deleting marks a project an admin deleted: it is gone for every
+	// route, and the purge job removes its rows in the background. Not a
+	// key operators set.
+	Deleting bool `json:"deleting,omitempty"`
 }
 
 // DeadlineFormat is the deadline's form in the projects file, which the

@@ -117,11 +117,24 @@ func (s *Store) Get(ctx context.Context, slug string) (Project, error) {
 	if err != nil {
 		return Project{}, err
 	}
-	return decode(row)
+	p, err := decode(row)
+	if err == nil && p.Config.Deleting {
+		return Project{}, fmt.Errorf("%w: %s (being deleted)", ErrNotFound, slug)
+	}
+	return p, err
 }
 
-// List returns every project, by slug.
+// List returns every project, by slug, but those being deleted.
 func (s *Store) List(ctx context.Context) ([]Project, error) {
+	return s.list(ctx, false)
+}
+
+// ListDeleting returns the projects being deleted.
+func (s *Store) ListDeleting(ctx context.Context) ([]Project, error) {
+	return s.list(ctx, true)
+}
+
+func (s *Store) list(ctx context.Context, deleting bool) ([]Project, error) {
 	rows, err := s.q.ProjectList(ctx)
 	if err != nil {
 		return nil, err
@@ -132,7 +145,9 @@ func (s *Store) List(ctx context.Context) ([]Project, error) {
 		if err != nil {
 			return nil, err
 		}
-		ps = append(ps, p)
+		if p.Config.Deleting == deleting {
+			ps = append(ps, p)
+		}
 	}
 	return ps, nil
 }
@@ -206,4 +221,53 @@ func (s *Store) RotateBackfeedKey(ctx context.Context, p Project) (Project, erro
 	cfg := p.Config
 	cfg.BackfeedKey = newKey()
 	return s.Update(ctx, p, p.Title, cfg)
+}
+
+// MarkDeleting starts a project's deletion: from now on it is not found,
+// hands out nothing, and the purge job removes its rows.
+func (s *Store) MarkDeleting(ctx context.Context, p Project) error {
+	cfg := p.Config
+	cfg.Paused, cfg.Hidden, cfg.Deleting = true, true, true
+	_, err := s.Update(ctx, p, p.Title, cfg)
+	return err
+}
+
+// purgeTables hold a project's rows, keyed by project_id; purged a batch
+// at a time so no transaction grows with the project.
+var purgeTables = []string{
+	"todo", "claims", "seen", "done_tallies", "counters", "downloaders", "downloader_hours",
+	"series_minutes", "series_hours", "domain_totals", "feed", "rate_limits", "uploads", "archived",
+}
+
+// purgeBatch bounds one delete of Purge.
+const purgeBatch = 10000
+
+// Purge removes a deleting project's rows, batch by batch, then its
+// completions' partitions and the project itself. Stopped midway, it
+// carries on where it was at the next call.
+func (s *Store) Purge(ctx context.Context, p Project) error {
+	if !p.Config.Deleting {
+		return fmt.Errorf("project %s is not being deleted", p.Slug)
+	}
+	for _, table := range purgeTables {
+		// The table names are this list's, never input.
+		stmt := fmt.Sprintf("DELETE FROM %[1]s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %[1]s WHERE project_id = $1 LIMIT $2))", table)
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			tag, err := s.pool.Exec(ctx, stmt, p.ID, purgeBatch)
+			if err != nil {
+				return fmt.Errorf("purging %s: %w", table, err)
+			}
+			if tag.RowsAffected() < purgeBatch {
+				break
+			}
+		}
+	}
+	if _, err := s.pool.Exec(ctx, fmt.Sprintf("DROP TABLE IF EXISTS done_p%d CASCADE", p.ID)); err != nil {
+		return err
+	}
+	_, err := s.pool.Exec(ctx, "DELETE FROM projects WHERE id = $1", p.ID)
+	return err
 }

@@ -342,7 +342,7 @@ func TestJobsCommands(t *testing.T) {
 	for _, j := range list {
 		names = append(names, j.Name)
 	}
-	if fmt.Sprint(names) != "[archive housekeeping reclaim rollup]" {
+	if fmt.Sprint(names) != "[archive housekeeping purge reclaim rollup]" {
 		t.Fatalf("jobs %v", names)
 	}
 

@@ -28,6 +28,7 @@ func (a *app) jobRunner(d *database) *jobs.Runner {
 		jobs.Archive(store, archive.New(d.pool, a.cfg.ArchiveDir)),
 		jobs.Rollup(stats.NewStore(d.pool)),
 		jobs.Housekeeping(d.pool, store, a.cfg.AuditRetention),
+		jobs.Purge(store),
 	)
 }
 
