@@ -3,6 +3,8 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
@@ -508,5 +510,32 @@ func TestAdminProjectDelete(t *testing.T) {
 	// The slug is free again.
 	if a := c.post(t, "/admin/projects", url.Values{"slug": {"test"}}); a.status != 303 {
 		t.Fatalf("a new project with the slug: %d", a.status)
+	}
+}
+
+// An items file larger than any warrior body streams into the queue.
+func TestAdminItemsUploadLarge(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+	const n = 400_000
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		mw.WriteField("queue", "todo")
+		fw, _ := mw.CreateFormFile("file", "items.txt")
+		for i := range n {
+			fmt.Fprintf(fw, "url:https://example.org/a/rather/long/path/to/page/number/%09d\n", i)
+		}
+		mw.Close()
+		pw.Close()
+	}()
+	req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/items", pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	if a := c.send(t, req); a.status != 200 || !strings.Contains(a.body, "Added 400000 to todo") {
+		t.Fatalf("upload of %d lines (about 28 MB): %d", n, a.status)
 	}
 }

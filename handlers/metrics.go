@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,7 +62,9 @@ func (m *metrics) measure(next http.Handler) http.Handler {
 		// own writer: a limit hit through the recorder below would not
 		// reach the server, which would then cut the connection instead of
 		// closing it after the answer.
-		r.Body = http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody)
+		if !strings.HasPrefix(r.URL.Path, "/admin/") { // item files of any size go to the panel
+			r.Body = http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody)
+		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
 		m.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
