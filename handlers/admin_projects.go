@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -336,11 +337,16 @@ func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) err
 	return h.renderAdminProject(w, r, http.StatusOK, p, fmt.Sprintf("Released %d claims.", n), "")
 }
 
-// adminAudit is GET /admin/audit[?project=SLUG]: the newest entries; a
-// project admin sees those of their projects only.
+// auditPage is how many entries a page of the audit log shows.
+const auditPage = 200
+
+// adminAudit is GET /admin/audit[?project=SLUG&user=NAME&action=ACTION&before=ID]:
+// the newest entries, a page at a time; a project admin sees those of their
+// projects only.
 func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) error {
 	ctx, a := r.Context(), account(r)
-	v := views.AdminAuditView{Username: a.Username, Project: r.URL.Query().Get("project"), Now: time.Now()}
+	q := r.URL.Query()
+	v := views.AdminAuditView{Username: a.Username, Project: q.Get("project"), User: q.Get("user"), Action: q.Get("action"), Now: time.Now()}
 	var projectID int32
 	if v.Project != "" {
 		p, err := h.projects.Get(ctx, v.Project)
@@ -354,11 +360,18 @@ func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) error {
 	} else if !a.IsAdmin() {
 		return errorf(http.StatusForbidden, "forbidden", "choose one of your projects")
 	}
-	entries, err := db.New(h.pool).AuditLogList(ctx, db.AuditLogListParams{ProjectID: projectID, Max: 200})
+	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
+	entries, err := db.New(h.pool).AuditLogList(ctx, db.AuditLogListParams{ProjectID: projectID, Username: v.User,
+		Action: v.Action, BeforeID: before, Max: auditPage})
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
 	v.Entries = entries
+	if len(entries) == auditPage {
+		next := url.Values{"project": {v.Project}, "user": {v.User}, "action": {v.Action},
+			"before": {strconv.FormatInt(entries[len(entries)-1].ID, 10)}}
+		v.Next = "/admin/audit?" + next.Encode()
+	}
 	return render(w, r, http.StatusOK, views.Layout("Audit log", views.AdminAudit(v)))
 }
 

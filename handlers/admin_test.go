@@ -226,6 +226,10 @@ func TestAdminProjectActions(t *testing.T) {
 			t.Errorf("audit log lacks %q", want)
 		}
 	}
+	a = c.get(t, "/admin/audit?project=test&action=items.add&user=root")
+	if n := strings.Count(a.body, `data-testid="audit-entry"`); n != 1 || !strings.Contains(a.body, "secondary") {
+		t.Errorf("audit filtered by action: %d entries", n)
+	}
 
 	// A project admin runs their projects only.
 	f.user(t, "helper", users.RoleProjectAdmin)

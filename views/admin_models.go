@@ -87,8 +87,10 @@ type AdminSettingsView struct {
 type AdminAuditView struct {
 	Username string
 	Entries  []db.AuditLogListRow
-	Project  string // the filter, "" for all
-	Now      time.Time
+	// The filters ("" for all) and the next page ("" at the end).
+	Project, User, Action string
+	Next                  string
+	Now                   time.Time
 }
 
 func sumQueues(qs map[string]int64) int64 {
