@@ -47,6 +47,17 @@ func (h *Handler) adminClaims(w http.ResponseWriter, r *http.Request) error {
 	for _, c := range rows {
 		v.Claims = append(v.Claims, views.AdminClaim{Name: c.Name, Downloader: c.Downloader, ClaimedAt: c.ClaimedAt, ClaimCount: c.ClaimCount, Queue: c.Queue})
 	}
+	// Counting every claim per downloader reads the whole index (1.5 s at
+	// five million claims): only when asked.
+	if v.PerDownloader = q.Get("per_downloader") == "1"; v.PerDownloader {
+		counts, err := db.New(h.pool).ClaimsPerDownloader(r.Context(), db.ClaimsPerDownloaderParams{ProjectID: p.ID, Max: 100})
+		if err != nil {
+			return err
+		}
+		for _, c := range counts {
+			v.Downloaders = append(v.Downloaders, views.AdminClaimCount{Downloader: c.Downloader, Claims: c.Claims, Oldest: c.Oldest})
+		}
+	}
 	if len(rows) == claimsPage {
 		last := rows[len(rows)-1]
 		next := url.Values{"downloader": {v.Downloader}, "older_than": {v.OlderThan}, "prefix": {v.Prefix},

@@ -117,13 +117,6 @@ func (h *Handler) renderAdminProject(w http.ResponseWriter, r *http.Request, sta
 	for _, t := range targets {
 		v.Targets = append(v.Targets, views.AdminTarget{URL: t.URL, Weight: t.Weight, Enabled: t.Enabled})
 	}
-	counts, err := db.New(h.pool).ClaimsPerDownloader(ctx, db.ClaimsPerDownloaderParams{ProjectID: p.ID, Max: 100})
-	if err != nil {
-		return err
-	}
-	for _, c := range counts {
-		v.Downloaders = append(v.Downloaders, views.AdminClaimCount{Downloader: c.Downloader, Claims: c.Claims, Oldest: c.Oldest})
-	}
 	v.BackfeedURL = baseURL(r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey
 	if name := r.URL.Query().Get("item"); name != "" && r.Method == http.MethodGet {
 		v.Item = &views.Lookup{Query: name}

@@ -457,7 +457,11 @@ func TestAdminClaimsList(t *testing.T) {
 	if len(seen) != 250 {
 		t.Fatalf("%d claims listed over the pages, want 250", len(seen))
 	}
-	a := c.get(t, "/admin/projects/test/claims?downloader=bob")
+	a := c.get(t, "/admin/projects/test/claims?per_downloader=1")
+	if !strings.Contains(a.body, "<td>alice</td><td class=\"num\">200</td>") {
+		t.Errorf("claims per downloader missing")
+	}
+	a = c.get(t, "/admin/projects/test/claims?downloader=bob")
 	if n := strings.Count(a.body, `data-testid="claim"`); n != 50 {
 		t.Fatalf("bob's claims: %d", n)
 	}

@@ -38,16 +38,14 @@ type ConfigField struct {
 
 // AdminProjectView is one project's admin page.
 type AdminProjectView struct {
-	Username string
-	Project  ProjectInfo
-	Queues   map[string]int64
-	Claims   int64
-	Done     int64
-	Fields   []ConfigField
-	Blocks   []AdminBlock
-	Targets  []AdminTarget
-	// Downloaders are the downloaders holding claims, with how many.
-	Downloaders []AdminClaimCount
+	Username    string
+	Project     ProjectInfo
+	Queues      map[string]int64
+	Claims      int64
+	Done        int64
+	Fields      []ConfigField
+	Blocks      []AdminBlock
+	Targets     []AdminTarget
 	BackfeedURL string
 	// Item is the item looked up, nil when none was.
 	Item  *Lookup
@@ -157,4 +155,7 @@ type AdminClaimsView struct {
 	Downloader, OlderThan, Prefix string
 	Claims                        []AdminClaim
 	Next                          string // the next page, "" at the end
+	// PerDownloader: the counts of claims per downloader were asked for.
+	PerDownloader bool
+	Downloaders   []AdminClaimCount
 }
