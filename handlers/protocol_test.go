@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"tracker/books"
 	"tracker/items"
 	"tracker/projects"
 	"tracker/stats"
@@ -596,5 +597,8 @@ func TestTwoServersManyWarriors(t *testing.T) {
 	f.pool.QueryRow(context.Background(), "SELECT count(DISTINCT id) FROM done").Scan(&seen)
 	if doneRows != total || items != total || seen != total {
 		t.Fatalf("done rows %d, downloader items %d, distinct %d; want %d", doneRows, items, seen, total)
+	}
+	if r, err := books.Of(context.Background(), f.pool, f.project); err != nil || !r.Balanced {
+		t.Fatalf("the books do not balance: %+v, %v", r, err)
 	}
 }

@@ -79,6 +79,7 @@ func commands() []command {
 			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
 				o["queue"] = fs.String("queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")
 			}},
+		{name: "check", args: "[SLUG]", summary: "check a project's books (every project's without SLUG), print them as JSON; exit 1 when they do not balance", nargs: [2]int{0, 1}, run: runCheck},
 		{name: "settings", summary: "print the tracker-wide settings as JSON", nargs: [2]int{0, 0}, run: runSettings},
 		{name: "settings set", args: "KEY=VALUE...", summary: "change tracker-wide settings (seesaw_version, auto_project, broadcast_message, tracker_banner_html)", nargs: [2]int{1, -1}, run: runSettings},
 		{name: "jobs", summary: "list the background jobs: schedule and last run", nargs: [2]int{0, 0}, run: runJobsList},

@@ -442,3 +442,22 @@ func TestSettingsCommands(t *testing.T) {
 		t.Fatalf("settings printed %q", out)
 	}
 }
+
+func TestCheckCommand(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+	tracker(t, dsn, "", nil, "project", "create", "demo")
+	tracker(t, dsn, "a:1\na:2\n", nil, "items", "add", "demo")
+	code, out, errOut := tracker(t, dsn, "", nil, "check", "demo")
+	var reports []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &reports) != nil || len(reports) != 1 || reports[0]["balanced"] != true || reports[0]["seen"] != 2.0 {
+		t.Fatalf("check: exit %d, %q, %s", code, out, errOut)
+	}
+	pool := openPool(t, dsn)
+	if _, err := pool.Exec(context.Background(), "DELETE FROM todo WHERE name = 'a:1'"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := tracker(t, dsn, "", nil, "check"); code != 1 || !strings.Contains(out, `"balanced": false`) {
+		t.Fatalf("check of unbalanced books: exit %d, %q", code, out)
+	}
+}

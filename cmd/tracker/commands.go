@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"tracker/books"
 	"tracker/db"
 	"tracker/items"
 	"tracker/projects"
@@ -260,5 +261,45 @@ func runSettings(ctx context.Context, a *app, args []string, _ map[string]*strin
 			return err
 		}
 		return printJSON(a, s)
+	})
+}
+
+// runCheck prints the books of one project or of all, and fails when any
+// does not balance.
+func runCheck(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+	return a.withDatabase(ctx, func(d *database) error {
+		store := projects.NewStore(d.pool)
+		var ps []projects.Project
+		if len(args) == 1 {
+			p, err := store.Get(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			ps = append(ps, p)
+		} else {
+			var err error
+			if ps, err = store.List(ctx); err != nil {
+				return err
+			}
+		}
+		reports := []books.Report{}
+		unbalanced := 0
+		for _, p := range ps {
+			r, err := books.Of(ctx, d.pool, p)
+			if err != nil {
+				return err
+			}
+			if !r.Balanced {
+				unbalanced++
+			}
+			reports = append(reports, r)
+		}
+		if err := printJSON(a, reports); err != nil {
+			return err
+		}
+		if unbalanced > 0 {
+			return fmt.Errorf("the books of %d projects do not balance", unbalanced)
+		}
+		return nil
 	})
 }
