@@ -35,34 +35,14 @@ func (h *Handler) Routes() http.Handler {
 	})
 	mux.Handle("GET /downloader/{nick}/{$}", named("nick", h.page(h.nickShow)))
 
-	// The admin panel. Every route but the login form needs a signed-in
-	// admin; every state change is a POST, refused when cross-origin.
+	// The admin panel: every route goes through admin (a signed-in admin,
+	// cross-origin state changes refused) but the login form's, which go
+	// through adminPublic.
 	mux.Handle("GET /admin/login", named("admin", h.adminPublic(h.adminLoginShow)))
 	mux.Handle("POST /admin/login", named("admin", h.adminPublic(h.adminLogin)))
-	mux.Handle("POST /admin/logout", named("admin", h.admin(h.adminLogout)))
-	mux.Handle("GET /admin/{$}", named("admin", h.admin(h.adminHome)))
-	mux.Handle("POST /admin/projects", named("admin", h.admin(h.adminProjectCreate)))
-	mux.Handle("GET /admin/projects/{slug}/{$}", named("admin", h.admin(h.adminProjectShow)))
-	mux.Handle("POST /admin/projects/{slug}/config", named("admin", h.admin(h.adminProjectConfig)))
-	mux.Handle("POST /admin/projects/{slug}/items", named("admin", h.admin(h.adminItemsAdd)))
-	mux.Handle("POST /admin/projects/{slug}/claims/release", named("admin", h.admin(h.adminClaimsRelease)))
-	mux.Handle("GET /admin/audit", named("admin", h.admin(h.adminAudit)))
-	mux.Handle("POST /admin/projects/{slug}/delete", named("admin", h.admin(h.adminProjectDelete)))
-	mux.Handle("GET /admin/projects/{slug}/claims", named("admin", h.admin(h.adminClaims)))
-	mux.Handle("POST /admin/projects/{slug}/queues/{action}", named("admin", h.admin(h.adminQueueMove)))
-	mux.Handle("POST /admin/projects/{slug}/done/requeue", named("admin", h.admin(h.adminDoneRequeue)))
-	mux.Handle("POST /admin/projects/{slug}/item/{action}", named("admin", h.admin(h.adminItem)))
-	mux.Handle("POST /admin/projects/{slug}/blocks/{action}", named("admin", h.admin(h.adminBlock)))
-	mux.Handle("POST /admin/projects/{slug}/targets/{action}", named("admin", h.admin(h.adminTarget)))
-	mux.Handle("POST /admin/projects/{slug}/backfeed-key", named("admin", h.admin(h.adminBackfeedKey)))
-	mux.Handle("GET /admin/settings", named("admin", h.admin(h.adminSettings)))
-	mux.Handle("POST /admin/settings", named("admin", h.admin(h.adminSettings)))
-	mux.Handle("GET /admin/users", named("admin", h.admin(h.adminUsers)))
-	mux.Handle("POST /admin/users", named("admin", h.admin(h.adminUserCreate)))
-	mux.Handle("POST /admin/users/{id}/{action}", named("admin", h.admin(h.adminUserChange)))
-	// Anything else under /admin/: the login page for strangers, 404 for admins.
-	mux.Handle("GET /admin/", named("admin", h.admin(notFound)))
-	mux.Handle("POST /admin/", named("admin", h.admin(notFound)))
+	for _, rt := range h.adminRoutes() {
+		mux.Handle(rt.pattern, named("admin", h.admin(rt.fn)))
+	}
 
 	// Backfeed from grab scripts.
 	mux.Handle("POST /backfeed/legacy/{target}", named("backfeed", h.api(h.backfeed)))
@@ -89,4 +69,42 @@ func (h *Handler) Routes() http.Handler {
 	items := itemRoute{named("item", h.api(h.itemShow))}
 
 	return h.metrics.measure(warrior.in(items.in(mux)))
+}
+
+// adminRoute is a route of the admin panel behind sign-in.
+type adminRoute struct {
+	pattern string
+	fn      func(http.ResponseWriter, *http.Request) error
+}
+
+// adminRoutes are the admin panel's routes behind sign-in; a test walks
+// them all. State changes are POSTs.
+func (h *Handler) adminRoutes() []adminRoute {
+	return []adminRoute{
+		{"POST /admin/logout", h.adminLogout},
+		{"GET /admin/{$}", h.adminHome},
+		{"POST /admin/projects", h.adminProjectCreate},
+		{"GET /admin/projects/{slug}/{$}", h.adminProjectShow},
+		{"POST /admin/projects/{slug}/config", h.adminProjectConfig},
+		{"POST /admin/projects/{slug}/items", h.adminItemsAdd},
+		{"POST /admin/projects/{slug}/delete", h.adminProjectDelete},
+		{"GET /admin/projects/{slug}/claims", h.adminClaims},
+		{"POST /admin/projects/{slug}/claims/release", h.adminClaimsRelease},
+		{"POST /admin/projects/{slug}/queues/{action}", h.adminQueueMove},
+		{"POST /admin/projects/{slug}/done/requeue", h.adminDoneRequeue},
+		{"POST /admin/projects/{slug}/item/{action}", h.adminItem},
+		{"POST /admin/projects/{slug}/blocks/{action}", h.adminBlock},
+		{"POST /admin/projects/{slug}/targets/{action}", h.adminTarget},
+		{"POST /admin/projects/{slug}/backfeed-key", h.adminBackfeedKey},
+		{"GET /admin/settings", h.adminSettings},
+		{"POST /admin/settings", h.adminSettings},
+		{"GET /admin/audit", h.adminAudit},
+		{"GET /admin/users", h.adminUsers},
+		{"POST /admin/users", h.adminUserCreate},
+		{"POST /admin/users/{id}/{action}", h.adminUserChange},
+		// Anything else under /admin/: the login page for strangers, 404
+		// for admins.
+		{"GET /admin/", notFound},
+		{"POST /admin/", notFound},
+	}
 }
