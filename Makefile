@@ -12,7 +12,7 @@ TOOLS := $(CURDIR)/.bin
 SQLC  := $(TOOLS)/sqlc-$(SQLC_VERSION)
 TEMPL := $(TOOLS)/templ-$(TEMPL_VERSION)
 
-.PHONY: run build test bench check generate tools postgres clean
+.PHONY: soak run build test bench check generate tools postgres clean
 
 ## run: start the tracker on the embedded PostgreSQL cluster in $(DATA_DIR)
 run: postgres build
@@ -41,6 +41,14 @@ BENCH_FLAGS ?= -duration 10s
 bench: postgres build
 	$(GO) build -o bin/trackerbench ./cmd/trackerbench
 	./bin/trackerbench -tracker $(BIN) $(BENCH_FLAGS)
+
+## soak: the mixed load for SOAK_DURATION with faults injected at random (the
+## tracker killed and restarted, PostgreSQL stopped for 10 s), then the books
+## checked; fails when they do not balance.
+SOAK_DURATION ?= 10m
+soak: postgres build
+	$(GO) build -o bin/trackerbench ./cmd/trackerbench
+	./bin/trackerbench -tracker $(BIN) -soak -duration $(SOAK_DURATION)
 
 ## check: formatting, vet, and generated code that matches its sources
 check: $(SQLC) $(TEMPL)

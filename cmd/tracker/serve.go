@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"tracker/handlers"
 	"tracker/jobs"
 	"tracker/projects"
@@ -22,6 +24,7 @@ const (
 	idleTimeout       = 120 * time.Second
 	maxHeaderBytes    = 64 << 10
 	shutdownTimeout   = 30 * time.Second
+	maxConnections    = 10_000
 	// How stale the warrior routes' view of a project (configuration,
 	// blocks, which queues hold items) may be: changes made by the CLI, the
 	// panel or another process take effect within it.
@@ -64,6 +67,10 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 	if err != nil {
 		return err
 	}
+	// Past maxConnections, new connections wait in the kernel's backlog
+	// instead of each taking a goroutine and buffers: a flood of clients
+	// slows down instead of exhausting the process.
+	ln = netutil.LimitListener(ln, maxConnections)
 	a.log.Info("tracker listening", "url", fmt.Sprintf("http://%s/", ln.Addr()))
 
 	serveErr := make(chan error, 1)

@@ -10,11 +10,13 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -41,6 +43,7 @@ type options struct {
 	sweep     bool
 	large     int
 	longTx    time.Duration
+	soak      bool
 	pageItems int
 	pageNicks int
 }
@@ -58,6 +61,7 @@ func main() {
 	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, and the import of 10,000,000 names")
 	flag.IntVar(&o.large, "large-queue", 10_000_000, "the large queue of the sweep, against 100,000")
 	flag.DurationVar(&o.longTx, "long-tx", 60*time.Second, "duration of the long-transaction sweep")
+	flag.BoolVar(&o.soak, "soak", false, "instead of the scenarios: the mixed load for -duration with faults injected at random (the tracker killed and restarted, PostgreSQL stopped for 10 s), then the books checked")
 	flag.IntVar(&o.pageItems, "page-items", 1_000_000, "items queued in the project the pages scenario reads")
 	flag.IntVar(&o.pageNicks, "page-downloaders", 100_000, "downloaders of the project the pages scenario reads")
 	flag.Parse()
@@ -82,6 +86,7 @@ type bench struct {
 	key     string
 	project string
 	rows    []*row
+	addr    string // fixed by the soak, so a restarted tracker keeps its address
 }
 
 func run(ctx context.Context, o options) error {
@@ -92,6 +97,14 @@ func run(ctx context.Context, o options) error {
 	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755) // PostgreSQL's own account must reach it when run as root
 	b := &bench{o: o, dir: filepath.Join(dir, "data"), project: "bench"}
+	if o.soak {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		b.addr = l.Addr().String()
+		l.Close()
+	}
 	if err := b.start(ctx); err != nil {
 		return err
 	}
@@ -117,6 +130,9 @@ func run(ctx context.Context, o options) error {
 		log.Printf("no statement statistics: %v", err)
 	}
 
+	if o.soak {
+		return b.soak(ctx)
+	}
 	for _, s := range o.scenarios {
 		if ctx.Err() != nil {
 			break
@@ -134,9 +150,11 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
-// start runs `tracker serve` on a fresh data directory.
+// start runs `tracker serve` on the data directory, on b.addr (any free
+// port when empty).
 func (b *bench) start(ctx context.Context) error {
-	b.serve = exec.Command(b.o.binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", b.dir)
+	addr := cmp.Or(b.addr, "127.0.0.1:0")
+	b.serve = exec.Command(b.o.binary, "serve", "--addr", addr, "--data-dir", b.dir)
 	b.serve.Env = benchEnv()
 	stderr, err := b.serve.StderrPipe()
 	if err != nil {
