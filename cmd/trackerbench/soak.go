@@ -22,7 +22,8 @@ func (b *bench) soak(ctx context.Context) error {
 	if _, err := b.cli("", "project", "set", b.project, "reclaim_ttl=30"); err != nil {
 		return err
 	}
-	if err := b.refill(ctx, 60_000); err != nil {
+	// Enough items for the warriors of a slow machine; grab scripts add more.
+	if err := b.refill(ctx, 10_000); err != nil {
 		return err
 	}
 	faults := make(chan string, 64)
