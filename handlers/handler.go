@@ -12,10 +12,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/a-h/templ"
@@ -169,6 +171,14 @@ func unavailable(err error) bool {
 		// 08: connection exception; 57: operator intervention (shutdown,
 		// cannot connect now).
 		return pgErr.Code[:2] == "08" || pgErr.Code[:2] == "57"
+	}
+	// The connection went down under the statement (the server stopped or
+	// crashed): the client may try again, and a done retried is harmless.
+	var netErr net.Error
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &netErr) {
+		return true
 	}
 	return pgconn.SafeToRetry(err)
 }

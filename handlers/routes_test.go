@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -9,7 +11,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"tracker/db/dbtest"
 	"tracker/users"
@@ -75,5 +80,22 @@ func TestEveryAdminRouteNeedsSignInAndSameOrigin(t *testing.T) {
 		default:
 			t.Errorf("%s: admin routes are GET or POST", rt.pattern)
 		}
+	}
+}
+
+// A statement cut off by the database going away is a 503, never a 500.
+func TestUnavailable(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("claim: %w", io.ErrUnexpectedEOF),
+		fmt.Errorf("read: %w", syscall.ECONNRESET),
+		fmt.Errorf("dial: %w", syscall.ECONNREFUSED),
+		&pgconn.PgError{Code: "57P01"},
+	} {
+		if !unavailable(err) {
+			t.Errorf("%v: not taken for the database being away", err)
+		}
+	}
+	if unavailable(&pgconn.PgError{Code: "23505"}) || unavailable(errors.New("bug")) {
+		t.Error("errors of ours taken for the database being away")
 	}
 }
