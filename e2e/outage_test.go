@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -81,5 +82,32 @@ func TestDatabaseAway(t *testing.T) {
 	}
 	if code, body := post(t, s.url+"/demo/done", `{"downloader":"alice","item":"a:1","bytes":{"data":1}}`); code != 200 || body != "OK" {
 		t.Fatalf("done after: %d %q", code, body)
+	}
+}
+
+// A client that never finishes its request headers is cut off after the
+// server's header timeout, instead of holding a connection for ever.
+func TestSlowClientCutOff(t *testing.T) {
+	t.Parallel()
+	s := serve(t, dataDir(t))
+	defer s.stop(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("POST /demo/request HTTP/1.1\r\nHost: tracker\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	conn.SetReadDeadline(time.Now().Add(40 * time.Second))
+	buf := make([]byte, 512)
+	for {
+		if _, err := conn.Read(buf); err != nil {
+			break // closed by the server (or our deadline, checked below)
+		}
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("the half-sent request held its connection for %s", d)
 	}
 }
