@@ -147,5 +147,3 @@ func record(r *http.Request, q *db.Queries, action string, projectID int32, deta
 		UserID: a.ID, Username: a.Username, IP: clientIP(r), Action: action, ProjectID: projectID, Detail: detail,
 	})
 }
-
-func urlQuery(s string) string { return url.QueryEscape(s) }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 	"strings"
@@ -70,7 +71,7 @@ func (h *Handler) adminTarget(w http.ResponseWriter, r *http.Request) error {
 	detail := map[string]any{"url": u}
 	switch action {
 	case "add":
-		weight, werr := strconv.Atoi(cmpOr(r.PostForm.Get("weight"), "1"))
+		weight, werr := strconv.Atoi(cmp.Or(strings.TrimSpace(r.PostForm.Get("weight")), "1"))
 		enabled := r.PostForm.Get("enabled") != "false"
 		detail["weight"], detail["enabled"] = weight, enabled
 		if werr != nil {
@@ -107,13 +108,6 @@ func (h *Handler) adminBackfeedKey(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	return h.renderAdminProject(w, r, http.StatusOK, p, "New backfeed key.", "")
-}
-
-func cmpOr(s, def string) string {
-	if strings.TrimSpace(s) == "" {
-		return def
-	}
-	return strings.TrimSpace(s)
 }
 
 // adminSettings is GET and POST /admin/settings (global admins): the

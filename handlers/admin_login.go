@@ -34,7 +34,7 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 		v.Error = "Wrong username or password."
 		return render(w, r, http.StatusUnauthorized, views.Layout("Sign in", views.AdminLogin(v)))
 	case errors.Is(err, users.ErrThrottled):
-		w.Header().Set("Retry-After", itoa(users.LoginThrottleSeconds))
+		w.Header().Set("Retry-After", strconv.Itoa(users.LoginThrottleSeconds))
 		v.Error = "Too many failed attempts. Wait a quarter of an hour and try again."
 		return render(w, r, http.StatusTooManyRequests, views.Layout("Sign in", views.AdminLogin(v)))
 	case err != nil:
@@ -73,5 +73,3 @@ func safeNext(next string) string {
 	}
 	return ""
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

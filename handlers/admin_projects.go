@@ -100,7 +100,7 @@ func (h *Handler) renderAdminProject(w http.ResponseWriter, r *http.Request, sta
 	v := views.AdminProjectView{Username: account(r).Username, Project: projectInfo(p), Queues: s.Queues, Claims: s.Claims,
 		Done: s.Done, Flash: flash, Error: formErr}
 	for _, k := range projects.Keys {
-		v.Fields = append(v.Fields, views.ConfigField{Key: k, Value: configValue(p, k)})
+		v.Fields = append(v.Fields, views.ConfigField{Key: k, Value: p.Value(k)})
 	}
 	ctx := r.Context()
 	blocks, err := h.projects.Blocks(ctx, p)
@@ -136,64 +136,6 @@ func (h *Handler) renderAdminProject(w http.ResponseWriter, r *http.Request, sta
 	return render(w, r, status, views.Layout(displayTitle(p)+" · admin", views.AdminProject(v)))
 }
 
-// configValue is a key's value in the form `project set` takes.
-func configValue(p projects.Project, key string) string {
-	c := p.Config
-	switch key {
-	case "title":
-		return p.Title
-	case "paused":
-		return strconv.FormatBool(c.Paused)
-	case "order":
-		return c.Order
-	case "min_version":
-		return c.MinVersion
-	case "rate_limit":
-		return strconv.FormatInt(c.RateLimit, 10)
-	case "type_limits":
-		var parts []string
-		for _, t := range c.LimitedTypes() {
-			parts = append(parts, fmt.Sprintf("%s:%d", t, c.TypeLimits[t]))
-		}
-		return strings.Join(parts, ",")
-	case "claims_limit":
-		return strconv.FormatInt(c.ClaimsLimit, 10)
-	case "downloader_claims_limit":
-		return strconv.FormatInt(c.DownloaderClaimsLimit, 10)
-	case "reclaim_ttl":
-		return strconv.FormatInt(c.ReclaimTTL, 10)
-	case "max_multi":
-		return strconv.Itoa(c.MaxMulti)
-	case "backfeed_key":
-		return c.BackfeedKey
-	case "domains":
-		return strings.Join(c.Domains, ",")
-	case "archive_after":
-		return strconv.FormatInt(c.ArchiveAfter, 10)
-	case "archive_mode":
-		return c.ArchiveMode
-	case "hidden":
-		return strconv.FormatBool(c.Hidden)
-	case "description":
-		return c.Description
-	case "repository":
-		return c.Repository
-	case "logo":
-		return c.Logo
-	case "marker_html":
-		return c.MarkerHTML
-	case "deadline":
-		return c.Deadline
-	case "host":
-		return c.Host
-	case "lat_lng":
-		if len(c.LatLng) == 2 {
-			return strconv.FormatFloat(c.LatLng[0], 'f', -1, 64) + "," + strconv.FormatFloat(c.LatLng[1], 'f', -1, 64)
-		}
-	}
-	return ""
-}
-
 // adminProjectConfig is POST /admin/projects/{slug}/config: the keys the
 // form sends that changed, all or none; every change is in the audit log.
 func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) error {
@@ -211,7 +153,7 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 		if !sent || len(vs) != 1 {
 			continue
 		}
-		if old := configValue(p, k); vs[0] != old {
+		if old := p.Value(k); vs[0] != old {
 			assignments = append(assignments, k+"="+vs[0])
 			changes[k] = map[string]string{"from": old, "to": vs[0]}
 		}
@@ -399,6 +341,6 @@ func (h *Handler) adminProjectDelete(w http.ResponseWriter, r *http.Request) err
 	if err := record(r, db.New(h.pool), "project.delete", p.ID, map[string]any{"slug": p.Slug}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/?flash="+urlQuery("Deleting "+p.Slug+": its rows go in the background."), http.StatusSeeOther)
+	http.Redirect(w, r, "/admin/?flash="+url.QueryEscape("Deleting "+p.Slug+": its rows go in the background."), http.StatusSeeOther)
 	return nil
 }

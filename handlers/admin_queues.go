@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"tracker/db"
@@ -73,7 +75,7 @@ func (h *Handler) adminDoneRequeue(w http.ResponseWriter, r *http.Request) error
 	if f.Get("prefix") == "" && f.Get("pattern") == "" && f.Get("confirm") != "all" {
 		return h.renderAdminProject(w, r, http.StatusBadRequest, p, "", `Give a prefix or a pattern, or type "all" to requeue every completed item.`)
 	}
-	queue := cmpOr(f.Get("queue"), "redo")
+	queue := cmp.Or(strings.TrimSpace(f.Get("queue")), "redo")
 	sel := items.Selection{Prefix: f.Get("prefix"), Pattern: f.Get("pattern")}
 	n, err := h.items.RequeueDone(r.Context(), p, queue, sel)
 	var invalid *items.InvalidError
@@ -113,7 +115,7 @@ func (h *Handler) adminItem(w http.ResponseWriter, r *http.Request) error {
 		}
 	case "requeue":
 		var n int64
-		if n, err = h.items.RequeueDone(ctx, p, cmpOr(r.PostForm.Get("queue"), "redo"), items.Exactly(name)); err == nil && n == 0 {
+		if n, err = h.items.RequeueDone(ctx, p, cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "redo"), items.Exactly(name)); err == nil && n == 0 {
 			err = &items.InvalidError{Err: errors.New("the item is not among the completed items (archived ones cannot be queued again)")}
 		}
 	case "done":
@@ -131,6 +133,6 @@ func (h *Handler) adminItem(w http.ResponseWriter, r *http.Request) error {
 	if err := record(r, db.New(h.pool), "item."+action, p.ID, map[string]any{"item": name}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/projects/"+p.Slug+"/?item="+urlQuery(name)+"&flash="+urlQuery(name+": "+action+" done."), http.StatusSeeOther)
+	http.Redirect(w, r, "/admin/projects/"+p.Slug+"/?item="+url.QueryEscape(name)+"&flash="+url.QueryEscape(name+": "+action+" done."), http.StatusSeeOther)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -62,7 +63,7 @@ func (h *Handler) adminUserCreate(w http.ResponseWriter, r *http.Request) error 
 	if err := record(r, db.New(h.pool), "user.create", 0, map[string]any{"user": u.Username, "role": role}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/users?flash="+urlQuery("Created "+u.Username+"."), http.StatusSeeOther)
+	http.Redirect(w, r, "/admin/users?flash="+url.QueryEscape("Created "+u.Username+"."), http.StatusSeeOther)
 	return nil
 }
 
@@ -135,6 +136,6 @@ func (h *Handler) adminUserChange(w http.ResponseWriter, r *http.Request) error 
 	if err := record(r, db.New(h.pool), "user."+action, 0, detail); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/users?flash="+urlQuery(fmt.Sprintf("%s: %s done.", target.Username, action)), http.StatusSeeOther)
+	http.Redirect(w, r, "/admin/users?flash="+url.QueryEscape(fmt.Sprintf("%s: %s done.", target.Username, action)), http.StatusSeeOther)
 	return nil
 }

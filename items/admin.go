@@ -80,12 +80,7 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 	if err != nil {
 		return 0, err
 	}
-	queues := slices.Clone(projects.StandardQueues)
-	for q := range sum.Queues {
-		if !slices.Contains(queues, q) {
-			queues = append(queues, q)
-		}
-	}
+	queues := sum.QueueNames()
 	if !slices.Contains(queues, queue) {
 		queues = append(queues, queue)
 	}

@@ -3,7 +3,6 @@ package items
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -77,12 +76,7 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	// Queued before done: a completed item an admin queued again is
 	// queued. The standard queues always, and the downloaders' queues that held
 	// items when the project was last read.
-	queues := slices.Clone(projects.StandardQueues)
-	for _, q := range live.Summary.NonEmptyQueues() {
-		if !slices.Contains(queues, q) {
-			queues = append(queues, q)
-		}
-	}
+	queues := live.Summary.QueueNames()
 	todo, err := q.TodoGet(ctx, db.TodoGetParams{
 		ProjectID: p.ID,
 		Queues:    queues,

@@ -167,6 +167,65 @@ func (c *Config) Set(key, value string) error {
 	return c.validate()
 }
 
+// Value is a key's value in the text form Set takes: what the admin
+// panel's form shows.
+func (p Project) Value(key string) string {
+	c := p.Config
+	switch key {
+	case "title":
+		return p.Title
+	case "paused":
+		return strconv.FormatBool(c.Paused)
+	case "order":
+		return c.Order
+	case "min_version":
+		return c.MinVersion
+	case "rate_limit":
+		return strconv.FormatInt(c.RateLimit, 10)
+	case "type_limits":
+		var parts []string
+		for _, t := range c.LimitedTypes() {
+			parts = append(parts, fmt.Sprintf("%s:%d", t, c.TypeLimits[t]))
+		}
+		return strings.Join(parts, ",")
+	case "claims_limit":
+		return strconv.FormatInt(c.ClaimsLimit, 10)
+	case "downloader_claims_limit":
+		return strconv.FormatInt(c.DownloaderClaimsLimit, 10)
+	case "reclaim_ttl":
+		return strconv.FormatInt(c.ReclaimTTL, 10)
+	case "max_multi":
+		return strconv.Itoa(c.MaxMulti)
+	case "backfeed_key":
+		return c.BackfeedKey
+	case "domains":
+		return strings.Join(c.Domains, ",")
+	case "archive_after":
+		return strconv.FormatInt(c.ArchiveAfter, 10)
+	case "archive_mode":
+		return c.ArchiveMode
+	case "hidden":
+		return strconv.FormatBool(c.Hidden)
+	case "description":
+		return c.Description
+	case "repository":
+		return c.Repository
+	case "logo":
+		return c.Logo
+	case "marker_html":
+		return c.MarkerHTML
+	case "deadline":
+		return c.Deadline
+	case "host":
+		return c.Host
+	case "lat_lng":
+		if len(c.LatLng) == 2 {
+			return strconv.FormatFloat(c.LatLng[0], 'f', -1, 64) + "," + strconv.FormatFloat(c.LatLng[1], 'f', -1, 64)
+		}
+	}
+	return ""
+}
+
 func parseCount(s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {

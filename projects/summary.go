@@ -2,6 +2,7 @@ package projects
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"tracker/db"
@@ -98,13 +99,14 @@ func isStandard(queue string) bool {
 	return false
 }
 
-// NonEmptyQueues lists the queues that hold items.
-func (sum Summary) NonEmptyQueues() []string {
-	var qs []string
+// QueueNames lists the standard queues, then the other queues that held
+// items when the summary was read: every queue an item can be in.
+func (sum Summary) QueueNames() []string {
+	names := slices.Clone(StandardQueues)
 	for q, n := range sum.Queues {
-		if n > 0 {
-			qs = append(qs, q)
+		if n > 0 && !slices.Contains(names, q) {
+			names = append(names, q)
 		}
 	}
-	return qs
+	return names
 }

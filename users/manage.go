@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -102,6 +101,3 @@ func (s *Store) Grant(ctx context.Context, id, projectID int32) error {
 func (s *Store) Revoke(ctx context.Context, id, projectID int32) error {
 	return s.q.ProjectAdminRevoke(ctx, db.ProjectAdminRevokeParams{UserID: id, ProjectID: projectID})
 }
-
-// HasProject is a helper for views: whether the account was granted p.
-func (a Account) HasProject(p int32) bool { return slices.Contains(a.Projects, p) }
