@@ -6,16 +6,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
 
-// config is everything the commands read from flags and the environment.
+// config is what every command reads from the flags they all take and from
+// the environment.
 type config struct {
 	DataDir     string // --data-dir, $TRACKER_DATA_DIR
-	Addr        string // --addr, $TRACKER_ADDR (serve)
 	DatabaseURL string // $DATABASE_URL; empty means the embedded cluster
 	// ArchiveDir holds the archive files: --archive-dir, $TRACKER_ARCHIVE_DIR,
 	// default DataDir/archive. Several tracker machines share one (a network
@@ -26,15 +28,35 @@ type config struct {
 	AuditRetention time.Duration
 }
 
+// runFunc runs a command with its positional arguments.
+type runFunc func(ctx context.Context, a *app, args []string) error
+
 // command is one subcommand: its words ("project create"), the usage of its
 // arguments, and what it does.
 type command struct {
 	name    string
 	args    string
 	summary string
-	flags   func(fs *flag.FlagSet, cfg *config, opts map[string]*string)
-	run     func(ctx context.Context, a *app, args []string, opts map[string]*string) error
 	nargs   [2]int // minimum and maximum positional arguments (-1: any)
+	// setup defines the command's own flags on fs and returns the command
+	// bound to the options they fill: see options and noOptions.
+	setup func(fs *flag.FlagSet) runFunc
+}
+
+// options is the setup of a command with flags of its own: flags defines
+// them on fs, each filling a field of the command's options struct O, and
+// run gets the struct once the command line is parsed.
+func options[O any](flags func(fs *flag.FlagSet, o *O), run func(ctx context.Context, a *app, args []string, o O) error) func(*flag.FlagSet) runFunc {
+	return func(fs *flag.FlagSet) runFunc {
+		o := new(O)
+		flags(fs, o)
+		return func(ctx context.Context, a *app, args []string) error { return run(ctx, a, args, *o) }
+	}
+}
+
+// noOptions is the setup of a command with no flags of its own.
+func noOptions(run runFunc) func(*flag.FlagSet) runFunc {
+	return func(*flag.FlagSet) runFunc { return run }
 }
 
 // app is what a running command has at hand.
@@ -50,56 +72,74 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func commands() []command {
+// commands lists the subcommands; getenv gives flags their defaults from the
+// environment.
+func commands(getenv func(string) string) []command {
 	return []command{
-		{name: "serve", summary: "run the web server and background jobs", nargs: [2]int{0, 0}, run: runServe,
-			flags: func(fs *flag.FlagSet, cfg *config, _ map[string]*string) {
-				fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on (also $TRACKER_ADDR)")
-			}},
-		{name: "migrate", summary: "bring the database schema up to date", nargs: [2]int{0, 0}, run: runMigrate},
-		{name: "project create", args: "SLUG", summary: "create a project", nargs: [2]int{1, 1}, run: runProjectCreate,
-			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
-				o["title"] = fs.String("title", "", "the project's title")
-			}},
-		{name: "project show", args: "SLUG", summary: "print a project's configuration and counts as JSON", nargs: [2]int{1, 1}, run: runProjectShow},
-		{name: "project set", args: "SLUG KEY=VALUE...", summary: "change configuration keys (all or none), then print the project", nargs: [2]int{2, -1}, run: runProjectSet},
-		{name: "block add", args: "SLUG|all nick|ip VALUE", summary: "refuse a nick, or an IP address or network, work on a project (all: every project)", nargs: [2]int{3, 3}, run: runBlock(true),
-			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
-				o["reason"] = fs.String("reason", "", "why, for the record and the refused warrior")
-			}},
-		{name: "block remove", args: "SLUG|all nick|ip VALUE", summary: "lift a block", nargs: [2]int{3, 3}, run: runBlock(false),
-			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) { o["reason"] = new(string) }},
-		{name: "target add", args: "SLUG URL", summary: "add (or change) an upload target: rsync:// or http(s)://, :downloader stands for the nick", nargs: [2]int{2, 2}, run: runTarget(true),
-			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
-				o["weight"] = fs.String("weight", "1", "share of uploads relative to the other targets")
-				o["disabled"] = fs.String("disabled", "false", "true to keep the target but send no uploads to it")
-			}},
-		{name: "target remove", args: "SLUG URL", summary: "remove an upload target", nargs: [2]int{2, 2}, run: runTarget(false)},
-		{name: "items add", args: "SLUG [FILE]", summary: `queue newline-separated item names from FILE (none or "-": stdin)`, nargs: [2]int{1, 2}, run: runItemsAdd,
-			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
-				o["queue"] = fs.String("queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")
-			}},
-		{name: "check", args: "[SLUG]", summary: "check a project's books (every project's without SLUG), print them as JSON; exit 1 when they do not balance", nargs: [2]int{0, 1}, run: runCheck},
-		{name: "settings", summary: "print the tracker-wide settings as JSON", nargs: [2]int{0, 0}, run: runSettings},
-		{name: "settings set", args: "KEY=VALUE...", summary: "change tracker-wide settings (seesaw_version, auto_project, broadcast_message, tracker_banner_html)", nargs: [2]int{1, -1}, run: runSettings},
-		{name: "jobs", summary: "list the background jobs: schedule and last run", nargs: [2]int{0, 0}, run: runJobsList},
-		{name: "jobs run", args: "NAME", summary: "run a background job once, now (after a run in progress elsewhere ends)", nargs: [2]int{1, 1}, run: runJobsRun},
-		{name: "jobs set", args: "NAME", summary: "switch a job on or off and set its interval", nargs: [2]int{1, 1}, run: runJobsSet,
-			flags: func(fs *flag.FlagSet, _ *config, o map[string]*string) {
-				o["enabled"] = fs.String("enabled", "", "true or false")
-				o["every"] = fs.String("every", "", "interval between runs, such as 30s or 10m")
-			}},
-		{name: "archive list", args: "SLUG", summary: "list a project's archives (day, items, file, checksum)", nargs: [2]int{1, 1}, run: runArchiveList},
-		{name: "archive verify", args: "SLUG", summary: "check every archive file of a project against its checksum", nargs: [2]int{1, 1}, run: runArchiveVerify},
-		{name: "archive export", args: "SLUG", summary: "write a project's archived completions to stdout as JSON lines", nargs: [2]int{1, 1}, run: runArchiveExport},
-		{name: "admin create", args: "USER", summary: "create a global admin (password from $TRACKER_PASSWORD or one line on stdin)", nargs: [2]int{1, 1}, run: runAdminCreate},
+		{name: "serve", summary: "run the web server and background jobs", nargs: [2]int{0, 0},
+			setup: options(func(fs *flag.FlagSet, o *serveOptions) {
+				fs.StringVar(&o.Addr, "addr", cmp.Or(getenv("TRACKER_ADDR"), "127.0.0.1:8080"), "address to listen on (also $TRACKER_ADDR)")
+			}, runServe)},
+		{name: "migrate", summary: "bring the database schema up to date", nargs: [2]int{0, 0}, setup: noOptions(runMigrate)},
+		{name: "project create", args: "SLUG", summary: "create a project", nargs: [2]int{1, 1},
+			setup: options(func(fs *flag.FlagSet, o *projectCreateOptions) {
+				fs.StringVar(&o.Title, "title", "", "the project's title")
+			}, runProjectCreate)},
+		{name: "project show", args: "SLUG", summary: "print a project's configuration and counts as JSON", nargs: [2]int{1, 1}, setup: noOptions(runProjectShow)},
+		{name: "project set", args: "SLUG KEY=VALUE...", summary: "change configuration keys (all or none), then print the project", nargs: [2]int{2, -1}, setup: noOptions(runProjectSet)},
+		{name: "block add", args: "SLUG|all nick|ip VALUE", summary: "refuse a nick, or an IP address or network, work on a project (all: every project)", nargs: [2]int{3, 3},
+			setup: options(func(fs *flag.FlagSet, o *blockOptions) {
+				fs.StringVar(&o.Reason, "reason", "", "why, for the record and the refused warrior")
+			}, runBlock(true))},
+		// A block is lifted whatever its reason: remove takes no --reason.
+		{name: "block remove", args: "SLUG|all nick|ip VALUE", summary: "lift a block", nargs: [2]int{3, 3},
+			setup: options(func(*flag.FlagSet, *blockOptions) {}, runBlock(false))},
+		{name: "target add", args: "SLUG URL", summary: "add (or change) an upload target: rsync:// or http(s)://, :downloader stands for the nick", nargs: [2]int{2, 2},
+			setup: options(func(fs *flag.FlagSet, o *targetAddOptions) {
+				fs.IntVar(&o.Weight, "weight", 1, "share of uploads relative to the other targets, 1 or more")
+				fs.BoolVar(&o.Disabled, "disabled", false, "keep the target but send no uploads to it")
+			}, runTargetAdd)},
+		{name: "target remove", args: "SLUG URL", summary: "remove an upload target", nargs: [2]int{2, 2}, setup: noOptions(runTargetRemove)},
+		{name: "items add", args: "SLUG [FILE]", summary: `queue newline-separated item names from FILE (none or "-": stdin)`, nargs: [2]int{1, 2},
+			setup: options(func(fs *flag.FlagSet, o *itemsAddOptions) {
+				fs.StringVar(&o.Queue, "queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")
+			}, runItemsAdd)},
+		{name: "check", args: "[SLUG]", summary: "check a project's books (every project's without SLUG), print them as JSON; exit 1 when they do not balance", nargs: [2]int{0, 1}, setup: noOptions(runCheck)},
+		{name: "settings", summary: "print the tracker-wide settings as JSON", nargs: [2]int{0, 0}, setup: noOptions(runSettings)},
+		{name: "settings set", args: "KEY=VALUE...", summary: "change tracker-wide settings (seesaw_version, auto_project, broadcast_message, tracker_banner_html)", nargs: [2]int{1, -1}, setup: noOptions(runSettings)},
+		{name: "jobs", summary: "list the background jobs: schedule and last run", nargs: [2]int{0, 0}, setup: noOptions(runJobsList)},
+		{name: "jobs run", args: "NAME", summary: "run a background job once, now (after a run in progress elsewhere ends)", nargs: [2]int{1, 1}, setup: noOptions(runJobsRun)},
+		{name: "jobs set", args: "NAME", summary: "switch a job on or off and set its interval", nargs: [2]int{1, 1},
+			setup: options(func(fs *flag.FlagSet, o *jobsSetOptions) {
+				// Func flags: what is not given stays as it is.
+				fs.BoolFunc("enabled", "switch the job on (--enabled=false: off)", func(s string) error {
+					on, err := strconv.ParseBool(s)
+					if err != nil {
+						return errors.New("true or false")
+					}
+					o.Enabled = &on
+					return nil
+				})
+				fs.Func("every", "interval between runs, a `duration` of at least 1s such as 30s or 10m", func(s string) error {
+					d, err := time.ParseDuration(s)
+					if err != nil || d < time.Second {
+						return errors.New("a duration of at least 1s, such as 30s or 10m")
+					}
+					o.Every = d
+					return nil
+				})
+			}, runJobsSet)},
+		{name: "archive list", args: "SLUG", summary: "list a project's archives (day, items, file, checksum)", nargs: [2]int{1, 1}, setup: noOptions(runArchiveList)},
+		{name: "archive verify", args: "SLUG", summary: "check every archive file of a project against its checksum", nargs: [2]int{1, 1}, setup: noOptions(runArchiveVerify)},
+		{name: "archive export", args: "SLUG", summary: "write a project's archived completions to stdout as JSON lines", nargs: [2]int{1, 1}, setup: noOptions(runArchiveExport)},
+		{name: "admin create", args: "USER", summary: "create a global admin (password from $TRACKER_PASSWORD or one line on stdin)", nargs: [2]int{1, 1}, setup: noOptions(runAdminCreate)},
 	}
 }
 
 // run parses the command line and runs a command. It returns the exit status.
-func run(ctx context.Context, args []string, io stdio, getenv func(string) string) int {
-	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	err := dispatch(ctx, args, io, getenv, log)
+func run(ctx context.Context, args []string, std stdio, getenv func(string) string) int {
+	log := slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	err := dispatch(ctx, args, std, getenv, log)
 	var uerr *usageError
 	switch {
 	case err == nil:
@@ -107,18 +147,18 @@ func run(ctx context.Context, args []string, io stdio, getenv func(string) strin
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &uerr):
-		fmt.Fprintf(io.err, "tracker: %v\n", err)
+		fmt.Fprintf(std.err, "tracker: %v\n", err)
 		return 2
 	default:
-		fmt.Fprintf(io.err, "tracker: %v\n", err)
+		fmt.Fprintf(std.err, "tracker: %v\n", err)
 		return 1
 	}
 }
 
-func dispatch(ctx context.Context, args []string, io stdio, getenv func(string) string, log *slog.Logger) error {
-	cmds := commands()
+func dispatch(ctx context.Context, args []string, std stdio, getenv func(string) string, log *slog.Logger) error {
+	cmds := commands(getenv)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printUsage(io, cmds)
+		printUsage(std, cmds)
 		if len(args) == 0 {
 			return &usageError{"no command given"}
 		}
@@ -137,49 +177,53 @@ func dispatch(ctx context.Context, args []string, io stdio, getenv func(string) 
 		args = args[matched:]
 	}
 	if cmd == nil {
-		printUsage(io, cmds)
+		printUsage(std, cmds)
 		return &usageError{fmt.Sprintf("unknown command %q", strings.Join(args, " "))}
 	}
 
+	retention := cmp.Or(getenv("TRACKER_AUDIT_RETENTION"), "8760h")
 	cfg := config{
 		DataDir:     cmp.Or(getenv("TRACKER_DATA_DIR"), "./data"),
-		Addr:        cmp.Or(getenv("TRACKER_ADDR"), "127.0.0.1:8080"),
 		DatabaseURL: getenv("DATABASE_URL"),
 		ArchiveDir:  getenv("TRACKER_ARCHIVE_DIR"),
 	}
-	retention := cmp.Or(getenv("TRACKER_AUDIT_RETENTION"), "8760h")
+	var err error
+	if cfg.AuditRetention, err = time.ParseDuration(retention); err != nil {
+		return &usageError{fmt.Sprintf("$TRACKER_AUDIT_RETENTION %q: a positive duration such as 8760h", retention)}
+	}
 	fs := flag.NewFlagSet("tracker "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(io.err)
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the embedded PostgreSQL cluster (also $TRACKER_DATA_DIR); unused when $DATABASE_URL is set")
 	fs.StringVar(&cfg.ArchiveDir, "archive-dir", cfg.ArchiveDir, "directory of the archive files (also $TRACKER_ARCHIVE_DIR; default DATA_DIR/archive)")
-	fs.StringVar(&retention, "audit-retention", retention, "how long audit entries are kept (also $TRACKER_AUDIT_RETENTION)")
-	opts := map[string]*string{}
-	if cmd.flags != nil {
-		cmd.flags(fs, &cfg, opts)
-	}
+	fs.DurationVar(&cfg.AuditRetention, "audit-retention", cfg.AuditRetention, "how long audit entries are kept (also $TRACKER_AUDIT_RETENTION)")
+	runCmd := cmd.setup(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(io.err, "usage: tracker %s [flags] %s\n  %s\n", cmd.name, cmd.args, cmd.summary)
+		fmt.Fprintf(fs.Output(), "usage: tracker %s [flags] %s\n  %s\n", cmd.name, cmd.args, cmd.summary)
 		fs.PrintDefaults()
 	}
+	// The flag package prints a wrong flag's error, then the usage; here the
+	// usage comes first and run prints the error once, last.
+	fs.SetOutput(io.Discard)
 	pos, err := parseInterspersed(fs, args)
+	fs.SetOutput(std.err)
 	if err != nil {
+		fs.Usage()
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return &usageError{err.Error()}
+		return &usageError{whatItTakes(fs, err)}
 	}
 	if len(pos) < cmd.nargs[0] || (cmd.nargs[1] >= 0 && len(pos) > cmd.nargs[1]) {
 		fs.Usage()
 		return &usageError{fmt.Sprintf("%s: wrong number of arguments", cmd.name)}
 	}
-	if cfg.AuditRetention, err = time.ParseDuration(retention); err != nil || cfg.AuditRetention <= 0 {
-		return &usageError{fmt.Sprintf("audit retention %q: a positive duration such as 8760h", retention)}
+	if cfg.AuditRetention <= 0 {
+		return &usageError{fmt.Sprintf("--audit-retention %v: a positive duration such as 8760h", cfg.AuditRetention)}
 	}
 	if cfg.ArchiveDir == "" {
 		cfg.ArchiveDir = filepath.Join(cfg.DataDir, "archive")
 	}
-	a := &app{cfg: cfg, io: io, log: log, getenv: getenv}
-	return cmd.run(ctx, a, pos, opts)
+	a := &app{cfg: cfg, io: std, log: log, getenv: getenv}
+	return runCmd(ctx, a, pos)
 }
 
 // parseInterspersed parses flags wherever they stand among the positional
@@ -196,21 +240,59 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			return pos, nil
 		}
 		// flag stops at "--" (consumed) or at the first non-flag.
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+		prev := ""
+		if len(args) > len(rest) {
+			prev = args[len(args)-len(rest)-1]
+		}
+		if prev == "--" {
 			return append(pos, rest...), nil
+		}
+		// A bool flag takes no separate value: "--disabled false" would set
+		// the flag and leave "false" as an argument.
+		if (rest[0] == "true" || rest[0] == "false") && isBoolFlag(fs, prev) {
+			return nil, fmt.Errorf("%s takes no separate value: write %[1]s=%s", prev, rest[0])
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
 }
 
-func printUsage(io stdio, cmds []command) {
-	fmt.Fprintln(io.err, "usage: tracker COMMAND [flags] [arguments]")
-	fmt.Fprintln(io.err, "\ncommands:")
-	for _, c := range cmds {
-		fmt.Fprintf(io.err, "  %-32s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+// isBoolFlag reports whether arg names a bool flag of fs, without a value.
+func isBoolFlag(fs *flag.FlagSet, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "-")
+	f := fs.Lookup(strings.TrimPrefix(name, "-"))
+	if !ok || f == nil {
+		return false
 	}
-	fmt.Fprintln(io.err, "\nEvery command takes --data-dir DIR (also $TRACKER_DATA_DIR, default ./data) and uses")
-	fmt.Fprintln(io.err, "$DATABASE_URL instead of the embedded PostgreSQL cluster when it is set.")
-	fmt.Fprintln(io.err, "'tracker COMMAND -h' describes a command's flags.")
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// whatItTakes is the message of a flag error, the flag package's "parse
+// error" after a wrong value replaced by what the flag takes: for the types
+// -h shows ("-weight int"), in words.
+func whatItTakes(fs *flag.FlagSet, err error) string {
+	msg, ok := strings.CutSuffix(err.Error(), ": parse error")
+	i := strings.LastIndex(msg, " -") // "invalid value "x" for flag -weight"
+	if !ok || i < 0 {
+		return err.Error()
+	}
+	f := fs.Lookup(msg[i+2:])
+	if f == nil {
+		return err.Error()
+	}
+	kind, _ := flag.UnquoteUsage(f)
+	takes := map[string]string{"": "true or false", "int": "a whole number", "duration": "a duration such as 90s, 10m or 8760h"}[kind]
+	return msg + ": " + cmp.Or(takes, kind)
+}
+
+func printUsage(std stdio, cmds []command) {
+	fmt.Fprintln(std.err, "usage: tracker COMMAND [flags] [arguments]")
+	fmt.Fprintln(std.err, "\ncommands:")
+	for _, c := range cmds {
+		fmt.Fprintf(std.err, "  %-32s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+	}
+	fmt.Fprintln(std.err, "\nEvery command takes --data-dir DIR (also $TRACKER_DATA_DIR, default ./data) and uses")
+	fmt.Fprintln(std.err, "$DATABASE_URL instead of the embedded PostgreSQL cluster when it is set.")
+	fmt.Fprintln(std.err, "'tracker COMMAND -h' describes a command's flags.")
 }

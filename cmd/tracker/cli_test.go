@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -225,13 +227,22 @@ func TestParseInterspersed(t *testing.T) {
 		{[]string{"--queue", "redo", "demo"}, "demo", "redo"},
 		{[]string{"demo", "--queue=redo", "-"}, "demo -", "redo"},
 		{[]string{"demo", "--", "--queue"}, "demo --queue", "todo"},
+		{[]string{"--bool", "demo", "--queue", "redo", "-bool=false", "x"}, "demo x", "redo"},
+		{[]string{"--queue", "true", "false"}, "false", "true"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		queue := fs.String("queue", "todo", "")
+		fs.Bool("bool", false, "")
 		pos, err := parseInterspersed(fs, tc.args)
 		if err != nil || strings.Join(pos, " ") != tc.pos || *queue != tc.queue {
 			t.Errorf("%q: pos %q queue %q err %v; want %q %q", tc.args, pos, *queue, err, tc.pos, tc.queue)
 		}
+	}
+	// A bool flag's value belongs after "=": "--bool false" would set it.
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.Bool("bool", false, "")
+	if _, err := parseInterspersed(fs, []string{"demo", "--bool", "false"}); err == nil || !strings.Contains(err.Error(), "write --bool=false") {
+		t.Errorf("--bool false: %v", err)
 	}
 }
 
@@ -307,9 +318,12 @@ func TestBlockAndTargetCommands(t *testing.T) {
 		{[]string{"block", "add", "demo", "cookie", "x"}, 2, ""},
 		{[]string{"block", "add", "missing", "nick", "x"}, 1, ""},
 		{[]string{"target", "add", "demo", "rsync://up.example/m/:downloader/", "--weight", "3"}, 0, "upload target rsync://up.example/m/:downloader/ (weight 3, enabled true)\n"},
-		{[]string{"target", "add", "demo", "https://up.example/", "--disabled", "true"}, 0, "upload target https://up.example/ (weight 1, enabled false)\n"},
+		{[]string{"target", "add", "demo", "https://up.example/", "--disabled"}, 0, "upload target https://up.example/ (weight 1, enabled false)\n"},
+		{[]string{"target", "add", "demo", "https://up.example/", "--disabled=false"}, 0, "upload target https://up.example/ (weight 1, enabled true)\n"},
+		{[]string{"target", "add", "--disabled=true", "demo", "https://up.example/"}, 0, "upload target https://up.example/ (weight 1, enabled false)\n"},
 		{[]string{"target", "add", "demo", "ftp://up.example/"}, 2, ""},
 		{[]string{"target", "add", "demo", "https://up.example/", "--weight", "0"}, 2, ""},
+		{[]string{"target", "add", "demo", "https://up.example/", "--weight", "3000000000"}, 2, ""},
 		{[]string{"target", "remove", "demo", "https://up.example/"}, 0, "removed upload target https://up.example/\n"},
 		{[]string{"target", "remove", "demo", "https://up.example/"}, 1, ""},
 	} {
@@ -353,15 +367,32 @@ func TestJobsCommands(t *testing.T) {
 	if code, _, errOut = tracker(t, dsn, "", nil, "jobs", "run", "nope"); code != 2 || !strings.Contains(errOut, "no such job") {
 		t.Fatalf("jobs run nope: exit %d, %s", code, errOut)
 	}
-	code, out, errOut = tracker(t, dsn, "", nil, "jobs", "set", "reclaim", "--every", "45s", "--enabled", "false")
-	var j jobJSON
-	if code != 0 || json.Unmarshal([]byte(out), &j) != nil || j.Every != "45s" || j.Enabled {
-		t.Fatalf("jobs set: exit %d, %q, %s", code, out, errOut)
-	}
-	for _, bad := range [][]string{{"--every", "10ms"}, {"--enabled", "maybe"}} {
-		if code, _, _ := tracker(t, dsn, "", nil, append([]string{"jobs", "set", "reclaim"}, bad...)...); code != 2 {
-			t.Errorf("jobs set %v: exit %d, want 2", bad, code)
+	// What a flag does not say stays as it is.
+	for _, tc := range []struct {
+		flags   []string
+		every   string
+		enabled bool
+	}{
+		{[]string{"--every", "45s", "--enabled=false"}, "45s", false},
+		{[]string{"--every=1m"}, "1m0s", false},
+		{[]string{"--enabled"}, "1m0s", true},
+		{[]string{"--enabled=0"}, "1m0s", false},
+		{[]string{"--enabled=true", "--every", "2h"}, "2h0m0s", true},
+		{nil, "2h0m0s", true},
+	} {
+		code, out, errOut = tracker(t, dsn, "", nil, append([]string{"jobs", "set", "reclaim"}, tc.flags...)...)
+		var j jobJSON
+		if code != 0 || json.Unmarshal([]byte(out), &j) != nil || j.Every != tc.every || j.Enabled != tc.enabled {
+			t.Fatalf("jobs set %v: exit %d, %q, %s; want every %s, enabled %t", tc.flags, code, out, errOut, tc.every, tc.enabled)
 		}
+	}
+	for _, bad := range [][]string{{"--every", "10ms"}, {"--every=0"}, {"--every", "soon"}, {"--enabled=maybe"}, {"--enabled", "false"}, {"--every"}} {
+		if code, _, errOut := tracker(t, dsn, "", nil, append([]string{"jobs", "set", "reclaim"}, bad...)...); code != 2 || !strings.Contains(errOut, strings.TrimLeft(strings.SplitN(bad[0], "=", 2)[0], "-")) {
+			t.Errorf("jobs set %v: exit %d %q, want 2 naming the flag", bad, code, errOut)
+		}
+	}
+	if _, out, _ := tracker(t, dsn, "", nil, "jobs"); !strings.Contains(out, `"every": "2h0m0s"`) {
+		t.Errorf("refused jobs set changed the job: %s", out)
 	}
 }
 
@@ -459,5 +490,105 @@ func TestCheckCommand(t *testing.T) {
 	}
 	if code, out, _ := tracker(t, dsn, "", nil, "check"); code != 1 || !strings.Contains(out, `"balanced": false`) {
 		t.Fatalf("check of unbalanced books: exit %d, %q", code, out)
+	}
+}
+
+// TestFlagErrors: a wrong flag or value is a usage error, exit 2, that names
+// the flag and what it takes, before any database is needed.
+func TestFlagErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"target", "add", "demo", "https://up.example/", "--weight", "x"}, []string{`invalid value "x" for flag -weight: a whole number`}},
+		{[]string{"target", "add", "demo", "https://up.example/", "--weight=1.5"}, []string{"-weight", "a whole number"}},
+		{[]string{"target", "add", "demo", "https://up.example/", "--weight", "0"}, []string{"--weight 0: a whole number from 1 to 2147483647"}},
+		{[]string{"target", "add", "demo", "https://up.example/", "--disabled=maybe"}, []string{`invalid boolean value "maybe" for -disabled: true or false`}},
+		{[]string{"target", "add", "demo", "https://up.example/", "--disabled", "true"}, []string{"--disabled takes no separate value: write --disabled=true"}},
+		{[]string{"jobs", "set", "reclaim", "--enabled", "false"}, []string{"--enabled takes no separate value: write --enabled=false"}},
+		{[]string{"jobs", "set", "reclaim", "--enabled=no"}, []string{`invalid boolean value "no" for -enabled: true or false`}},
+		{[]string{"jobs", "set", "reclaim", "--every", "30"}, []string{`invalid value "30" for flag -every: a duration of at least 1s`}},
+		{[]string{"jobs", "set", "reclaim", "--every"}, []string{"flag needs an argument: -every"}},
+		{[]string{"jobs", "--audit-retention", "a year"}, []string{`invalid value "a year" for flag -audit-retention: a duration such as`}},
+		{[]string{"jobs", "--audit-retention=-1h"}, []string{"--audit-retention -1h0m0s: a positive duration"}},
+		{[]string{"items", "add", "demo", "--bogus"}, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"block", "remove", "demo", "nick", "x", "--reason", "spam"}, []string{"flag provided but not defined: -reason"}},
+		{[]string{"project", "show", "demo", "--title=x"}, []string{"flag provided but not defined: -title"}},
+		{[]string{"serve", "---addr", "x"}, []string{"bad flag syntax: ---addr"}},
+	} {
+		code, out, errOut := tracker(t, "postgres://[::1", "", nil, tc.args...)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		last := lines[len(lines)-1]
+		if code != 2 || out != "" || !strings.HasPrefix(last, "tracker: ") {
+			t.Errorf("%q: exit %d, out %q, err %q; want a usage error", tc.args, code, out, errOut)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(last, w) {
+				t.Errorf("%q: %q, want %q", tc.args, last, w)
+			}
+		}
+	}
+	env := map[string]string{"TRACKER_AUDIT_RETENTION": "forever"}
+	if code, _, errOut := tracker(t, "postgres://[::1", "", env, "jobs"); code != 2 || !strings.Contains(errOut, `$TRACKER_AUDIT_RETENTION "forever": a positive duration`) {
+		t.Errorf("bad $TRACKER_AUDIT_RETENTION: exit %d %q", code, errOut)
+	}
+}
+
+// TestNoPanic gives every flag of every command, and flags no command has,
+// values of every kind: each run ends in an exit status, never a panic.
+// The database address is malformed, so a command that gets past its flags
+// fails at once, touching nothing.
+func TestNoPanic(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	env := func(k string) string { return map[string]string{"DATABASE_URL": "postgres://[::1"}[k] }
+	values := []string{"", "x", "0", "-1", "1", "true", "false", "1.5", "10ms", "99999999999999999999", "-", "--"}
+	for _, c := range commands(env) {
+		words := strings.Fields(c.name)
+		pos := []string{"demo", "nick", "x"}[:c.nargs[0]]
+		var errOut bytes.Buffer
+		if code := run(ctx, append(words, "-h"), stdio{in: strings.NewReader(""), out: io.Discard, err: &errOut}, env); code != 0 {
+			t.Fatalf("%s -h: exit %d", c.name, code)
+		}
+		var flags []string
+		for _, line := range strings.Split(errOut.String(), "\n") {
+			if name, ok := strings.CutPrefix(line, "  -"); ok {
+				flags = append(flags, strings.Fields(name)[0])
+			}
+		}
+		// The flags every command takes.
+		for _, f := range []string{"data-dir", "archive-dir", "audit-retention"} {
+			if !slices.Contains(flags, f) {
+				t.Errorf("%s -h lacks -%s: %q", c.name, f, errOut.String())
+			}
+		}
+		var cases [][]string
+		for _, f := range append(flags, "nosuch", "") {
+			cases = append(cases, []string{"--" + f}, []string{"-" + f}, []string{"--" + f, "--"})
+			for _, v := range values {
+				cases = append(cases, []string{"--" + f + "=" + v}, []string{"--" + f, v})
+			}
+		}
+		for _, flagArgs := range cases {
+			for _, args := range [][]string{
+				slices.Concat(words, pos, flagArgs),
+				slices.Concat(words, flagArgs, pos),
+			} {
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("%q: panic: %v", args, r)
+						}
+					}()
+					var errOut bytes.Buffer
+					std := stdio{in: strings.NewReader(""), out: io.Discard, err: &errOut}
+					if code := run(ctx, args, std, env); code != 1 && code != 2 || !strings.Contains(errOut.String(), "tracker: ") {
+						t.Errorf("%q: exit %d %q, want an error", args, code, errOut.String())
+					}
+				}()
+			}
+		}
 	}
 }

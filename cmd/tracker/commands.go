@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"tracker/books"
@@ -18,7 +18,7 @@ import (
 	"tracker/users"
 )
 
-func runMigrate(ctx context.Context, a *app, _ []string, _ map[string]*string) error {
+func runMigrate(ctx context.Context, a *app, _ []string) error {
 	// openDatabase migrates; this command only reports where that left it.
 	return a.withDatabase(ctx, func(d *database) error {
 		v, dirty, err := db.SchemaVersion(d.pool)
@@ -33,13 +33,17 @@ func runMigrate(ctx context.Context, a *app, _ []string, _ map[string]*string) e
 	})
 }
 
-func runProjectCreate(ctx context.Context, a *app, args []string, opts map[string]*string) error {
+type projectCreateOptions struct {
+	Title string // --title
+}
+
+func runProjectCreate(ctx context.Context, a *app, args []string, o projectCreateOptions) error {
 	if err := projects.ValidSlug(args[0]); err != nil {
 		return &usageError{err.Error()}
 	}
 	return a.withDatabase(ctx, func(d *database) error {
 		store := projects.NewStore(d.pool)
-		p, err := store.Create(ctx, args[0], *opts["title"])
+		p, err := store.Create(ctx, args[0], o.Title)
 		if err != nil {
 			return err
 		}
@@ -47,7 +51,7 @@ func runProjectCreate(ctx context.Context, a *app, args []string, opts map[strin
 	})
 }
 
-func runProjectShow(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runProjectShow(ctx context.Context, a *app, args []string) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		store := projects.NewStore(d.pool)
 		p, err := store.Get(ctx, args[0])
@@ -90,7 +94,7 @@ func printProject(ctx context.Context, a *app, store *projects.Store, p projects
 	return nil
 }
 
-func runProjectSet(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runProjectSet(ctx context.Context, a *app, args []string) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		store := projects.NewStore(d.pool)
 		p, err := store.Get(ctx, args[0])
@@ -104,14 +108,19 @@ func runProjectSet(ctx context.Context, a *app, args []string, _ map[string]*str
 	})
 }
 
+// blockOptions are the flags of block add; block remove has none.
+type blockOptions struct {
+	Reason string // --reason
+}
+
 // runBlock adds or removes a block: tracker block add|remove SLUG|all nick|ip VALUE.
-func runBlock(add bool) func(context.Context, *app, []string, map[string]*string) error {
-	return func(ctx context.Context, a *app, args []string, opts map[string]*string) error {
+func runBlock(add bool) func(context.Context, *app, []string, blockOptions) error {
+	return func(ctx context.Context, a *app, args []string, o blockOptions) error {
 		b, err := projects.ParseBlock(args[1], args[2])
 		if err != nil {
 			return &usageError{err.Error()}
 		}
-		b.Reason = *opts["reason"]
+		b.Reason = o.Reason
 		return a.withDatabase(ctx, func(d *database) error {
 			store := projects.NewStore(d.pool)
 			scope := "every project"
@@ -142,47 +151,59 @@ func runBlock(add bool) func(context.Context, *app, []string, map[string]*string
 	}
 }
 
-// runTarget adds or removes an upload target.
-func runTarget(add bool) func(context.Context, *app, []string, map[string]*string) error {
-	return func(ctx context.Context, a *app, args []string, opts map[string]*string) error {
-		if add {
-			if err := projects.ValidTargetURL(args[1]); err != nil {
-				return &usageError{err.Error()}
-			}
-		}
-		return a.withDatabase(ctx, func(d *database) error {
-			store := projects.NewStore(d.pool)
-			p, err := store.Get(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			if !add {
-				found, err := store.RemoveTarget(ctx, p, args[1])
-				if err != nil {
-					return err
-				}
-				if !found {
-					return fmt.Errorf("%s has no upload target %s", p.Slug, args[1])
-				}
-				printf(a, "removed upload target %s\n", args[1])
-				return nil
-			}
-			weight, err := strconv.ParseInt(*opts["weight"], 10, 32)
-			if err != nil || weight < 1 {
-				return &usageError{fmt.Sprintf("--weight %q: a whole number of 1 or more", *opts["weight"])}
-			}
-			enabled := *opts["disabled"] != "true"
-			if err := store.AddTarget(ctx, p, projects.Target{URL: args[1], Weight: int32(weight), Enabled: enabled}); err != nil {
-				return err
-			}
-			printf(a, "upload target %s (weight %d, enabled %t)\n", args[1], weight, enabled)
-			return nil
-		})
-	}
+type targetAddOptions struct {
+	Weight   int  // --weight
+	Disabled bool // --disabled
 }
 
-func runItemsAdd(ctx context.Context, a *app, args []string, opts map[string]*string) error {
-	queue := *opts["queue"]
+// runTargetAdd adds an upload target, or changes its weight and switch.
+func runTargetAdd(ctx context.Context, a *app, args []string, o targetAddOptions) error {
+	if err := projects.ValidTargetURL(args[1]); err != nil {
+		return &usageError{err.Error()}
+	}
+	if o.Weight < 1 || o.Weight > math.MaxInt32 {
+		return &usageError{fmt.Sprintf("--weight %d: a whole number from 1 to %d", o.Weight, math.MaxInt32)}
+	}
+	return a.withDatabase(ctx, func(d *database) error {
+		store := projects.NewStore(d.pool)
+		p, err := store.Get(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		t := projects.Target{URL: args[1], Weight: int32(o.Weight), Enabled: !o.Disabled}
+		if err := store.AddTarget(ctx, p, t); err != nil {
+			return err
+		}
+		printf(a, "upload target %s (weight %d, enabled %t)\n", t.URL, t.Weight, t.Enabled)
+		return nil
+	})
+}
+
+func runTargetRemove(ctx context.Context, a *app, args []string) error {
+	return a.withDatabase(ctx, func(d *database) error {
+		store := projects.NewStore(d.pool)
+		p, err := store.Get(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		found, err := store.RemoveTarget(ctx, p, args[1])
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("%s has no upload target %s", p.Slug, args[1])
+		}
+		printf(a, "removed upload target %s\n", args[1])
+		return nil
+	})
+}
+
+type itemsAddOptions struct {
+	Queue string // --queue
+}
+
+func runItemsAdd(ctx context.Context, a *app, args []string, o itemsAddOptions) error {
+	queue := o.Queue
 	if err := items.ValidQueue(queue); err != nil {
 		return &usageError{err.Error()}
 	}
@@ -219,7 +240,7 @@ func runItemsAdd(ctx context.Context, a *app, args []string, opts map[string]*st
 	})
 }
 
-func runAdminCreate(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runAdminCreate(ctx context.Context, a *app, args []string) error {
 	password := a.getenv("TRACKER_PASSWORD")
 	if password == "" {
 		var err error
@@ -250,7 +271,7 @@ func readLine(r io.Reader) (string, error) {
 }
 
 // runSettings prints the settings, after applying the assignments given.
-func runSettings(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runSettings(ctx context.Context, a *app, args []string) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		store := projects.NewStore(d.pool)
 		s, err := store.Settings(ctx)
@@ -266,7 +287,7 @@ func runSettings(ctx context.Context, a *app, args []string, _ map[string]*strin
 
 // runCheck prints the books of one project or of all, and fails when any
 // does not balance.
-func runCheck(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runCheck(ctx context.Context, a *app, args []string) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		store := projects.NewStore(d.pool)
 		var ps []projects.Project

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"tracker/archive"
@@ -64,7 +64,7 @@ func printJSON(a *app, v any) error {
 	return nil
 }
 
-func runJobsList(ctx context.Context, a *app, _ []string, _ map[string]*string) error {
+func runJobsList(ctx context.Context, a *app, _ []string) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		if err := a.jobRunner(d).Register(ctx); err != nil {
 			return err
@@ -81,7 +81,7 @@ func runJobsList(ctx context.Context, a *app, _ []string, _ map[string]*string) 
 	})
 }
 
-func runJobsRun(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runJobsRun(ctx context.Context, a *app, args []string) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		r := a.jobRunner(d)
 		summary, err := r.RunNow(ctx, args[0])
@@ -96,7 +96,13 @@ func runJobsRun(ctx context.Context, a *app, args []string, _ map[string]*string
 	})
 }
 
-func runJobsSet(ctx context.Context, a *app, args []string, opts map[string]*string) error {
+// jobsSetOptions are the flags of jobs set: what is not given is unchanged.
+type jobsSetOptions struct {
+	Enabled *bool         // --enabled
+	Every   time.Duration // --every; 0: not given
+}
+
+func runJobsSet(ctx context.Context, a *app, args []string, o jobsSetOptions) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		if err := a.jobRunner(d).Register(ctx); err != nil {
 			return err
@@ -107,16 +113,10 @@ func runJobsSet(ctx context.Context, a *app, args []string, opts map[string]*str
 			return &usageError{fmt.Sprintf("%v %q", jobs.ErrUnknownJob, args[0])}
 		}
 		enabled, every := j.Enabled, time.Duration(j.Every.Microseconds)*time.Microsecond
-		if s := *opts["enabled"]; s != "" {
-			if enabled, err = strconv.ParseBool(s); err != nil {
-				return &usageError{fmt.Sprintf("--enabled %q: true or false", s)}
-			}
+		if o.Enabled != nil {
+			enabled = *o.Enabled
 		}
-		if s := *opts["every"]; s != "" {
-			if every, err = time.ParseDuration(s); err != nil || every < time.Second {
-				return &usageError{fmt.Sprintf("--every %q: a duration of at least 1s, such as 30s", s)}
-			}
-		}
+		every = cmp.Or(o.Every, every)
 		j, err = jobs.Set(ctx, q, args[0], enabled, every)
 		if err != nil {
 			return err
@@ -149,7 +149,7 @@ func (a *app) withArchive(ctx context.Context, slug string, fn func(*archive.Arc
 	})
 }
 
-func runArchiveList(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runArchiveList(ctx context.Context, a *app, args []string) error {
 	return a.withArchive(ctx, args[0], func(arc *archive.Archiver, p projects.Project) error {
 		as, err := arc.List(ctx, p)
 		if err != nil {
@@ -166,7 +166,7 @@ func runArchiveList(ctx context.Context, a *app, args []string, _ map[string]*st
 	})
 }
 
-func runArchiveVerify(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runArchiveVerify(ctx context.Context, a *app, args []string) error {
 	return a.withArchive(ctx, args[0], func(arc *archive.Archiver, p projects.Project) error {
 		as, err := arc.List(ctx, p)
 		if err != nil {
@@ -188,7 +188,7 @@ func runArchiveVerify(ctx context.Context, a *app, args []string, _ map[string]*
 	})
 }
 
-func runArchiveExport(ctx context.Context, a *app, args []string, _ map[string]*string) error {
+func runArchiveExport(ctx context.Context, a *app, args []string) error {
 	return a.withArchive(ctx, args[0], func(arc *archive.Archiver, p projects.Project) error {
 		_, err := arc.Export(ctx, a.io.out, p)
 		return err

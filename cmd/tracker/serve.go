@@ -31,7 +31,11 @@ const (
 	projectCacheTTL = time.Second
 )
 
-func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) error {
+type serveOptions struct {
+	Addr string // --addr, $TRACKER_ADDR
+}
+
+func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	d, err := a.openDatabase(ctx)
 	if err != nil {
 		return err
@@ -63,7 +67,7 @@ func runServe(ctx context.Context, a *app, _ []string, _ map[string]*string) err
 		MaxHeaderBytes:    maxHeaderBytes,
 	}
 	srv.RegisterOnShutdown(h.EndStreams) // live streams would hold the shutdown up
-	ln, err := net.Listen("tcp", a.cfg.Addr)
+	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return err
 	}
