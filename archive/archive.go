@@ -122,20 +122,18 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 	if err != nil {
 		return 0, err
 	}
-	table := pgx.Identifier{part}.Sanitize()
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		// A past day's partition takes no more rows (done_at is the
 		// completion's own time), but check before dropping anything.
-		var n int64
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+		n, err := db.DonePartitionCount(ctx, tx, part)
+		if err != nil {
 			return err
 		}
 		if n != m.items {
 			return fmt.Errorf("%s holds %d completions, the archive %d", part, n, m.items)
 		}
 		if n == 0 {
-			_, err := tx.Exec(ctx, "DROP TABLE "+table)
-			return err
+			return db.DonePartitionDrop(ctx, tx, part)
 		}
 		q := a.q.WithTx(tx)
 		mode := ModeFiles
@@ -152,44 +150,26 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 		counter := "discarded"
 		if mode == ModeFiles {
 			counter = "archived"
-			// An item done twice (requeued by an admin) is found in its
-			// latest archive.
-			if _, err := tx.Exec(ctx, `
-				INSERT INTO archived (project_id, hash, archive_id)
-				SELECT DISTINCT ON (item_hash(name)) project_id, item_hash(name), $1 FROM `+table+`
-				ORDER BY item_hash(name)
-				ON CONFLICT (project_id, hash) DO UPDATE SET archive_id = excluded.archive_id`, id); err != nil {
+			if err := db.DonePartitionArchivedInsert(ctx, tx, part, id); err != nil {
 				return err
 			}
 		}
 		if err := q.CounterAdd(ctx, db.CounterAddParams{ProjectID: p.ID, Name: counter, Delta: n}); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", a.dropLockTimeout.Milliseconds())); err != nil {
+		if err := q.TransactionLockTimeout(ctx, a.dropLockTimeout.Milliseconds()); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "DROP TABLE "+table)
-		return err
+		return db.DonePartitionDrop(ctx, tx, part)
 	})
 	return m.items, err
 }
 
 // measure counts a partition's completions for a discarding archive.
 func (a *Archiver) measure(ctx context.Context, part string) (manifest, error) {
-	var m manifest
-	err := a.pool.QueryRow(ctx, "SELECT count(*), coalesce(sum(bytes), 0)::bigint, min(done_at), max(done_at) FROM "+
-		pgx.Identifier{part}.Sanitize()).Scan(&m.items, &m.bytes, &m.firstDone, &m.lastDone)
-	return m, err
+	t, err := db.DonePartitionTotals(ctx, a.pool, part)
+	return manifest{items: t.Items, bytes: t.Bytes, firstDone: t.FirstDoneAt, lastDone: t.LastDoneAt}, err
 }
-
-// recordQuery renders one completion as the JSON line the archive keeps.
-// Times are UTC (the transaction sets the zone), so a file reads the same
-// whoever wrote it.
-const recordQuery = `SELECT json_build_object(
-	'id', id, 'item', name, 'downloader', downloader, 'version', version, 'bytes', bytes,
-	'domains', domains, 'client_id', client_id, 'claimed_at', claimed_at, 'done_at', done_at,
-	'claim_count', claim_count, 'ip', ip)::text, bytes, done_at
-FROM %s ORDER BY done_at, id`
 
 // writeFile writes a partition's completions to their archive file: to a
 // temporary name first, synced, then renamed, so a file under its final
@@ -213,21 +193,11 @@ func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part strin
 	zw := gzip.NewWriter(buf)
 
 	err = pgx.BeginTxFunc(ctx, a.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL TimeZone = 'UTC'"); err != nil {
+		// Times are UTC, so a file reads the same whoever wrote it.
+		if err := a.q.WithTx(tx).TransactionTimeZoneUTC(ctx); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, fmt.Sprintf(recordQuery, pgx.Identifier{part}.Sanitize()))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var line string
-		var bytes int64
-		var doneAt time.Time
-		for rows.Next() {
-			if err := rows.Scan(&line, &bytes, &doneAt); err != nil {
-				return err
-			}
+		return db.DonePartitionRecords(ctx, tx, part, func(line string, bytes int64, doneAt time.Time) error {
 			if m.firstDone == nil {
 				first := doneAt
 				m.firstDone = &first
@@ -236,11 +206,9 @@ func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part strin
 			m.lastDone = &last
 			m.items++
 			m.bytes += bytes
-			if _, err := io.WriteString(zw, line+"\n"); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+			_, err := io.WriteString(zw, line+"\n")
+			return err
+		})
 	})
 	if err != nil {
 		return m, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tracker/db"
 	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/projects"
@@ -96,23 +97,14 @@ func (f fixture) records(t *testing.T, prefix string) []string {
 	if _, err := tx.Exec(ctx, "SET LOCAL TimeZone = 'UTC'"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tx.Query(ctx, fmt.Sprintf(recordQuery, "done"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for rows.Next() {
-		var line string
-		var b int64
-		var at time.Time
-		if err := rows.Scan(&line, &b, &at); err != nil {
-			t.Fatal(err)
-		}
+	err = db.DonePartitionRecords(ctx, tx, "done", func(line string, _ int64, _ time.Time) error {
 		if strings.Contains(line, `"item" : "`+prefix) {
 			out = append(out, line)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return out

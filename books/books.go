@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tracker/db"
 	"tracker/projects"
 )
 
@@ -42,8 +43,11 @@ type Check struct {
 func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, error) {
 	r := Report{Project: p.Slug}
 	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		one := func(sql string, dst *int64) error {
-			return tx.QueryRow(ctx, sql, p.ID).Scan(dst)
+		q := db.New(tx)
+		counter := func(name string) func(context.Context, int32) (int64, error) {
+			return func(ctx context.Context, projectID int32) (int64, error) {
+				return q.CounterGet(ctx, db.CounterGetParams{ProjectID: projectID, Name: name})
+			}
 		}
 		var (
 			todoDup, queuedAndOut, doneBoth                 int64
@@ -53,49 +57,41 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 			downloaderItems, downloaderBytes                int64
 			queuesCounted                                   int64
 		)
-		for _, q := range []struct {
-			sql string
-			dst *int64
+		for _, c := range []struct {
+			name string
+			read func(context.Context, int32) (int64, error)
+			dst  *int64
 		}{
-			{`SELECT count(*) FROM seen WHERE project_id = $1`, &r.Seen},
-			{`SELECT count(*) FROM todo WHERE project_id = $1`, &r.Queued},
-			{`SELECT count(*) FROM claims WHERE project_id = $1`, &r.Claimed},
-			{`SELECT count(*) FROM done WHERE project_id = $1`, &r.DoneRows},
-			{`SELECT count(*) FROM archived WHERE project_id = $1`, &r.Archived},
+			{"items seen", q.BooksSeenCount, &r.Seen},
+			{"items queued", q.BooksTodoCount, &r.Queued},
+			{"items out", q.BooksClaimsCount, &r.Claimed},
+			{"completions", q.BooksDoneCount, &r.DoneRows},
+			{"archived items", q.BooksArchivedCount, &r.Archived},
 			// Seen, and in no table of a state: discarded by archival or drained.
-			{`SELECT count(*) FROM seen s WHERE s.project_id = $1
-			    AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.id = s.id)
-			    AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $1 AND c.hash = s.hash)
-			    AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = s.id)
-			    AND NOT EXISTS (SELECT 1 FROM archived a WHERE a.project_id = $1 AND a.hash = s.hash)`, &r.Elsewhere},
-			{`SELECT count(*) - count(DISTINCT id) FROM todo WHERE project_id = $1`, &todoDup},
-			{`SELECT count(*) FROM todo t JOIN claims c ON c.project_id = t.project_id AND c.id = t.id WHERE t.project_id = $1`, &queuedAndOut},
-			{`SELECT count(*) FROM claims c WHERE c.project_id = $1
-			    AND EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = c.id AND d.done_at > c.claimed_at)`, &doneBoth},
-			{`SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = 'done'`, &doneCounter},
-			{`SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = 'claims'`, &claimsCounter},
-			{`SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = 'bytes'`, &bytesCounter},
-			{`SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = 'archived'`, &archivedCounter},
-			{`SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = 'discarded'`, &discardedCounter},
-			{`SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = 'dropped'`, &droppedCount},
-			{`SELECT coalesce(sum(bytes), 0)::bigint FROM done WHERE project_id = $1`, &doneBytes},
-			{`SELECT coalesce(sum(bytes), 0)::bigint FROM archives WHERE project_id = $1`, &archivedBytes},
-			{`SELECT coalesce(sum(items), 0)::bigint FROM archives WHERE project_id = $1`, &archivedItems},
-			{`SELECT (SELECT coalesce(sum(items), 0) FROM downloaders WHERE project_id = $1)
-			       + (SELECT coalesce(sum(items), 0) FROM done_tallies WHERE project_id = $1)`, &downloaderItems},
-			{`SELECT (SELECT coalesce(sum(bytes), 0) FROM downloaders WHERE project_id = $1)
-			       + (SELECT coalesce(sum(bytes), 0) FROM done_tallies WHERE project_id = $1)`, &downloaderBytes},
+			{"items elsewhere", q.BooksSeenElsewhereCount, &r.Elsewhere},
+			{"items queued twice", q.BooksTodoDuplicates, &todoDup},
+			{"items queued and out", q.BooksTodoClaimedCount, &queuedAndOut},
+			{"items out and done", q.BooksClaimsDoneCount, &doneBoth},
+			{"done counter", counter("done"), &doneCounter},
+			{"claims counter", counter("claims"), &claimsCounter},
+			{"bytes counter", counter("bytes"), &bytesCounter},
+			{"archived counter", counter("archived"), &archivedCounter},
+			{"discarded counter", counter("discarded"), &discardedCounter},
+			{"dropped counter", counter("dropped"), &droppedCount},
+			{"completions' bytes", q.BooksDoneBytes, &doneBytes},
+			{"archives' bytes", q.BooksArchivesBytes, &archivedBytes},
+			{"archives' items", q.BooksArchivesItems, &archivedItems},
+			{"downloaders' items", q.BooksDownloadersItems, &downloaderItems},
+			{"downloaders' bytes", q.BooksDownloadersBytes, &downloaderBytes},
 			// Every queue's counter against its rows: the number of queues
 			// whose counter is off.
-			{`SELECT count(*) FROM (
-			    SELECT q.queue FROM
-			      (SELECT substr(name, 7) AS queue, sum(value) AS n FROM counters WHERE project_id = $1 AND name LIKE 'queue:%' GROUP BY 1) q
-			      FULL JOIN (SELECT queue, count(*) AS n FROM todo WHERE project_id = $1 GROUP BY 1) t ON t.queue = q.queue
-			    WHERE coalesce(q.n, 0) <> coalesce(t.n, 0)) off`, &queuesCounted},
+			{"queue counters", q.BooksQueueCountersOff, &queuesCounted},
 		} {
-			if err := one(q.sql, q.dst); err != nil {
-				return fmt.Errorf("%w in %s", err, q.sql)
+			n, err := c.read(ctx, p.ID)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
 			}
+			*c.dst = n
 		}
 		add := func(name string, want, found int64) {
 			r.Checks = append(r.Checks, Check{Name: name, OK: want == found, Want: want, Found: found})

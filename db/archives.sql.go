@@ -78,6 +78,24 @@ func (q *Queries) ArchiveInsert(ctx context.Context, arg ArchiveInsertParams) (i
 	return id, err
 }
 
+const archivedPurgeBatch = `-- name: ArchivedPurgeBatch :execrows
+DELETE FROM archived WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM archived p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type ArchivedPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) ArchivedPurgeBatch(ctx context.Context, arg ArchivedPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, archivedPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const archivesByProject = `-- name: ArchivesByProject :many
 SELECT id, project_id, day, mode, path, items, bytes, first_done_at, last_done_at, sha256, file_size, created_at FROM archives WHERE project_id = $1 ORDER BY day
 `
@@ -115,6 +133,42 @@ func (q *Queries) ArchivesByProject(ctx context.Context, projectID int32) ([]Arc
 	return items, nil
 }
 
+const booksArchivedCount = `-- name: BooksArchivedCount :one
+SELECT count(*) FROM archived WHERE project_id = $1
+`
+
+// The books: the archived items (with a file).
+func (q *Queries) BooksArchivedCount(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksArchivedCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const booksArchivesBytes = `-- name: BooksArchivesBytes :one
+SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM archives WHERE project_id = $1
+`
+
+// The books: the bytes of the archived days, discarded ones included.
+func (q *Queries) BooksArchivesBytes(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksArchivesBytes, projectID)
+	var bytes int64
+	err := row.Scan(&bytes)
+	return bytes, err
+}
+
+const booksArchivesItems = `-- name: BooksArchivesItems :one
+SELECT coalesce(sum(items), 0)::bigint AS items FROM archives WHERE project_id = $1
+`
+
+// The books: the completions of the archived days, discarded ones included.
+func (q *Queries) BooksArchivesItems(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksArchivesItems, projectID)
+	var items int64
+	err := row.Scan(&items)
+	return items, err
+}
+
 const donePartitions = `-- name: DonePartitions :many
 SELECT c.relname::text AS name
 FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
@@ -143,4 +197,25 @@ func (q *Queries) DonePartitions(ctx context.Context, projectID int32) ([]string
 		return nil, err
 	}
 	return items, nil
+}
+
+const transactionLockTimeout = `-- name: TransactionLockTimeout :exec
+SELECT set_config('lock_timeout', ($1::bigint)::text, true)
+`
+
+// SET LOCAL lock_timeout: from here to the end of the transaction, a
+// statement waits at most @milliseconds for a lock.
+func (q *Queries) TransactionLockTimeout(ctx context.Context, milliseconds int64) error {
+	_, err := q.db.Exec(ctx, transactionLockTimeout, milliseconds)
+	return err
+}
+
+const transactionTimeZoneUTC = `-- name: TransactionTimeZoneUTC :exec
+SELECT set_config('TimeZone', 'UTC', true)
+`
+
+// SET LOCAL TimeZone = 'UTC': times the transaction renders as text are UTC.
+func (q *Queries) TransactionTimeZoneUTC(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, transactionTimeZoneUTC)
+	return err
 }

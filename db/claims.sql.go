@@ -13,6 +13,31 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const booksClaimsCount = `-- name: BooksClaimsCount :one
+SELECT count(*) FROM claims WHERE project_id = $1
+`
+
+// The books: the items out.
+func (q *Queries) BooksClaimsCount(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksClaimsCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const booksClaimsDoneCount = `-- name: BooksClaimsDoneCount :one
+SELECT count(*) FROM claims c WHERE c.project_id = $1
+  AND EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = c.id AND d.done_at > c.claimed_at)
+`
+
+// The books: items out that are also done after their claim.
+func (q *Queries) BooksClaimsDoneCount(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksClaimsDoneCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const claimGet = `-- name: ClaimGet :one
 
 SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count FROM claims WHERE project_id = $1 AND hash = item_hash($2)
@@ -251,6 +276,24 @@ func (q *Queries) ClaimsPerDownloader(ctx context.Context, arg ClaimsPerDownload
 		return nil, err
 	}
 	return items, nil
+}
+
+const claimsPurgeBatch = `-- name: ClaimsPurgeBatch :execrows
+DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type ClaimsPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) ClaimsPurgeBatch(ctx context.Context, arg ClaimsPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, claimsPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const claimsReclaim = `-- name: ClaimsReclaim :many

@@ -9,6 +9,23 @@ import (
 	"context"
 )
 
+const booksQueueCountersOff = `-- name: BooksQueueCountersOff :one
+SELECT count(*) FROM (
+    SELECT q.queue FROM
+      (SELECT substr(c.name, 7) AS queue, sum(c.value) AS n FROM counters c WHERE c.project_id = $1 AND c.name LIKE 'queue:%' GROUP BY 1) q
+      FULL JOIN (SELECT td.queue, count(*) AS n FROM todo td WHERE td.project_id = $1 GROUP BY 1) t ON t.queue = q.queue
+    WHERE coalesce(q.n, 0) <> coalesce(t.n, 0)) off
+`
+
+// The books: every queue's counter against its rows, the number of queues
+// whose counter is off.
+func (q *Queries) BooksQueueCountersOff(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksQueueCountersOff, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const counterAdd = `-- name: CounterAdd :exec
 INSERT INTO counters AS c (project_id, name, shard, value)
 VALUES ($1, $2, counter_shard(), $3)
@@ -94,4 +111,22 @@ func (q *Queries) CountersByProject(ctx context.Context, projectID int32) ([]Cou
 		return nil, err
 	}
 	return items, nil
+}
+
+const countersPurgeBatch = `-- name: CountersPurgeBatch :execrows
+DELETE FROM counters WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type CountersPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) CountersPurgeBatch(ctx context.Context, arg CountersPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, countersPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

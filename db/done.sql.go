@@ -9,6 +9,30 @@ import (
 	"context"
 )
 
+const booksDoneBytes = `-- name: BooksDoneBytes :one
+SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM done WHERE project_id = $1
+`
+
+// The books: the bytes of the completions in the hot table.
+func (q *Queries) BooksDoneBytes(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksDoneBytes, projectID)
+	var bytes int64
+	err := row.Scan(&bytes)
+	return bytes, err
+}
+
+const booksDoneCount = `-- name: BooksDoneCount :one
+SELECT count(*) FROM done WHERE project_id = $1
+`
+
+// The books: the completions in the hot table.
+func (q *Queries) BooksDoneCount(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksDoneCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const doneGet = `-- name: DoneGet :one
 SELECT project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, done_at, claim_count, ip FROM done WHERE project_id = $1 AND id = $2 ORDER BY done_at DESC LIMIT 1
 `

@@ -125,6 +125,24 @@ func (q *Queries) DoneTalliesPending(ctx context.Context, projectID int32) ([]Do
 	return items, nil
 }
 
+const doneTalliesPurgeBatch = `-- name: DoneTalliesPurgeBatch :execrows
+DELETE FROM done_tallies WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM done_tallies p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type DoneTalliesPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) DoneTalliesPurgeBatch(ctx context.Context, arg DoneTalliesPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, doneTalliesPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const doneTalliesRecent = `-- name: DoneTalliesRecent :many
 SELECT at, downloader, items, bytes, item, domains, version FROM done_tallies
 WHERE project_id = $1

@@ -10,6 +10,32 @@ import (
 	"time"
 )
 
+const booksDownloadersBytes = `-- name: BooksDownloadersBytes :one
+SELECT ((SELECT coalesce(sum(d.bytes), 0) FROM downloaders d WHERE d.project_id = $1)
+      + (SELECT coalesce(sum(t.bytes), 0) FROM done_tallies t WHERE t.project_id = $1))::bigint AS bytes
+`
+
+// The books: the downloaders' bytes, folded and not folded yet.
+func (q *Queries) BooksDownloadersBytes(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksDownloadersBytes, projectID)
+	var bytes int64
+	err := row.Scan(&bytes)
+	return bytes, err
+}
+
+const booksDownloadersItems = `-- name: BooksDownloadersItems :one
+SELECT ((SELECT coalesce(sum(d.items), 0) FROM downloaders d WHERE d.project_id = $1)
+      + (SELECT coalesce(sum(t.items), 0) FROM done_tallies t WHERE t.project_id = $1))::bigint AS items
+`
+
+// The books: the downloaders' items, folded and not folded yet.
+func (q *Queries) BooksDownloadersItems(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksDownloadersItems, projectID)
+	var items int64
+	err := row.Scan(&items)
+	return items, err
+}
+
 const downloaderGet = `-- name: DownloaderGet :one
 SELECT project_id, nick, items, bytes, version, first_seen, last_seen FROM downloaders WHERE project_id = $1 AND nick = $2
 `
@@ -167,6 +193,24 @@ func (q *Queries) DownloadersNamed(ctx context.Context, arg DownloadersNamedPara
 		return nil, err
 	}
 	return items, nil
+}
+
+const downloadersPurgeBatch = `-- name: DownloadersPurgeBatch :execrows
+DELETE FROM downloaders WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloaders p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type DownloadersPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) DownloadersPurgeBatch(ctx context.Context, arg DownloadersPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, downloadersPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const downloadersTop = `-- name: DownloadersTop :many

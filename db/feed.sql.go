@@ -39,6 +39,24 @@ func (q *Queries) DomainTotals(ctx context.Context, projectID int32) ([]DomainTo
 	return items, nil
 }
 
+const domainTotalsPurgeBatch = `-- name: DomainTotalsPurgeBatch :execrows
+DELETE FROM domain_totals WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM domain_totals p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type DomainTotalsPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) DomainTotalsPurgeBatch(ctx context.Context, arg DomainTotalsPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, domainTotalsPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const feedLatest = `-- name: FeedLatest :many
 SELECT at, downloader, items, bytes, item FROM feed
 WHERE project_id = $1
@@ -83,4 +101,22 @@ func (q *Queries) FeedLatest(ctx context.Context, arg FeedLatestParams) ([]FeedL
 		return nil, err
 	}
 	return items, nil
+}
+
+const feedPurgeBatch = `-- name: FeedPurgeBatch :execrows
+DELETE FROM feed WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type FeedPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) FeedPurgeBatch(ctx context.Context, arg FeedPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, feedPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -10,6 +10,16 @@ import (
 	"time"
 )
 
+const projectDeleteByID = `-- name: ProjectDeleteByID :exec
+DELETE FROM projects WHERE id = $1
+`
+
+// The last step of a purge: the project's other rows are gone already.
+func (q *Queries) ProjectDeleteByID(ctx context.Context, id int32) error {
+	_, err := q.db.Exec(ctx, projectDeleteByID, id)
+	return err
+}
+
 const projectDonePartitionsEnsure = `-- name: ProjectDonePartitionsEnsure :one
 SELECT done_partitions_ensure($1, $2::date, $3::date)::integer AS created
 `

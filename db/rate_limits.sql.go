@@ -9,6 +9,24 @@ import (
 	"context"
 )
 
+const rateLimitsPurgeBatch = `-- name: RateLimitsPurgeBatch :execrows
+DELETE FROM rate_limits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM rate_limits p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type RateLimitsPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) RateLimitsPurgeBatch(ctx context.Context, arg RateLimitsPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, rateLimitsPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const rateRefund = `-- name: RateRefund :exec
 SELECT rate_refund($1, $2, $3)
 `

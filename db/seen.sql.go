@@ -9,6 +9,35 @@ import (
 	"context"
 )
 
+const booksSeenCount = `-- name: BooksSeenCount :one
+SELECT count(*) FROM seen WHERE project_id = $1
+`
+
+// The books: the items the project ever accepted.
+func (q *Queries) BooksSeenCount(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksSeenCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const booksSeenElsewhereCount = `-- name: BooksSeenElsewhereCount :one
+SELECT count(*) FROM seen s WHERE s.project_id = $1
+  AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.id = s.id)
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $1 AND c.hash = s.hash)
+  AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = s.id)
+  AND NOT EXISTS (SELECT 1 FROM archived a WHERE a.project_id = $1 AND a.hash = s.hash)
+`
+
+// The books: items seen and in no table of a state (discarded by archival
+// or drained).
+func (q *Queries) BooksSeenElsewhereCount(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksSeenElsewhereCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const seenGet = `-- name: SeenGet :one
 SELECT id FROM seen WHERE project_id = $1 AND hash = item_hash($2)
 `
@@ -24,4 +53,22 @@ func (q *Queries) SeenGet(ctx context.Context, arg SeenGetParams) (int64, error)
 	var id int64
 	err := row.Scan(&id)
 	return id, err
+}
+
+const seenPurgeBatch = `-- name: SeenPurgeBatch :execrows
+DELETE FROM seen WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM seen p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type SeenPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) SeenPurgeBatch(ctx context.Context, arg SeenPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, seenPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

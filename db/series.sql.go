@@ -12,6 +12,24 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const downloaderHoursPurgeBatch = `-- name: DownloaderHoursPurgeBatch :execrows
+DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type DownloaderHoursPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) DownloaderHoursPurgeBatch(ctx context.Context, arg DownloaderHoursPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, downloaderHoursPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const downloaderHoursSince = `-- name: DownloaderHoursSince :many
 SELECT hour AS at, items, bytes FROM downloader_hours
 WHERE project_id = $1 AND downloader = $2 AND hour >= $3
@@ -89,6 +107,24 @@ func (q *Queries) DownloaderHoursTotals(ctx context.Context, arg DownloaderHours
 	return items, nil
 }
 
+const seriesHoursPurgeBatch = `-- name: SeriesHoursPurgeBatch :execrows
+DELETE FROM series_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type SeriesHoursPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) SeriesHoursPurgeBatch(ctx context.Context, arg SeriesHoursPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, seriesHoursPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const seriesHoursSince = `-- name: SeriesHoursSince :many
 SELECT hour AS at, items, bytes FROM series_hours
 WHERE project_id = $1 AND hour >= $2
@@ -140,6 +176,24 @@ func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep pgtype.Interval) 
 	return result.RowsAffected(), nil
 }
 
+const seriesMinutesPurgeBatch = `-- name: SeriesMinutesPurgeBatch :execrows
+DELETE FROM series_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type SeriesMinutesPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) SeriesMinutesPurgeBatch(ctx context.Context, arg SeriesMinutesPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, seriesMinutesPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const seriesMinutesSince = `-- name: SeriesMinutesSince :many
 SELECT minute AS at, items, bytes FROM series_minutes
 WHERE project_id = $1 AND minute >= $2
@@ -175,4 +229,16 @@ func (q *Queries) SeriesMinutesSince(ctx context.Context, arg SeriesMinutesSince
 		return nil, err
 	}
 	return items, nil
+}
+
+const transactionNow = `-- name: TransactionNow :one
+SELECT now()::timestamptz AS now
+`
+
+// The transaction's start time: the time of everything a snapshot reads.
+func (q *Queries) TransactionNow(ctx context.Context) (time.Time, error) {
+	row := q.db.QueryRow(ctx, transactionNow)
+	var now time.Time
+	err := row.Scan(&now)
+	return now, err
 }

@@ -9,6 +9,44 @@ import (
 	"context"
 )
 
+const booksTodoClaimedCount = `-- name: BooksTodoClaimedCount :one
+SELECT count(*) FROM todo t JOIN claims c ON c.project_id = t.project_id AND c.id = t.id
+WHERE t.project_id = $1
+`
+
+// The books: items queued and out at once.
+func (q *Queries) BooksTodoClaimedCount(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksTodoClaimedCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const booksTodoCount = `-- name: BooksTodoCount :one
+SELECT count(*) FROM todo WHERE project_id = $1
+`
+
+// The books: the items queued.
+func (q *Queries) BooksTodoCount(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksTodoCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const booksTodoDuplicates = `-- name: BooksTodoDuplicates :one
+SELECT (count(*) - count(DISTINCT id))::bigint AS duplicates FROM todo WHERE project_id = $1
+`
+
+// The books: queue rows beyond the first of their item (0 when no item is
+// queued twice).
+func (q *Queries) BooksTodoDuplicates(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksTodoDuplicates, projectID)
+	var duplicates int64
+	err := row.Scan(&duplicates)
+	return duplicates, err
+}
+
 const itemIDBlockNext = `-- name: ItemIDBlockNext :one
 SELECT nextval('item_id_blocks')::bigint AS block
 `
@@ -216,6 +254,24 @@ func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, erro
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const todoPurgeBatch = `-- name: TodoPurgeBatch :execrows
+DELETE FROM todo WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type TodoPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) TodoPurgeBatch(ctx context.Context, arg TodoPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, todoPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const todoRetype = `-- name: TodoRetype :exec

@@ -33,3 +33,21 @@ func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) erro
 	)
 	return err
 }
+
+const uploadsPurgeBatch = `-- name: UploadsPurgeBatch :execrows
+DELETE FROM uploads WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type UploadsPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's rows (see projects.Purge).
+func (q *Queries) UploadsPurgeBatch(ctx context.Context, arg UploadsPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, uploadsPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}

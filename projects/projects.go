@@ -232,15 +232,19 @@ func (s *Store) MarkDeleting(ctx context.Context, p Project) error {
 	return err
 }
 
-// purgeTables hold a project's rows, keyed by project_id; purged a batch
-// at a time so no transaction grows with the project.
-var purgeTables = []string{
-	"todo", "claims", "seen", "done_tallies", "counters", "downloaders", "downloader_hours",
-	"series_minutes", "series_hours", "domain_totals", "feed", "rate_limits", "uploads", "archived",
-}
-
 // purgeBatch bounds one delete of Purge.
 const purgeBatch = 10000
+
+// purgeBatchOf is a table's batch delete of Purge: up to purgeBatch of the
+// project's rows.
+func purgeBatchOf[P ~struct {
+	ProjectID int32
+	Max       int32
+}](del func(context.Context, P) (int64, error)) func(context.Context, int32) (int64, error) {
+	return func(ctx context.Context, projectID int32) (int64, error) {
+		return del(ctx, P{ProjectID: projectID, Max: purgeBatch})
+	}
+}
 
 // Purge removes a deleting project's rows, batch by batch, then its
 // completions' partitions and the project itself. Stopped midway, it
@@ -249,25 +253,42 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 	if !p.Config.Deleting {
 		return fmt.Errorf("project %s is not being deleted", p.Slug)
 	}
-	for _, table := range purgeTables {
-		// The table names are this list's, never input.
-		stmt := fmt.Sprintf("DELETE FROM %[1]s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %[1]s WHERE project_id = $1 LIMIT $2))", table)
+	// The tables holding a project's rows, keyed by project_id; purged a
+	// batch at a time so no transaction grows with the project.
+	for _, t := range []struct {
+		table string
+		batch func(context.Context, int32) (int64, error)
+	}{
+		{"todo", purgeBatchOf(s.q.TodoPurgeBatch)},
+		{"claims", purgeBatchOf(s.q.ClaimsPurgeBatch)},
+		{"seen", purgeBatchOf(s.q.SeenPurgeBatch)},
+		{"done_tallies", purgeBatchOf(s.q.DoneTalliesPurgeBatch)},
+		{"counters", purgeBatchOf(s.q.CountersPurgeBatch)},
+		{"downloaders", purgeBatchOf(s.q.DownloadersPurgeBatch)},
+		{"downloader_hours", purgeBatchOf(s.q.DownloaderHoursPurgeBatch)},
+		{"series_minutes", purgeBatchOf(s.q.SeriesMinutesPurgeBatch)},
+		{"series_hours", purgeBatchOf(s.q.SeriesHoursPurgeBatch)},
+		{"domain_totals", purgeBatchOf(s.q.DomainTotalsPurgeBatch)},
+		{"feed", purgeBatchOf(s.q.FeedPurgeBatch)},
+		{"rate_limits", purgeBatchOf(s.q.RateLimitsPurgeBatch)},
+		{"uploads", purgeBatchOf(s.q.UploadsPurgeBatch)},
+		{"archived", purgeBatchOf(s.q.ArchivedPurgeBatch)},
+	} {
 		for {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			tag, err := s.pool.Exec(ctx, stmt, p.ID, purgeBatch)
+			n, err := t.batch(ctx, p.ID)
 			if err != nil {
-				return fmt.Errorf("purging %s: %w", table, err)
+				return fmt.Errorf("purging %s: %w", t.table, err)
 			}
-			if tag.RowsAffected() < purgeBatch {
+			if n < purgeBatch {
 				break
 			}
 		}
 	}
-	if _, err := s.pool.Exec(ctx, fmt.Sprintf("DROP TABLE IF EXISTS done_p%d CASCADE", p.ID)); err != nil {
+	if err := db.DonePartitionsDrop(ctx, s.pool, p.ID); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, "DELETE FROM projects WHERE id = $1", p.ID)
-	return err
+	return s.q.ProjectDeleteByID(ctx, p.ID)
 }

@@ -24,7 +24,8 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 	var pending []db.DoneTalliesRecentRow
 	err := pgx.BeginTxFunc(ctx, h.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		q := h.q.WithTx(tx)
-		if err := tx.QueryRow(ctx, "SELECT now()").Scan(&b.At); err != nil {
+		var err error
+		if b.At, err = q.TransactionNow(ctx); err != nil {
 			return err
 		}
 		sum, err := projects.SummaryOf(ctx, q, p)

@@ -19,3 +19,28 @@ FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
 WHERE i.inhparent = to_regclass(format('done_p%s', @project_id::integer))
   AND c.relname ~ '_[0-9]{8}$'
 ORDER BY c.relname;
+
+-- name: ArchivedPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM archived WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM archived p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: TransactionLockTimeout :exec
+-- SET LOCAL lock_timeout: from here to the end of the transaction, a
+-- statement waits at most @milliseconds for a lock.
+SELECT set_config('lock_timeout', (@milliseconds::bigint)::text, true);
+
+-- name: TransactionTimeZoneUTC :exec
+-- SET LOCAL TimeZone = 'UTC': times the transaction renders as text are UTC.
+SELECT set_config('TimeZone', 'UTC', true);
+
+-- name: BooksArchivedCount :one
+-- The books: the archived items (with a file).
+SELECT count(*) FROM archived WHERE project_id = @project_id;
+
+-- name: BooksArchivesBytes :one
+-- The books: the bytes of the archived days, discarded ones included.
+SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM archives WHERE project_id = @project_id;
+
+-- name: BooksArchivesItems :one
+-- The books: the completions of the archived days, discarded ones included.
+SELECT coalesce(sum(items), 0)::bigint AS items FROM archives WHERE project_id = @project_id;

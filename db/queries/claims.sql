@@ -204,3 +204,16 @@ WHERE project_id = @project_id
   AND (@prefix::text = '' OR starts_with(name, @prefix::text))
 ORDER BY claimed_at, id
 LIMIT @max;
+
+-- name: ClaimsPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksClaimsCount :one
+-- The books: the items out.
+SELECT count(*) FROM claims WHERE project_id = @project_id;
+
+-- name: BooksClaimsDoneCount :one
+-- The books: items out that are also done after their claim.
+SELECT count(*) FROM claims c WHERE c.project_id = @project_id
+  AND EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = c.id AND d.done_at > c.claimed_at);

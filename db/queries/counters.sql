@@ -21,3 +21,16 @@ SELECT @project_id, x.name, counter_shard(), (@deltas::bigint[])[x.i]
 FROM unnest(@names::text[]) WITH ORDINALITY AS x (name, i)
 ORDER BY x.name
 ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value;
+
+-- name: CountersPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM counters WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksQueueCountersOff :one
+-- The books: every queue's counter against its rows, the number of queues
+-- whose counter is off.
+SELECT count(*) FROM (
+    SELECT q.queue FROM
+      (SELECT substr(c.name, 7) AS queue, sum(c.value) AS n FROM counters c WHERE c.project_id = @project_id AND c.name LIKE 'queue:%' GROUP BY 1) q
+      FULL JOIN (SELECT td.queue, count(*) AS n FROM todo td WHERE td.project_id = @project_id GROUP BY 1) t ON t.queue = q.queue
+    WHERE coalesce(q.n, 0) <> coalesce(t.n, 0)) off;

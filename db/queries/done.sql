@@ -93,3 +93,11 @@ WITH candidates AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id;
+
+-- name: BooksDoneCount :one
+-- The books: the completions in the hot table.
+SELECT count(*) FROM done WHERE project_id = @project_id;
+
+-- name: BooksDoneBytes :one
+-- The books: the bytes of the completions in the hot table.
+SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM done WHERE project_id = @project_id;

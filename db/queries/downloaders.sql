@@ -22,3 +22,17 @@ ORDER BY d.bytes DESC;
 -- name: DownloadersNamed :many
 SELECT nick, items, bytes, version, last_seen FROM downloaders
 WHERE project_id = @project_id AND nick = ANY(@nicks::text[]);
+
+-- name: DownloadersPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM downloaders WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloaders p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksDownloadersItems :one
+-- The books: the downloaders' items, folded and not folded yet.
+SELECT ((SELECT coalesce(sum(d.items), 0) FROM downloaders d WHERE d.project_id = @project_id)
+      + (SELECT coalesce(sum(t.items), 0) FROM done_tallies t WHERE t.project_id = @project_id))::bigint AS items;
+
+-- name: BooksDownloadersBytes :one
+-- The books: the downloaders' bytes, folded and not folded yet.
+SELECT ((SELECT coalesce(sum(d.bytes), 0) FROM downloaders d WHERE d.project_id = @project_id)
+      + (SELECT coalesce(sum(t.bytes), 0) FROM done_tallies t WHERE t.project_id = @project_id))::bigint AS bytes;

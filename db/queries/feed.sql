@@ -6,3 +6,11 @@ LIMIT @max;
 
 -- name: DomainTotals :many
 SELECT domain, bytes FROM domain_totals WHERE project_id = @project_id;
+
+-- name: FeedPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM feed WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: DomainTotalsPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM domain_totals WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM domain_totals p WHERE p.project_id = @project_id LIMIT @max));

@@ -18,3 +18,7 @@ SELECT done_partitions_ensure(@project_id, @first_day::date, @last_day::date)::i
 UPDATE projects SET title = @title, config = @config, updated_at = now()
 WHERE id = @id
 RETURNING *;
+
+-- name: ProjectDeleteByID :exec
+-- The last step of a purge: the project's other rows are gone already.
+DELETE FROM projects WHERE id = @id;

@@ -110,3 +110,21 @@ WITH taken AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) FROM taken;
+
+-- name: TodoPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM todo WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksTodoCount :one
+-- The books: the items queued.
+SELECT count(*) FROM todo WHERE project_id = @project_id;
+
+-- name: BooksTodoDuplicates :one
+-- The books: queue rows beyond the first of their item (0 when no item is
+-- queued twice).
+SELECT (count(*) - count(DISTINCT id))::bigint AS duplicates FROM todo WHERE project_id = @project_id;
+
+-- name: BooksTodoClaimedCount :one
+-- The books: items queued and out at once.
+SELECT count(*) FROM todo t JOIN claims c ON c.project_id = t.project_id AND c.id = t.id
+WHERE t.project_id = @project_id;

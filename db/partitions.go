@@ -1,0 +1,103 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The statements on a project's completion partitions (done_pN, and its day
+// partitions done_pN_YYYYMMDD that DonePartitions lists). They name the
+// partition as a table: an identifier cannot be a bind parameter, so sqlc,
+// which checks statements against the schema's fixed tables, cannot hold
+// them. Each quotes the name it is given.
+
+// DonePartitionCount counts the completions in a day partition. Not sqlc:
+// the table is the partition's name.
+func DonePartitionCount(ctx context.Context, conn DBTX, part string) (int64, error) {
+	var n int64
+	err := conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{part}.Sanitize()).Scan(&n)
+	return n, err
+}
+
+// DonePartitionTotalsRow is what an archive records of a day partition.
+type DonePartitionTotalsRow struct {
+	Items       int64
+	Bytes       int64
+	FirstDoneAt *time.Time
+	LastDoneAt  *time.Time
+}
+
+// DonePartitionTotals counts a day partition's completions and their bytes,
+// with the first and last completion times (nil when it is empty). Not
+// sqlc: the table is the partition's name.
+func DonePartitionTotals(ctx context.Context, conn DBTX, part string) (DonePartitionTotalsRow, error) {
+	var r DonePartitionTotalsRow
+	err := conn.QueryRow(ctx, "SELECT count(*), coalesce(sum(bytes), 0)::bigint, min(done_at), max(done_at) FROM "+
+		pgx.Identifier{part}.Sanitize()).Scan(&r.Items, &r.Bytes, &r.FirstDoneAt, &r.LastDoneAt)
+	return r, err
+}
+
+// donePartitionRecords renders one completion as the JSON line an archive
+// keeps, with its bytes and time, in completion order.
+const donePartitionRecords = `SELECT json_build_object(
+	'id', id, 'item', name, 'downloader', downloader, 'version', version, 'bytes', bytes,
+	'domains', domains, 'client_id', client_id, 'claimed_at', claimed_at, 'done_at', done_at,
+	'claim_count', claim_count, 'ip', ip)::text, bytes, done_at
+FROM %s ORDER BY done_at, id`
+
+// DonePartitionRecords calls fn with each completion of a day partition, in
+// order of completion: the JSON line an archive keeps of it (times in the
+// session's zone: see TransactionTimeZoneUTC), its bytes and its time. An
+// error from fn stops the read and is returned. Not sqlc: the table is the
+// partition's name.
+func DonePartitionRecords(ctx context.Context, conn DBTX, part string, fn func(line string, bytes int64, doneAt time.Time) error) error {
+	rows, err := conn.Query(ctx, fmt.Sprintf(donePartitionRecords, pgx.Identifier{part}.Sanitize()))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		line   string
+		bytes  int64
+		doneAt time.Time
+	)
+	for rows.Next() {
+		if err := rows.Scan(&line, &bytes, &doneAt); err != nil {
+			return err
+		}
+		if err := fn(line, bytes, doneAt); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// DonePartitionArchivedInsert records the items of a day partition as held
+// by the archive archiveID. An item done twice (requeued by an admin) is
+// found in its latest archive. Not sqlc: the table is the partition's name.
+func DonePartitionArchivedInsert(ctx context.Context, conn DBTX, part string, archiveID int32) error {
+	_, err := conn.Exec(ctx, `
+		INSERT INTO archived (project_id, hash, archive_id)
+		SELECT DISTINCT ON (item_hash(name)) project_id, item_hash(name), $1 FROM `+pgx.Identifier{part}.Sanitize()+`
+		ORDER BY item_hash(name)
+		ON CONFLICT (project_id, hash) DO UPDATE SET archive_id = excluded.archive_id`, archiveID)
+	return err
+}
+
+// DonePartitionDrop drops a day partition with its rows. Not sqlc: the
+// table is the partition's name.
+func DonePartitionDrop(ctx context.Context, conn DBTX, part string) error {
+	_, err := conn.Exec(ctx, "DROP TABLE "+pgx.Identifier{part}.Sanitize())
+	return err
+}
+
+// DonePartitionsDrop drops a project's branch of done (done_pN) with every
+// partition under it, if it exists. Not sqlc: the table's name is made of
+// the project's id.
+func DonePartitionsDrop(ctx context.Context, conn DBTX, projectID int32) error {
+	_, err := conn.Exec(ctx, "DROP TABLE IF EXISTS "+pgx.Identifier{fmt.Sprintf("done_p%d", projectID)}.Sanitize()+" CASCADE")
+	return err
+}
