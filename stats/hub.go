@@ -23,11 +23,15 @@ type Hub struct {
 	projects *projects.Store
 	log      *slog.Logger
 	every    time.Duration
+	// now tells the time a viewer last asked for a board and whether a
+	// watch has gone idle.
+	now func() time.Time
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// mu guards watched; a watch's own mu is taken after it, never before.
 	mu      sync.Mutex
 	watched map[int32]*watch
 }
@@ -65,7 +69,7 @@ func NewHub(pool *pgxpool.Pool, store *projects.Store, log *slog.Logger) *Hub {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Hub{pool: pool, q: db.New(pool), projects: store, log: log, every: time.Second,
+	return &Hub{pool: pool, q: db.New(pool), projects: store, log: log, every: time.Second, now: time.Now,
 		ctx: ctx, cancel: cancel, watched: map[int32]*watch{}}
 }
 
@@ -89,7 +93,7 @@ func (h *Hub) watchOf(p projects.Project) *watch {
 	}
 	w.mu.Lock()
 	w.project = p // the latest configuration seen
-	w.wanted = time.Now()
+	w.wanted = h.now()
 	w.mu.Unlock()
 	return w
 }
@@ -99,13 +103,7 @@ func (h *Hub) loop(w *watch) {
 	ticker := time.NewTicker(h.every)
 	defer ticker.Stop()
 	for {
-		w.mu.Lock()
-		idle := time.Since(w.wanted) > idleAfter
-		w.mu.Unlock()
-		if idle {
-			h.mu.Lock()
-			delete(h.watched, w.project.ID)
-			h.mu.Unlock()
+		if h.dropIfIdle(w) {
 			return
 		}
 		if err := h.refresh(h.ctx, w); err != nil && h.ctx.Err() == nil {
@@ -117,6 +115,25 @@ func (h *Hub) loop(w *watch) {
 		case <-ticker.C:
 		}
 	}
+}
+
+// dropIfIdle forgets the watch when nobody has asked for it for idleAfter,
+// and reports whether it did. The check and the removal are one step under
+// both locks: a viewer either marks the watch wanted before it (and the loop
+// goes on) or finds it gone after it (and starts a new one), never gets a
+// watch whose loop has ended.
+func (h *Hub) dropIfIdle(w *watch) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if h.now().Sub(w.wanted) <= idleAfter {
+		return false
+	}
+	if h.watched[w.project.ID] == w {
+		delete(h.watched, w.project.ID)
+	}
+	return true
 }
 
 // Board returns the project's latest board, its JSON and a channel closed

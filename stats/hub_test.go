@@ -259,3 +259,73 @@ func TestViewersShareTheBoard(t *testing.T) {
 		changed = next
 	}
 }
+
+// A viewer who asks for a board just as the project's refresh loop finds
+// it idle gets boards that keep coming: either the loop carries on or a new
+// one starts, never a watch whose loop has ended.
+func TestViewerAtTheIdleCheckKeepsGettingBoards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t, 10)
+	hub := NewHub(f.pool, f.store, nil)
+	defer hub.Close()
+	hub.every = 10 * time.Millisecond
+
+	// A clock that stands still until moved; armed, the next reading of it
+	// (the loop's idle check) runs a hook first.
+	var mu sync.Mutex
+	now := time.Now()
+	var hook func()
+	hub.now = func() time.Time {
+		mu.Lock()
+		at, h := now, hook
+		hook = nil
+		mu.Unlock()
+		if h != nil {
+			h()
+		}
+		return at
+	}
+	if _, _, _, err := hub.Board(ctx, f.project); err != nil {
+		t.Fatal(err)
+	}
+
+	type result struct {
+		changed <-chan struct{}
+		err     error
+	}
+	got := make(chan result, 1)
+	mu.Lock()
+	now = now.Add(idleAfter + time.Second)
+	hook = func() {
+		// A viewer arrives during the idle check. Give it the time to get
+		// its watch if the check lets it (it must not: the check holds the
+		// hub), then let the check go on.
+		returned := make(chan struct{})
+		go func() {
+			defer close(returned)
+			_, _, ch, err := hub.Board(ctx, f.project)
+			got <- result{ch, err}
+		}()
+		select {
+		case <-returned:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	mu.Unlock()
+
+	var r result
+	select {
+	case r = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the viewer got no board in 10 s")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	select {
+	case <-r.changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the viewer's board never changes: its watch's loop has ended")
+	}
+}
