@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"tracker/db"
 	"tracker/projects"
@@ -41,30 +42,12 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 	if err := ValidQueue(queue); err != nil {
 		return AddResult{}, err
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-
-	type batch struct {
-		block int64
-		names []string
-	}
-	batches := make(chan batch, addWriters)
+	// Each batch is written by a goroutine of the group; at most addWriters
+	// at once, so reading waits (and memory stays bounded) while they are
+	// all busy. The first failure cancels the others and the reading.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(addWriters)
 	var added atomic.Int64
-	var wg sync.WaitGroup
-	for range addWriters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range batches {
-				n, err := e.queueBlock(ctx, p, queue, b.block, b.names)
-				if err != nil {
-					cancel(err)
-					return
-				}
-				added.Add(n)
-			}
-		}()
-	}
 
 	var res AddResult
 	var total int64
@@ -73,16 +56,18 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 		if len(names) == 0 {
 			return nil
 		}
-		block, err := e.q.ItemIDBlockNext(ctx)
+		// Drawn here, in input order, so the queue keeps the input's.
+		block, err := e.q.ItemIDBlockNext(gctx)
 		if err != nil {
 			return err
 		}
-		select {
-		case batches <- batch{block: block, names: names}:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-		total += int64(len(names))
+		batch := names
+		g.Go(func() error {
+			n, err := e.queueBlock(gctx, p, queue, block, batch)
+			added.Add(n)
+			return err
+		})
+		total += int64(len(batch))
 		names = make([]string, 0, addBatch)
 		return nil
 	}
@@ -96,10 +81,9 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 	if err == nil {
 		err = send()
 	}
-	close(batches)
-	wg.Wait()
-	if cause := context.Cause(ctx); err == nil && cause != nil {
-		err = cause
+	// A writer's failure comes first: reading stopped because of it.
+	if werr := g.Wait(); werr != nil {
+		err = werr
 	}
 	res.Added = added.Load()
 	res.Skipped = total - res.Added

@@ -167,6 +167,41 @@ func TestAddStreamsManyBatches(t *testing.T) {
 	}
 }
 
+// endless is an input that never ends, a line at each read: it calls stop
+// once it has given n lines.
+type endless struct {
+	i, n int
+	stop func()
+}
+
+func (r *endless) Read(p []byte) (int, error) {
+	if r.i == r.n {
+		r.stop()
+	}
+	r.i++
+	return copy(p, fmt.Sprintf("item:%d\n", r.i)), nil
+}
+
+// An import stopped part-way returns, whatever is left of its input, with
+// its writers finished and every batch written whole or not at all.
+func TestAddStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := f.engine.Add(ctx, f.project, "todo", &endless{n: 35_000, stop: cancel})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("import of an endless input stopped with %v, %+v", err, res)
+	}
+	if res.Skipped != 0 {
+		t.Errorf("%+v: a stopped import skipped names", res)
+	}
+	queued := f.summary(t).Queues["todo"]
+	if queued%10_000 != 0 || queued > 30_000 || queued < res.Added {
+		t.Errorf("%d names queued, %d reported added: want whole batches of 10000, those sent before the stop at most", queued, res.Added)
+	}
+}
+
 func TestClaimQueueOrder(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
