@@ -34,6 +34,14 @@ type batcher[T any] struct {
 	// time), and use the context it is given, the batch's own.
 	run func(ctx context.Context, q *db.Queries, ops []*T) error
 
+	// Hooks for tests, nil otherwise. queued is called once an operation
+	// is pending (outside the lock); forming by a leader just before it
+	// takes the pending operations into its batch, so a test can hold it
+	// there while operations gather; formed with the size of each batch.
+	queued  func()
+	forming func()
+	formed  func(n int)
+
 	mu      sync.Mutex
 	pending []*waiting[T]
 	active  int
@@ -60,6 +68,9 @@ func (b *batcher[T]) do(op *T) error {
 		b.active++
 	}
 	b.mu.Unlock()
+	if b.queued != nil {
+		b.queued()
+	}
 	if lead {
 		b.lead()
 	}
@@ -72,11 +83,17 @@ func (b *batcher[T]) do(op *T) error {
 // lead runs one batch of the pending operations, then the next batch in a
 // goroutine of its own if operations are waiting, or gives up its slot.
 func (b *batcher[T]) lead() {
+	if b.forming != nil {
+		b.forming()
+	}
 	b.mu.Lock()
 	n := min(len(b.pending), b.maxOps)
 	batch := slices.Clone(b.pending[:n])
 	b.pending = b.pending[n:]
 	b.mu.Unlock()
+	if b.formed != nil {
+		b.formed(n)
+	}
 
 	b.exec(batch)
 	for _, w := range batch {

@@ -3,6 +3,8 @@ package items
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -47,18 +49,46 @@ func scratchBatcher(t *testing.T, maxBatches int) (*batcher[scratchOp], func() (
 	return b, count
 }
 
+// gather holds the batcher's leaders until want operations are pending, so
+// that they are batched together however the scheduler runs the callers,
+// and returns the sizes of the batches formed, in order.
+func gather(b *batcher[scratchOp], want int) (sizes func() []int) {
+	var mu sync.Mutex
+	queued, formed := 0, []int{}
+	all := make(chan struct{})
+	b.queued = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if queued++; queued == want {
+			close(all)
+		}
+	}
+	b.forming = func() { <-all }
+	b.formed = func(n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n > 0 { // a leader may find its operation taken by another
+			formed = append(formed, n)
+		}
+	}
+	return func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(formed)
+	}
+}
+
 func TestBatcherGroupsAndIsolatesFailures(t *testing.T) {
 	t.Parallel()
 	b, count := scratchBatcher(t, 2)
 	const n = 200
+	sizes := gather(b, n)
 	errs := make([]error, n)
-	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			<-start
 			// Op 13 fails alone; ops 50 and 150 write the same row, so one
 			// of them fails in the database: the rest of their batches
 			// still commit.
@@ -69,7 +99,6 @@ func TestBatcherGroupsAndIsolatesFailures(t *testing.T) {
 			errs[i] = b.do(op)
 		}()
 	}
-	close(start)
 	wg.Wait()
 
 	failed := 0
@@ -87,43 +116,53 @@ func TestBatcherGroupsAndIsolatesFailures(t *testing.T) {
 	if rows, _ := count(); rows != n-2 {
 		t.Fatalf("%d rows committed, want %d", rows, n-2)
 	}
+	if got := sorted(sizes()); fmt.Sprint(got) != "[8 64 64 64]" {
+		t.Errorf("batches of %v, want three of 64 and one of 8", got)
+	}
 
 	// The last leader gives up its slot just after its callers return.
-	for range 100 {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
 		b.mu.Lock()
 		active, pending := b.active, len(b.pending)
 		b.mu.Unlock()
 		if active == 0 && pending == 0 {
 			return
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d batches active, %d operations pending 10 s after every operation returned", active, pending)
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatal("batches still active after every operation returned")
 }
 
+func sorted(s []int) []int {
+	slices.Sort(s)
+	return s
+}
+
+// Operations pending together run together: as many transactions as
+// batches of at most maxOps, one statement each.
 func TestBatcherGroups(t *testing.T) {
 	t.Parallel()
 	b, count := scratchBatcher(t, 2)
 	const n = 200
-	start := make(chan struct{})
+	sizes := gather(b, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			<-start
 			if err := b.do(&scratchOp{n: i}); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
-	close(start)
 	wg.Wait()
-	// Grouped: on average two or more operations a transaction, however
-	// the scheduler staggers the callers on a loaded machine.
-	rows, txs := count()
-	if rows != n || txs >= n/2 {
-		t.Fatalf("%d operations ran in %d transactions: little was grouped", rows, txs)
+	if got := sorted(sizes()); fmt.Sprint(got) != "[8 64 64 64]" {
+		t.Errorf("batches of %v, want three of 64 and one of 8", got)
 	}
-	t.Logf("%d operations in %d transactions", rows, txs)
+	if rows, txs := count(); rows != n || txs != 4 {
+		t.Fatalf("%d operations ran in %d transactions, want %d in 4", rows, txs, n)
+	}
 }
