@@ -27,6 +27,7 @@ type Live struct {
 type Cache struct {
 	store *Store
 	ttl   time.Duration
+	now   func() time.Time
 	group singleflight.Group
 
 	mu      sync.Mutex
@@ -38,8 +39,21 @@ type cacheEntry struct {
 	loaded time.Time
 }
 
-func NewCache(store *Store, ttl time.Duration) *Cache {
-	return &Cache{store: store, ttl: ttl, entries: map[string]cacheEntry{}}
+// CacheOption changes how a Cache works.
+type CacheOption func(*Cache)
+
+// WithClock makes the cache tell the age of its entries by now instead of
+// time.Now.
+func WithClock(now func() time.Time) CacheOption {
+	return func(c *Cache) { c.now = now }
+}
+
+func NewCache(store *Store, ttl time.Duration, opts ...CacheOption) *Cache {
+	c := &Cache{store: store, ttl: ttl, now: time.Now, entries: map[string]cacheEntry{}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // Get returns the live view of a project, reading it when the cached one is
@@ -50,7 +64,7 @@ func (c *Cache) Get(ctx context.Context, slug string) (*Live, error) {
 		c.mu.Lock()
 		e, ok := c.entries[slug]
 		c.mu.Unlock()
-		if ok && time.Since(e.loaded) < c.ttl {
+		if ok && c.now().Sub(e.loaded) < c.ttl {
 			return e.live, nil
 		}
 	}
@@ -59,12 +73,14 @@ func (c *Cache) Get(ctx context.Context, slug string) (*Live, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		// Only projects that exist are kept: requests for made-up slugs
-		// must not grow the cache without end.
+		// must not grow the cache without end. An entry's age counts from
+		// the start of its read: what it holds is no older.
+		start := c.now()
 		live, err := c.load(ctx, slug)
 		c.mu.Lock()
 		switch {
 		case err == nil:
-			c.entries[slug] = cacheEntry{live: live, loaded: time.Now()}
+			c.entries[slug] = cacheEntry{live: live, loaded: start}
 		case errors.Is(err, ErrNotFound):
 			delete(c.entries, slug)
 		}

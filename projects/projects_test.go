@@ -3,6 +3,7 @@ package projects_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,21 +78,31 @@ func TestCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const ttl = 500 * time.Millisecond
-	cache := projects.NewCache(store, ttl)
+	const ttl = time.Minute
+	var mu sync.Mutex
+	clock := time.Now()
+	advance := func(d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(d)
+	}
+	cache := projects.NewCache(store, ttl, projects.WithClock(func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return clock
+	}))
 	live, err := cache.Get(ctx, "cached")
 	if err != nil || live.Config.Paused {
 		t.Fatalf("%+v %v", live, err)
 	}
-	loaded := time.Now()
 	if _, err := store.Set(ctx, p, []string{"paused=true"}); err != nil {
 		t.Fatal(err)
 	}
-	live, _ = cache.Get(ctx, "cached")
-	if time.Since(loaded) < ttl && live.Config.Paused {
+	advance(ttl - time.Nanosecond)
+	if live, _ = cache.Get(ctx, "cached"); live.Config.Paused {
 		t.Fatal("the cache read the database again within its ttl")
 	}
-	time.Sleep(ttl)
+	advance(time.Nanosecond)
 	if live, _ = cache.Get(ctx, "cached"); !live.Config.Paused {
 		t.Fatal("a change is not seen after the ttl")
 	}
