@@ -120,20 +120,63 @@ func TestReclaimStoppedAndRestarted(t *testing.T) {
 	}
 	job := Reclaim(store, items.NewEngine(pool, quietLog()))
 	stopCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The watcher stops the run once the first batch is in. It ends with
+	// the run: the stop, or the run's end, cancels its context, and the test
+	// waits for it.
+	watcher := make(chan error, 1)
 	go func() {
-		// Stop once the first batch is in.
-		for {
-			var back int64
-			pool.QueryRow(ctx, "SELECT count(*) FROM todo").Scan(&back)
-			if back > 0 {
-				cancel()
-				return
+		watcher <- func() error {
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			for {
+				var back int64
+				if err := pool.QueryRow(stopCtx, "SELECT count(*) FROM todo").Scan(&back); err != nil {
+					if stopCtx.Err() != nil {
+						return nil
+					}
+					return err
+				}
+				if back > 0 {
+					cancel()
+					return nil
+				}
+				select {
+				case <-stopCtx.Done():
+					return nil
+				case <-tick.C:
+				}
 			}
-			time.Sleep(time.Millisecond)
-		}
+		}()
 	}()
 	if _, err := job.Run(stopCtx); err == nil {
 		t.Log("the run ended before the stop reached it")
+	}
+	cancel()
+	select {
+	case err := <-watcher:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher goroutine is still running 10 s after the run")
+	}
+	// The statement the stop cut off may still be ending in the database
+	// (committed or rolled back): the counts are read once it has.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var busy int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`).Scan(&busy); err != nil {
+			t.Fatal(err)
+		}
+		if busy == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d statements still running 30 s after the stop", busy)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	balanced := func() (claims, todo int64) {
 		t.Helper()

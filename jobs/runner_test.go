@@ -24,12 +24,17 @@ func TestRunnersNeverRunAJobTwiceAtOnce(t *testing.T) {
 	pool := dbtest.New(t)
 
 	var running, overlaps, runs atomic.Int32
+	started := make(chan struct{}, 16) // a token for each run, as it starts
 	job := Job{Name: "probe", Every: time.Second, Run: func(ctx context.Context) (string, error) {
 		if running.Add(1) > 1 {
 			overlaps.Add(1)
 		}
 		defer running.Add(-1)
 		runs.Add(1)
+		select {
+		case started <- struct{}{}:
+		default:
+		}
 		// Longer than the poll, so the other runner tries while it runs.
 		select {
 		case <-time.After(1500 * time.Millisecond):
@@ -47,9 +52,14 @@ func TestRunnersNeverRunAJobTwiceAtOnce(t *testing.T) {
 		}
 		runners = append(runners, r)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for runs.Load() < 3 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	timeout := time.After(30 * time.Second)
+wait:
+	for range 3 {
+		select {
+		case <-started:
+		case <-timeout:
+			break wait
+		}
 	}
 	for _, r := range runners {
 		r.Stop()
