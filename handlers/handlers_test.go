@@ -71,9 +71,19 @@ func (f fixture) do(t *testing.T, method, path, body string) answer {
 
 func (f fixture) doBody(t *testing.T, method, path, contentType, body string) answer {
 	t.Helper()
-	req, err := http.NewRequest(method, f.srv.URL+path, strings.NewReader(body))
+	a, err := f.send(method, path, contentType, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return a
+}
+
+// send makes one request and returns the answer. It reports failures as
+// errors, not through a test: goroutines of a test use it.
+func (f fixture) send(method, path, contentType, body string) (answer, error) {
+	req, err := http.NewRequest(method, f.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		return answer{}, err
 	}
 	req.Header.Set("Content-Type", contentType)
 	// What seesaw's Tornado client sends.
@@ -83,14 +93,14 @@ func (f fixture) doBody(t *testing.T, method, path, contentType, body string) an
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return answer{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return answer{}, err
 	}
-	return answer{status: resp.StatusCode, reason: resp.Header.Get("X-Tracker-Reason"), body: string(b), header: resp.Header}
+	return answer{status: resp.StatusCode, reason: resp.Header.Get("X-Tracker-Reason"), body: string(b), header: resp.Header}, nil
 }
 
 func (f fixture) summary(t *testing.T) projects.Summary {

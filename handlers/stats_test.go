@@ -148,8 +148,13 @@ func TestBoardEvents(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
+	// The reader ends when the stream does, and the test waits for it.
 	events := make(chan stats.Board)
+	ended := make(chan struct{})
+	defer func() { cancel(); <-ended }()
 	go func() {
+		defer close(ended)
+		defer close(events)
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		var id, event string
@@ -174,7 +179,10 @@ func TestBoardEvents(t *testing.T) {
 			}
 		}
 	}()
-	first := <-events
+	first, ok := <-events
+	if !ok {
+		t.Fatal("the stream ended before its first board")
+	}
 	if first.Totals.Done != 0 || first.Totals.Todo != 2 {
 		t.Fatalf("first board %+v", first.Totals)
 	}
@@ -182,7 +190,10 @@ func TestBoardEvents(t *testing.T) {
 	f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"item:1","bytes":{"data":1}}`)
 	for {
 		select {
-		case b := <-events:
+		case b, ok := <-events:
+			if !ok {
+				t.Fatal("the stream ended before the done showed")
+			}
 			if b.Totals.Done == 1 {
 				if b.Seq <= first.Seq {
 					t.Fatalf("board %d after %d", b.Seq, first.Seq)
