@@ -33,6 +33,29 @@ func (q *Queries) BooksDoneCount(ctx context.Context, projectID int32) (int64, e
 	return count, err
 }
 
+const doneCountWhere = `-- name: DoneCountWhere :one
+SELECT count(DISTINCT d.id) FROM done d
+WHERE d.project_id = $1
+  AND ($2::text = '' OR starts_with(d.name, $2::text))
+  AND ($3::text = '' OR d.name ~ $3::text)
+`
+
+type DoneCountWhereParams struct {
+	ProjectID int32
+	Prefix    string
+	Pattern   string
+}
+
+// How many completed items DoneRequeue would look at (items claimed or
+// queued again meanwhile are left alone then): the admin panel says so
+// before it does.
+func (q *Queries) DoneCountWhere(ctx context.Context, arg DoneCountWhereParams) (int64, error) {
+	row := q.db.QueryRow(ctx, doneCountWhere, arg.ProjectID, arg.Prefix, arg.Pattern)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const doneGet = `-- name: DoneGet :one
 SELECT project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, done_at, claim_count, ip FROM done WHERE project_id = $1 AND id = $2 ORDER BY done_at DESC LIMIT 1
 `

@@ -164,6 +164,34 @@ func (q *Queries) TodoClaimOne(ctx context.Context, arg TodoClaimOneParams) (int
 	return count, err
 }
 
+const todoCountWhere = `-- name: TodoCountWhere :one
+SELECT count(*) FROM todo t
+WHERE t.project_id = $1 AND t.queue = $2::text
+  AND ($3::text = '' OR starts_with(t.name, $3::text))
+  AND ($4::text = '' OR t.name ~ $4::text)
+`
+
+type TodoCountWhereParams struct {
+	ProjectID int32
+	Queue     string
+	Prefix    string
+	Pattern   string
+}
+
+// How many items of a queue TodoMove would move or drop: the admin panel
+// says so before it does.
+func (q *Queries) TodoCountWhere(ctx context.Context, arg TodoCountWhereParams) (int64, error) {
+	row := q.db.QueryRow(ctx, todoCountWhere,
+		arg.ProjectID,
+		arg.Queue,
+		arg.Prefix,
+		arg.Pattern,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const todoGet = `-- name: TodoGet :one
 SELECT queue, claim_count FROM todo
 WHERE project_id = $1 AND queue = ANY($2::text[]) AND type = ANY($3::text[]) AND id = $4

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,20 +12,30 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// newBrowser starts a headless Chromium for one test: Debian's package
-// (`apt-get install chromium`; .ci/run installs it) or $TRACKER_CHROME.
-func newBrowser(t *testing.T) context.Context {
+// chromium finds the browser: $TRACKER_CHROME, or Debian's package
+// (`apt-get install chromium`; .ci/run installs it). Without one the test
+// is skipped, unless $CI is set: there a missing browser is a failure.
+func chromium(t *testing.T) string {
 	t.Helper()
-	path := os.Getenv("TRACKER_CHROME")
+	if path := os.Getenv("TRACKER_CHROME"); path != "" {
+		return path
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if path != "" {
-			break
+		if path, err := exec.LookPath(name); err == nil {
+			return path
 		}
-		path, _ = exec.LookPath(name)
 	}
-	if path == "" {
-		t.Fatal("no Chromium: apt-get install chromium, or set TRACKER_CHROME to a Chrome binary")
+	const missing = "no Chromium for the browser tests: apt-get install chromium, or set TRACKER_CHROME to a Chrome binary"
+	if os.Getenv("CI") != "" {
+		t.Fatal(missing + " (CI is set: the browser tests must run)")
 	}
+	t.Skip(missing)
+	return ""
+}
+
+// newBrowser starts a headless Chromium (see chromium) for one test.
+func newBrowser(t *testing.T, path string) context.Context {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -106,6 +115,7 @@ func waitText(t *testing.T, ctx context.Context, sel string, d time.Duration, ok
 // the page says it is stale.
 func TestBrowserLeaderboard(t *testing.T) {
 	t.Parallel()
+	browser := chromium(t)
 	dir := dataDir(t)
 	s := serve(t, dir)
 	cli(t, "", "project", "create", "demo", "--title", "Demo project", "--data-dir", dir)
@@ -127,7 +137,7 @@ func TestBrowserLeaderboard(t *testing.T) {
 		post(t, s.url+"/demo/done", `{"downloader":"`+nick+`","version":"20261122.01","item":"`+item+`","bytes":{"data":123456}}`)
 	}
 
-	ctx := newBrowser(t)
+	ctx := newBrowser(t, browser)
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.url+"/demo/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=done-count]`))); err != nil {
 		t.Fatal(err)
 	}
@@ -200,79 +210,4 @@ func TestBrowserLeaderboard(t *testing.T) {
 		t.Errorf("stale class: %v %v", stale, err)
 	}
 	screenshot(t, ctx, "leaderboard-stale.png")
-}
-
-// An admin runs a project from the web: signs in, creates it, uploads an
-// items file, sees the queue grow, releases a warrior's claims and finds
-// each step in the audit log.
-func TestBrowserAdmin(t *testing.T) {
-	t.Parallel()
-	dir := dataDir(t)
-	s := serve(t, dir)
-	defer s.stop(t)
-	cliEnv(t, env("TRACKER_PASSWORD=correct horse battery"), "", "admin", "create", "root", "--data-dir", dir)
-
-	ctx := newBrowser(t)
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The panel sends strangers to the login page.
-	do(chromedp.Navigate(s.url+"/admin/"), chromedp.WaitVisible(chromedp.CSS(`#username`)))
-	do(chromedp.SendKeys(chromedp.CSS(`#username`), "root"), chromedp.SendKeys(chromedp.CSS(`#password`), "correct horse battery"),
-		chromedp.Submit(chromedp.CSS(`#password`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=admin-user]`)))
-	screenshot(t, ctx, "admin-home.png")
-
-	// A new project.
-	do(chromedp.SendKeys(chromedp.CSS(`#slug`), "shop"), chromedp.SendKeys(chromedp.CSS(`#title`), "Closing shop"),
-		chromedp.Submit(chromedp.CSS(`#slug`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=admin-queues]`)))
-	if got := textOf(t, ctx, `[data-testid=queue-todo]`); got != "0" {
-		t.Fatalf("new project's queue: %q", got)
-	}
-	// An items file, uploaded with the form.
-	file := filepath.Join(t.TempDir(), "items.txt")
-	var lines strings.Builder
-	for i := range 1000 {
-		fmt.Fprintf(&lines, "product:%d\n", i)
-	}
-	if err := os.WriteFile(file, []byte(lines.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	do(chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=items-file]`), []string{file}),
-		chromedp.Click(chromedp.CSS(`[data-testid=items-submit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]`)))
-	if got := textOf(t, ctx, `[data-testid=flash]`); !strings.Contains(got, "Added 1000 to todo") {
-		t.Fatalf("upload: %q", got)
-	}
-	if got := textOf(t, ctx, `[data-testid=queue-todo]`); got != "1,000" {
-		t.Fatalf("queue after the upload: %q", got)
-	}
-	screenshot(t, ctx, "admin-project.png")
-
-	// A warrior takes items; the admin releases them.
-	if code, _ := post(t, s.url+"/shop/multi=5//request", `{"downloader":"slowpoke"}`); code != 200 {
-		t.Fatalf("request: %d", code)
-	}
-	do(chromedp.Navigate(s.url+"/admin/projects/shop/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=claims]`)))
-	if got := textOf(t, ctx, `[data-testid=claims]`); got != "5" {
-		t.Fatalf("claims: %q", got)
-	}
-	do(chromedp.SendKeys(chromedp.CSS(`#downloader`), "slowpoke"), chromedp.Click(chromedp.CSS(`[data-testid=release]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]`)))
-	if got := textOf(t, ctx, `[data-testid=flash]`); got != "Released 5 claims." {
-		t.Fatalf("release: %q", got)
-	}
-	if got := textOf(t, ctx, `[data-testid=claims]`); got != "0" {
-		t.Fatalf("claims after release: %q", got)
-	}
-	// Every step is in the audit log.
-	do(chromedp.Navigate(s.url+"/admin/audit"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit]`)))
-	log := textOf(t, ctx, `[data-testid=audit]`)
-	for _, want := range []string{"login", "project.create", "items.add", "claims.release", "root"} {
-		if !strings.Contains(log, want) {
-			t.Errorf("audit log lacks %s:\n%s", want, log)
-		}
-	}
-	screenshot(t, ctx, "admin-audit.png")
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"tracker/audit"
-	"tracker/db"
 	"tracker/users"
 	"tracker/views"
 )
@@ -45,7 +44,7 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sm.Put(r.Context(), sessionUserKey, u.ID)
-	if err := audit.Record(r.Context(), db.New(h.pool), audit.Entry{UserID: u.ID, Username: u.Username, IP: clientIP(r), Action: "login"}); err != nil {
+	if err := h.audit.Record(r.Context(), audit.Entry{UserID: u.ID, Username: u.Username, IP: clientIP(r), Action: "login"}); err != nil {
 		return err
 	}
 	next := v.Next

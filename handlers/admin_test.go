@@ -60,6 +60,39 @@ func (c *adminClient) post(t *testing.T, path string, form url.Values) answer {
 	return c.send(t, req)
 }
 
+// confirmed posts a bulk action's form, checks the confirmation page says
+// what it will do, and posts the form again as that page does.
+func (c *adminClient) confirmed(t *testing.T, path string, form url.Values, question string) answer {
+	t.Helper()
+	a := c.post(t, path, form)
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(a.body))
+	if err != nil || a.status != 200 {
+		t.Fatalf("%s: %d, no confirmation page: %s", path, a.status, a.body)
+	}
+	if q := doc.Find(`[data-testid="confirm-question"]`).Text(); !strings.Contains(q, question) {
+		t.Fatalf("%s: the confirmation asks %q, want %q", path, q, question)
+	}
+	again := url.Values{"confirmed": {"1"}}
+	doc.Find(`form input[type="hidden"]`).Each(func(_ int, s *goquery.Selection) {
+		if name := s.AttrOr("name", ""); name != "confirmed" {
+			again.Add(name, s.AttrOr("value", ""))
+		}
+	})
+	if typed := form.Get("confirm"); typed != "" {
+		again.Set("confirm", typed)
+	}
+	return c.post(t, path, again)
+}
+
+// flash is the message the redirect after an action carries.
+func flash(a answer) string {
+	u, err := url.Parse(a.header.Get("Location"))
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("flash")
+}
+
 func (c *adminClient) login(t *testing.T, user, password string) answer {
 	t.Helper()
 	return c.post(t, "/admin/login", url.Values{"username": {user}, "password": {password}})
@@ -150,7 +183,7 @@ func TestAdminCrossOriginRefused(t *testing.T) {
 		{"Sec-Fetch-Site": "cross-site"},
 		{"Origin": "https://evil.example"},
 	} {
-		req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/config", strings.NewReader("paused=true"))
+		req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/pause", nil)
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		for k, v := range h {
 			req.Header.Set(k, v)
@@ -177,18 +210,40 @@ func TestAdminProjectActions(t *testing.T) {
 	c.login(t, "root", "correct horse battery")
 
 	// Configuration: changed keys only, all or none, in the audit log.
-	if a := c.post(t, "/admin/projects/test/config", url.Values{"reclaim_ttl": {"600"}, "title": {"Renamed"}, "max_multi": {"100"}}); a.status != 303 {
+	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"claims"}, "reclaim_ttl": {"600"}, "claims_limit": {"0"}}); a.status != 303 || flash(a) != "Saved reclaim_ttl." {
+		t.Fatalf("config: %d %q %s", a.status, flash(a), a.body)
+	}
+	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"warriors"}, "title": {"Renamed"}}); a.status != 303 {
 		t.Fatalf("config: %d %s", a.status, a.body)
 	}
 	p, _ := f.store.Get(ctx, "test")
 	if p.Config.ReclaimTTL != 600 || p.Title != "Renamed" {
 		t.Fatalf("config not saved: %+v", p)
 	}
-	if a := c.post(t, "/admin/projects/test/config", url.Values{"reclaim_ttl": {"60"}, "order": {"sideways"}}); a.status != 400 || !strings.Contains(a.body, "sideways") {
-		t.Fatalf("bad config: %d", a.status)
+	// A refused value is shown beside its field, with the values sent kept,
+	// and nothing of the form is saved.
+	a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"queues"}, "max_multi": {"50"}, "order": {"sideways"}})
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(a.body))
+	if a.status != 400 || !strings.Contains(doc.Find(`[data-testid="error-order"]`).Text(), "sideways") ||
+		doc.Find(`#cfg-max_multi`).AttrOr("value", "") != "50" || doc.Find(`#cfg-order`).AttrOr("aria-invalid", "") != "true" {
+		t.Fatalf("bad config: %d %s", a.status, a.body)
 	}
-	if p, _ := f.store.Get(ctx, "test"); p.Config.ReclaimTTL != 600 {
+	if p, _ := f.store.Get(ctx, "test"); p.Config.MaxMulti != 100 {
 		t.Fatal("half a bad form was saved")
+	}
+	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"queues"}, "title": {"x"}}); a.status != 400 || a.reason != "unknown-key" {
+		t.Fatalf("a key of another section: %d %s", a.status, a.reason)
+	}
+	// Pause and resume.
+	if a := c.post(t, "/admin/projects/test/pause", nil); a.status != 303 {
+		t.Fatalf("pause: %d", a.status)
+	}
+	if p, _ := f.store.Get(ctx, "test"); !p.Config.Paused {
+		t.Fatal("not paused")
+	}
+	c.post(t, "/admin/projects/test/resume", nil)
+	if p, _ := f.store.Get(ctx, "test"); p.Config.Paused {
+		t.Fatal("not resumed")
 	}
 
 	// Items by paste and by file, into any queue.
@@ -202,7 +257,7 @@ func TestAdminProjectActions(t *testing.T) {
 	req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/items", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	if a := c.send(t, req); a.status != 200 || !strings.Contains(a.body, "Added 5 to secondary, skipped 1") {
+	if a := c.send(t, req); a.status != 303 || !strings.Contains(flash(a), "Added 5 to secondary, skipped 1") {
 		t.Fatalf("items: %d %s", a.status, a.body)
 	}
 	if s := f.summary(t); s.Queues["secondary"] != 5 {
@@ -212,15 +267,15 @@ func TestAdminProjectActions(t *testing.T) {
 	// Claims released by downloader.
 	f.do(t, "POST", "/test/multi=3//request", `{"downloader":"alice"}`)
 	f.do(t, "POST", "/test/request", `{"downloader":"bob"}`)
-	if a := c.post(t, "/admin/projects/test/claims/release", url.Values{"downloader": {"alice"}, "older_than": {"0"}}); a.status != 200 || !strings.Contains(a.body, "Released 3 claims") {
-		t.Fatalf("release: %d", a.status)
+	if a := c.confirmed(t, "/admin/projects/test/claims/release", url.Values{"downloader": {"alice"}, "older_than": {"0"}}, "releases 3 claims of alice"); a.status != 303 || flash(a) != "Released 3 claims." {
+		t.Fatalf("release: %d %q", a.status, flash(a))
 	}
 	if s := f.summary(t); s.Claims != 1 {
 		t.Fatalf("claims after release: %d", s.Claims)
 	}
 
 	// The audit log has it all, with who and from where.
-	a := c.get(t, "/admin/audit?project=test")
+	a = c.get(t, "/admin/audit?project=test")
 	for _, want := range []string{"project.config", "items.add", "claims.release", "root", "127.0.0.1", "reclaim_ttl"} {
 		if !strings.Contains(a.body, want) {
 			t.Errorf("audit log lacks %q", want)
@@ -241,8 +296,17 @@ func TestAdminProjectActions(t *testing.T) {
 	if a := h.get(t, "/admin/projects/test/"); a.status != 403 {
 		t.Errorf("project admin on another project: %d", a.status)
 	}
-	if a := h.post(t, "/admin/projects/test/config", url.Values{"paused": {"true"}}); a.status != 403 {
+	if a := h.post(t, "/admin/projects/test/pause", nil); a.status != 403 {
 		t.Errorf("project admin changing another project: %d", a.status)
+	}
+	// Keys that put HTML before every warrior are a global admin's.
+	if a := h.post(t, "/admin/projects/other/config", url.Values{"section": {"warriors"}, "description": {"<script>"}}); a.status != 400 ||
+		!strings.Contains(a.body, "only global admins") {
+		t.Errorf("project admin setting the description: %d", a.status)
+	}
+	if a := h.get(t, "/admin/projects/other/warriors"); !strings.Contains(a.body, `id="cfg-description"`) ||
+		!strings.Contains(a.body, "Only global admins may change it.") {
+		t.Errorf("the description is not shown locked to a project admin")
 	}
 	if a := h.get(t, "/admin/projects/other/"); a.status != 200 {
 		t.Errorf("project admin on their project: %d", a.status)
@@ -328,7 +392,7 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 	f.user(t, "root", users.RoleAdmin)
 	c := f.adminClient(t)
 	c.login(t, "root", "correct horse battery")
-	if a := c.post(t, "/admin/projects/test/blocks/add", url.Values{"kind": {"nick"}, "value": {"spammer"}, "reason": {"bad data"}}); a.status != 200 {
+	if a := c.post(t, "/admin/projects/test/blocks/add", url.Values{"kind": {"nick"}, "value": {"spammer"}, "reason": {"bad data"}}); a.status != 303 {
 		t.Fatalf("block: %d %s", a.status, a.body)
 	}
 	if a := f.do(t, "POST", "/test/request", `{"downloader":"spammer"}`); a.status != 403 {
@@ -341,10 +405,10 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 	if a := c.post(t, "/admin/projects/test/blocks/add", url.Values{"kind": {"ip"}, "value": {"not an ip"}}); a.status != 400 {
 		t.Fatalf("bad block: %d", a.status)
 	}
-	if a := c.post(t, "/admin/projects/test/targets/add", url.Values{"url": {"rsync://up.example/data/:downloader/"}, "weight": {"3"}}); a.status != 200 {
+	if a := c.post(t, "/admin/projects/test/targets/add", url.Values{"url": {"rsync://up.example/data/:downloader/"}, "weight": {"3"}, "enabled": {"true"}}); a.status != 303 {
 		t.Fatalf("target: %d", a.status)
 	}
-	if ts, _ := f.store.Targets(ctx, f.project); len(ts) != 1 || ts[0].Weight != 3 {
+	if ts, _ := f.store.Targets(ctx, f.project); len(ts) != 1 || ts[0].Weight != 3 || !ts[0].Enabled {
 		t.Fatalf("targets %+v", ts)
 	}
 	if a := c.post(t, "/admin/projects/test/targets/add", url.Values{"url": {"ftp://x/"}}); a.status != 400 {
@@ -355,11 +419,20 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 	if p, _ := f.store.Get(ctx, "test"); p.Config.BackfeedKey == old {
 		t.Fatal("backfeed key not rotated")
 	}
-	if a := c.post(t, "/admin/settings", url.Values{"seesaw_version": {"0.8.5"}, "tracker_banner_html": {"<em>Hi</em>"}}); a.status != 200 {
+	if a := c.post(t, "/admin/settings", url.Values{"seesaw_version": {"0.9.1"}, "tracker_banner_html": {"<em>Hi</em>"}}); a.status != 303 {
 		t.Fatalf("settings: %d", a.status)
 	}
-	if s, _ := f.store.Settings(ctx); s.SeesawVersion != "0.8.5" {
+	if s, _ := f.store.Settings(ctx); s.SeesawVersion != "0.9.1" {
 		t.Fatalf("settings %+v", s)
+	}
+	// The warriors parse seesaw_version as a StrictVersion: anything else
+	// is refused beside the field, and nothing is saved.
+	a := c.post(t, "/admin/settings", url.Values{"seesaw_version": {""}, "tracker_banner_html": {"<em>Bye</em>"}})
+	if a.status != 400 || !strings.Contains(a.body, `data-testid="error-seesaw_version"`) {
+		t.Fatalf("empty seesaw_version: %d", a.status)
+	}
+	if s, _ := f.store.Settings(ctx); s.SeesawVersion != "0.9.1" || s.BannerHTML != "<em>Hi</em>" {
+		t.Fatalf("settings after a refused save %+v", s)
 	}
 	if a := f.do(t, "GET", "/", ""); !strings.Contains(a.body, "<em>Hi</em>") {
 		t.Fatal("banner not on the home page")
@@ -375,7 +448,7 @@ func TestAdminQueuesAndItems(t *testing.T) {
 	p := "/admin/projects/test/"
 
 	// Move by type prefix; a pattern PostgreSQL refuses is a 400.
-	if a := c.post(t, p+"queues/move", url.Values{"from": {"todo"}, "to": {"secondary"}, "prefix": {"post:"}}); a.status != 200 || !strings.Contains(a.body, "Moved 3 items") {
+	if a := c.confirmed(t, p+"queues/move", url.Values{"from": {"todo"}, "to": {"secondary"}, "prefix": {"post:"}}, "moves 3 items"); a.status != 303 || !strings.Contains(flash(a), "Moved 3 items") {
 		t.Fatalf("move: %d", a.status)
 	}
 	if a := c.post(t, p+"queues/move", url.Values{"from": {"todo"}, "to": {"redo"}, "pattern": {"(("}}); a.status != 400 || !strings.Contains(a.body, "invalid pattern") {
@@ -385,10 +458,14 @@ func TestAdminQueuesAndItems(t *testing.T) {
 		t.Fatalf("after move %v", s.Queues)
 	}
 	// Drain needs the name typed again.
-	if a := c.post(t, p+"queues/drain", url.Values{"from": {"secondary"}, "confirm": {"todo"}}); a.status != 400 {
+	if a := c.post(t, p+"queues/drain", url.Values{"from": {"secondary"}, "confirm": {"todo"}, "confirmed": {"1"}}); a.status != 200 ||
+		!strings.Contains(a.body, "confirm-question") {
 		t.Fatalf("unconfirmed drain: %d", a.status)
 	}
-	if a := c.post(t, p+"queues/drain", url.Values{"from": {"secondary"}, "confirm": {"secondary"}, "pattern": {"^post:[12]$"}}); a.status != 200 || !strings.Contains(a.body, "Drained 2") {
+	if s := f.summary(t); s.Queues["secondary"] != 3 {
+		t.Fatalf("a drain typed wrong drained %v", s.Queues)
+	}
+	if a := c.confirmed(t, p+"queues/drain", url.Values{"from": {"secondary"}, "confirm": {"secondary"}, "pattern": {"^post:[12]$"}}, "drops 2 items"); a.status != 303 || !strings.Contains(flash(a), "Drained 2") {
 		t.Fatalf("drain: %d", a.status)
 	}
 	if s := f.summary(t); s.Queues["secondary"] != 1 {
@@ -419,11 +496,11 @@ func TestAdminQueuesAndItems(t *testing.T) {
 	if a := c.post(t, p+"item/release", url.Values{"name": {name}}); a.status != 400 {
 		t.Fatalf("release of an unclaimed item: %d", a.status)
 	}
-	// Requeue done items by pattern.
-	if a := c.post(t, p+"done/requeue", url.Values{}); a.status != 400 {
+	// Requeue done items by pattern, once confirmed.
+	if a := c.post(t, p+"done/requeue", url.Values{}); a.status != 200 || !strings.Contains(a.body, "confirm-question") {
 		t.Fatalf("requeue everything unconfirmed: %d", a.status)
 	}
-	if a := c.post(t, p+"done/requeue", url.Values{"prefix": {"user:"}, "queue": {"backfeed"}}); a.status != 200 || !strings.Contains(a.body, "Queued 0") {
+	if a := c.confirmed(t, p+"done/requeue", url.Values{"prefix": {"user:"}, "queue": {"backfeed"}}, "up to 1 completed items"); a.status != 303 || !strings.Contains(flash(a), "Queued 0") {
 		// user:2 is queued in redo already: left alone.
 		t.Fatalf("requeue by prefix: %d %s", a.status, a.body)
 	}
@@ -457,9 +534,14 @@ func TestAdminClaimsList(t *testing.T) {
 	if len(seen) != 250 {
 		t.Fatalf("%d claims listed over the pages, want 250", len(seen))
 	}
-	a := c.get(t, "/admin/projects/test/claims?per_downloader=1")
-	if !strings.Contains(a.body, "<td>alice</td><td class=\"num\">200</td>") {
-		t.Errorf("claims per downloader missing")
+	// Few claims: counted by downloader and by age on every view.
+	a := c.get(t, "/admin/projects/test/claims")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(a.body))
+	if row := doc.Find(`[data-testid="claim-counts"] tbody tr`).First(); row.Find("td").Eq(0).Text() != "alice" || row.Find("td").Eq(1).Text() != "200" {
+		t.Errorf("claims per downloader: %q", row.Text())
+	}
+	if n := doc.Find(`[data-testid="age-claims"]`).First().Text(); n != "250" {
+		t.Errorf("claims under a minute old: %q", n)
 	}
 	a = c.get(t, "/admin/projects/test/claims?downloader=bob")
 	if n := strings.Count(a.body, `data-testid="claim"`); n != 50 {
@@ -470,7 +552,7 @@ func TestAdminClaimsList(t *testing.T) {
 		t.Fatalf("prefix filter: %d", n)
 	}
 	// Release by pattern.
-	if a := c.post(t, "/admin/projects/test/claims/release", url.Values{"pattern": {"^user:1[0-9]$"}}); !strings.Contains(a.body, "Released 10 claims") {
+	if a := c.confirmed(t, "/admin/projects/test/claims/release", url.Values{"pattern": {"^user:1[0-9]$"}}, "releases 10 claims"); flash(a) != "Released 10 claims." {
 		t.Fatalf("release by pattern: %d", a.status)
 	}
 }
@@ -543,7 +625,7 @@ func TestAdminItemsUploadLarge(t *testing.T) {
 	req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/items", pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	if a := c.send(t, req); a.status != 200 || !strings.Contains(a.body, "Added 400000 to todo") {
+	if a := c.send(t, req); a.status != 303 || !strings.Contains(flash(a), "Added 400000 to todo") {
 		t.Fatalf("upload of %d lines (about 28 MB): %d", n, a.status)
 	}
 }

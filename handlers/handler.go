@@ -6,29 +6,23 @@ package handlers
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/a-h/templ"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tracker/audit"
 	"tracker/items"
 	"tracker/projects"
 	"tracker/stats"
 	"tracker/users"
-	"tracker/views"
 )
 
 // Handler holds what the routes need.
@@ -41,6 +35,7 @@ type Handler struct {
 	stats    *stats.Hub
 	metrics  *metrics
 	users    *users.Store
+	audit    *audit.Log
 	sessions sessions
 	csrf     *http.CrossOriginProtection
 	// streamsEnd is closed when the server shuts down: the live streams,
@@ -62,6 +57,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		stats:    stats.NewHub(pool, store, log),
 		metrics:  newMetrics(pool, store),
 		users:    users.NewStore(pool),
+		audit:    audit.New(pool),
 		sessions: newSessions(pool),
 		csrf:     http.NewCrossOriginProtection(),
 
@@ -79,131 +75,24 @@ func (h *Handler) Close() {
 	h.stats.Close()
 }
 
-// Error is an answer other than success: a status, a short machine-readable
-// reason sent as X-Tracker-Reason, and a message for people (may be empty:
-// the warrior protocol wants some answers with an empty body).
-type Error struct {
-	Status int
-	Reason string
-	Msg    string
-	// RetryAfter, in seconds, is sent as Retry-After when positive.
-	RetryAfter int
-	// JSON answers {"status_code": Status, "error": Msg} instead of text.
-	JSON bool
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Reason, e.Msg) }
-
-func errorf(status int, reason, format string, args ...any) *Error {
-	return &Error{Status: status, Reason: reason, Msg: fmt.Sprintf(format, args...)}
-}
-
 // api adapts a handler of the machine-facing routes: errors become a plain
-// text answer with their status and reason.
+// text (or JSON) answer with their status and reason.
 func (h *Handler) api(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
-			e := h.classify(r, err)
-			writeError(w, e)
+			h.serveError(w, r, err, false)
 		}
 	})
 }
 
-// page adapts a handler of the HTML pages: errors become an error page.
+// page adapts a handler of the HTML pages (the admin panel's too): errors
+// become an error page.
 func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
-			var sent *sentError
-			if errors.As(err, &sent) {
-				if r.Context().Err() == nil {
-					h.log.Warn("page cut short", "path", r.URL.Path, "err", err)
-				}
-				return
-			}
-			e := h.classify(r, err)
-			w.Header().Set("X-Tracker-Reason", e.Reason)
-			if e.RetryAfter > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
-			}
-			msg := e.Msg
-			if msg == "" {
-				msg = http.StatusText(e.Status)
-			}
-			if rerr := render(w, r, e.Status, views.Layout(http.StatusText(e.Status), views.ErrorPage(e.Status, msg))); rerr != nil {
-				writeError(w, e)
-			}
+			h.serveError(w, r, err, true)
 		}
 	})
-}
-
-// classify turns any error into an *Error, logging the ones that are ours.
-func (h *Handler) classify(r *http.Request, err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	var refusal *items.Refusal
-	if errors.As(err, &refusal) {
-		return refusalError(refusal)
-	}
-	if unavailable(err) {
-		h.log.Warn("database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
-		return &Error{Status: http.StatusServiceUnavailable, Reason: "database-unavailable",
-			Msg: "the database is not answering; try again shortly", RetryAfter: 10}
-	}
-	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-		// The client went away; nobody reads this answer.
-		return &Error{Status: 499, Reason: "client-gone"}
-	}
-	h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	return &Error{Status: http.StatusInternalServerError, Reason: "internal-error", Msg: "internal error"}
-}
-
-// unavailable tells errors that mean the database is away (down, restarting,
-// unreachable) from errors in what we asked of it.
-func unavailable(err error) bool {
-	var connectErr *pgconn.ConnectError
-	if errors.As(err, &connectErr) || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		// 08: connection exception; 57: operator intervention (shutdown,
-		// cannot connect now).
-		return pgErr.Code[:2] == "08" || pgErr.Code[:2] == "57"
-	}
-	// The connection went down under the statement (the server stopped or
-	// crashed): the client may try again, and a done retried is harmless.
-	var netErr net.Error
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &netErr) {
-		return true
-	}
-	return pgconn.SafeToRetry(err)
-}
-
-func writeError(w http.ResponseWriter, e *Error) {
-	h := w.Header()
-	h.Set("X-Tracker-Reason", e.Reason)
-	if e.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
-	}
-	if e.JSON {
-		b, _ := json.Marshal(map[string]any{"status_code": e.Status, "error": e.Msg})
-		h.Set("Content-Type", "application/json")
-		w.WriteHeader(e.Status)
-		w.Write(b)
-		return
-	}
-	if e.Msg == "" {
-		w.WriteHeader(e.Status)
-		return
-	}
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(e.Status)
-	io.WriteString(w, e.Msg+"\n")
 }
 
 // render writes a component only once it has rendered whole, so a failure

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"tracker/items"
 	"tracker/stats"
 	"tracker/views"
 )
@@ -55,16 +54,8 @@ func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if name := q.Get("item"); name != "" {
-		v.Lookup = &views.Lookup{Query: name}
-		if items.ValidName(name) == nil {
-			st, err := h.items.Lookup(ctx, live, name)
-			switch {
-			case err == nil:
-				v.Lookup = &views.Lookup{Query: name, Found: true, Status: st.Status, Queue: st.Queue, ClaimCount: st.ClaimCount,
-					Downloader: st.Downloader, ClaimedAt: st.ClaimedAt, DoneAt: st.DoneAt, Archive: st.Archive}
-			case !errors.Is(err, items.ErrUnknownItem):
-				return err
-			}
+		if v.Lookup, err = h.lookupItem(ctx, live, name); err != nil {
+			return err
 		}
 	}
 	c := views.Page(site, displayTitle(live.Project), views.Leaderboard(v))

@@ -47,7 +47,7 @@ func (h *Handler) Routes() http.Handler {
 	// Backfeed from grab scripts.
 	mux.Handle("POST /backfeed/legacy/{target}", named("backfeed", h.api(h.backfeed)))
 
-	// The warrior protocol (PROTOCOL.md). Its paths carry multi={N} and a
+	// The warrior protocol (docs/PROTOCOL.md#addressing). Its paths carry multi={N} and a
 	// double slash that ServeMux would redirect, so they have their own
 	// matcher in front of the mux: POST /{project}/{action},
 	// /{project}/multi={N}/{action} and /{project}/multi={N}//{action}.
@@ -77,31 +77,54 @@ type adminRoute struct {
 	fn      func(http.ResponseWriter, *http.Request) error
 }
 
-// adminRoutes are the admin panel's routes behind sign-in; a test walks
-// them all. State changes are POSTs.
+// adminRoutes are the admin panel's routes behind sign-in, one per page
+// and per action; a test walks them all. State changes are POSTs.
 func (h *Handler) adminRoutes() []adminRoute {
 	return []adminRoute{
 		{"POST /admin/logout", h.adminLogout},
 		{"GET /admin/{$}", h.adminHome},
 		{"POST /admin/projects", h.adminProjectCreate},
-		{"GET /admin/projects/{slug}/{$}", h.adminProjectShow},
+
+		// A project's sections.
+		{"GET /admin/projects/{slug}/{$}", h.sectionShow("")},
+		{"GET /admin/projects/{slug}/queues", h.sectionShow("queues")},
+		{"GET /admin/projects/{slug}/claims", h.sectionShow("claims")},
+		{"GET /admin/projects/{slug}/limits", h.sectionShow("limits")},
+		{"GET /admin/projects/{slug}/warriors", h.sectionShow("warriors")},
+		{"GET /admin/projects/{slug}/archive", h.sectionShow("archive")},
+		{"GET /admin/projects/{slug}/danger", h.sectionShow("danger")},
+
+		// What a project's admin does.
 		{"POST /admin/projects/{slug}/config", h.adminProjectConfig},
+		{"POST /admin/projects/{slug}/pause", h.adminProjectPause},
+		{"POST /admin/projects/{slug}/resume", h.adminProjectResume},
 		{"POST /admin/projects/{slug}/items", h.adminItemsAdd},
-		{"POST /admin/projects/{slug}/delete", h.adminProjectDelete},
-		{"GET /admin/projects/{slug}/claims", h.adminClaims},
-		{"POST /admin/projects/{slug}/claims/release", h.adminClaimsRelease},
-		{"POST /admin/projects/{slug}/queues/{action}", h.adminQueueMove},
+		{"POST /admin/projects/{slug}/queues/move", h.adminQueueMove},
+		{"POST /admin/projects/{slug}/queues/drain", h.adminQueueDrain},
 		{"POST /admin/projects/{slug}/done/requeue", h.adminDoneRequeue},
-		{"POST /admin/projects/{slug}/item/{action}", h.adminItem},
-		{"POST /admin/projects/{slug}/blocks/{action}", h.adminBlock},
-		{"POST /admin/projects/{slug}/targets/{action}", h.adminTarget},
+		{"POST /admin/projects/{slug}/item/release", h.adminItemRelease},
+		{"POST /admin/projects/{slug}/item/requeue", h.adminItemRequeue},
+		{"POST /admin/projects/{slug}/item/done", h.adminItemDone},
+		{"POST /admin/projects/{slug}/claims/release", h.adminClaimsRelease},
+		{"POST /admin/projects/{slug}/blocks/add", h.adminBlockAdd},
+		{"POST /admin/projects/{slug}/blocks/remove", h.adminBlockRemove},
+		{"POST /admin/projects/{slug}/targets/add", h.adminTargetAdd},
+		{"POST /admin/projects/{slug}/targets/remove", h.adminTargetRemove},
 		{"POST /admin/projects/{slug}/backfeed-key", h.adminBackfeedKey},
-		{"GET /admin/settings", h.adminSettings},
-		{"POST /admin/settings", h.adminSettings},
+		{"POST /admin/projects/{slug}/delete", h.adminProjectDelete},
+
+		// The tracker's.
+		{"GET /admin/settings", h.adminSettingsShow},
+		{"POST /admin/settings", h.adminSettingsSave},
 		{"GET /admin/audit", h.adminAudit},
 		{"GET /admin/users", h.adminUsers},
 		{"POST /admin/users", h.adminUserCreate},
-		{"POST /admin/users/{id}/{action}", h.adminUserChange},
+		{"POST /admin/users/{id}/password", h.adminUserPassword},
+		{"POST /admin/users/{id}/role", h.adminUserRole},
+		{"POST /admin/users/{id}/grant", h.adminUserGrant},
+		{"POST /admin/users/{id}/revoke", h.adminUserRevoke},
+		{"POST /admin/users/{id}/delete", h.adminUserDelete},
+
 		// Anything else under /admin/: the login page for strangers, 404
 		// for admins.
 		{"GET /admin/", notFound},

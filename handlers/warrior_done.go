@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -50,10 +49,6 @@ func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) e
 		ClientID:   body.ID,
 	}
 	_, err := h.items.Complete(r.Context(), p, c)
-	var invalid *items.InvalidError
-	if errors.As(err, &invalid) {
-		return errorf(http.StatusBadRequest, "invalid-done", "%v", invalid)
-	}
 	return err
 }
 

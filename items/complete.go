@@ -26,7 +26,12 @@ type Completion struct {
 
 // InvalidError is a completion that cannot be recorded as given: the
 // client's mistake, not the tracker's.
-type InvalidError struct{ Err error }
+type InvalidError struct {
+	// Reason names the refusal for machines (X-Tracker-Reason); empty for
+	// the general "invalid-request".
+	Reason string
+	Err    error
+}
 
 func (e *InvalidError) Error() string { return e.Err.Error() }
 func (e *InvalidError) Unwrap() error { return e.Err }
@@ -96,7 +101,7 @@ type doneOp struct {
 // Completions arriving together are recorded by the same statement.
 func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion) (int64, error) {
 	if err := c.Validate(); err != nil {
-		return 0, &InvalidError{Err: err}
+		return 0, &InvalidError{Reason: "invalid-done", Err: err}
 	}
 	domains, err := json.Marshal(c.Bytes)
 	if err != nil {

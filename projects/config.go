@@ -89,14 +89,6 @@ func DefaultConfig() Config {
 	}
 }
 
-// Keys are the configuration keys, in the order operators see them.
-var Keys = []string{
-	"title", "paused", "order", "min_version", "rate_limit", "type_limits",
-	"claims_limit", "downloader_claims_limit", "reclaim_ttl", "max_multi",
-	"backfeed_key", "domains", "archive_after", "archive_mode",
-	"hidden", "description", "repository", "logo", "marker_html", "deadline", "host", "lat_lng",
-}
-
 // maxText bounds the free-text keys.
 const maxText = 16 << 10
 
@@ -108,122 +100,208 @@ var (
 	backfeedKeyRE = regexp.MustCompile(`^[A-Za-z0-9_]{8,128}$`)
 )
 
-// Set changes one key from its text form, as `project set` and the admin
-// panel take it, and checks the result. title is not part of Config;
-// Store.Set handles it.
-func (c *Config) Set(key, value string) error {
-	var err error
-	switch key {
-	case "paused":
-		c.Paused, err = strconv.ParseBool(value)
-	case "order":
-		c.Order = value
-	case "min_version":
-		c.MinVersion = value
-	case "rate_limit":
-		c.RateLimit, err = parseCount(value)
-	case "claims_limit":
-		c.ClaimsLimit, err = parseCount(value)
-	case "downloader_claims_limit":
-		c.DownloaderClaimsLimit, err = parseCount(value)
-	case "reclaim_ttl":
-		c.ReclaimTTL, err = parseCount(value)
-	case "archive_after":
-		c.ArchiveAfter, err = parseCount(value)
-	case "max_multi":
-		var n int64
-		n, err = parseCount(value)
-		c.MaxMulti = int(min(n, MaxMultiLimit+1))
-	case "archive_mode":
-		c.ArchiveMode = value
-	case "backfeed_key":
-		c.BackfeedKey = value
-	case "domains":
-		c.Domains, err = parseDomains(value)
-	case "type_limits":
-		c.TypeLimits, err = parseTypeLimits(value)
-	case "hidden":
-		c.Hidden, err = strconv.ParseBool(value)
-	case "description":
-		c.Description = value
-	case "repository":
-		c.Repository, err = parseURL(value)
-	case "logo":
-		c.Logo, err = parseURL(value)
-	case "marker_html":
-		c.MarkerHTML = value
-	case "host":
-		c.Host = value
-	case "deadline":
-		c.Deadline, err = parseDeadline(value)
-	case "lat_lng":
-		c.LatLng, err = parseLatLng(value)
-	default:
-		return fmt.Errorf("unknown key %q: the keys are %s", key, strings.Join(Keys, ", "))
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	return c.validate()
+// Keys are a project's configuration keys, in the order operators see
+// them: the one table `project set`, `project show` and the admin panel
+// read.
+var Keys = []Key[Project]{
+	{Name: "title", Label: "Title", Section: SectionWarriors, Input: InputText,
+		Help: "The project's name on the pages and in the warriors' project list; the slug when empty.",
+		set:  func(p *Project, s string) error { return setText(&p.Title, s, 1024) },
+		get:  func(p Project) string { return p.Title }},
+	{Name: "paused", Label: "Paused", Section: SectionQueues, Input: InputBool,
+		Help: "A paused project hands out no items; completions and backfeed are still taken.",
+		set:  setBool(func(c *Config) *bool { return &c.Paused }), get: getBool(func(c *Config) *bool { return &c.Paused })},
+	{Name: "order", Label: "Order within a queue", Section: SectionQueues, Input: InputChoice, Choices: []string{"fifo", "random"},
+		Help: "The order within a queue: fifo hands items out in the order they were added, random in any order.",
+		set:  setChoice(func(c *Config) *string { return &c.Order }, "fifo", "random"),
+		get:  func(p Project) string { return p.Config.Order }},
+	{Name: "max_multi", Label: "Most items per multi request", Section: SectionQueues, Input: InputCount, Unit: "items",
+		Help: fmt.Sprintf("The most items one multi={N} request gets (1 to %d).", MaxMultiLimit),
+		set: func(p *Project, s string) error {
+			n, err := parseCount(s)
+			if err == nil && (n < 1 || n > MaxMultiLimit) {
+				err = fmt.Errorf("must be between 1 and %d", MaxMultiLimit)
+			}
+			p.Config.MaxMulti = int(min(n, MaxMultiLimit))
+			return err
+		},
+		get: func(p Project) string { return strconv.Itoa(p.Config.MaxMulti) }},
+	{Name: "backfeed_key", Label: "Backfeed key", Section: SectionQueues, Input: InputText,
+		Help: "The secret in the backfeed URL /backfeed/legacy/SLUG-KEY: 8-128 letters, digits and '_'. Changing it stops the old URL.",
+		set: func(p *Project, s string) error {
+			if !backfeedKeyRE.MatchString(s) {
+				return errors.New("8-128 letters, digits and '_'")
+			}
+			p.Config.BackfeedKey = s
+			return nil
+		},
+		get: func(p Project) string { return p.Config.BackfeedKey }},
+	{Name: "reclaim_ttl", Label: "Claims expire after", Section: SectionClaims, Input: InputCount, Unit: "seconds",
+		Help: "How long a first claim lasts before the reclaim job hands the item to someone else; multiplied by the times it was handed out (0: never).",
+		set:  setCount(func(c *Config) *int64 { return &c.ReclaimTTL }), get: getCount(func(c *Config) *int64 { return &c.ReclaimTTL })},
+	{Name: "claims_limit", Label: "Items out at once", Section: SectionClaims, Input: InputCount, Unit: "items",
+		Help: "The most items out at once across every warrior (0: no limit); past it only expired claims are handed out.",
+		set:  setCount(func(c *Config) *int64 { return &c.ClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.ClaimsLimit })},
+	{Name: "downloader_claims_limit", Label: "Items out per downloader", Section: SectionClaims, Input: InputCount, Unit: "items",
+		Help: "The most items one downloader holds at once (0: no limit).",
+		set:  setCount(func(c *Config) *int64 { return &c.DownloaderClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.DownloaderClaimsLimit })},
+	{Name: "min_version", Label: "Lowest script version", Section: SectionLimits, Input: InputText,
+		Help: "The lowest grab-script version served (compared number by number); older scripts are told to update (455). Empty: any.",
+		set:  func(p *Project, s string) error { return setText(&p.Config.MinVersion, s, 64) },
+		get:  func(p Project) string { return p.Config.MinVersion }},
+	{Name: "rate_limit", Label: "Rate limit", Section: SectionLimits, Input: InputCount, Unit: "items a minute",
+		Help: "Items handed out per minute across every tracker process, spread evenly (0: no limit).",
+		set:  setCount(func(c *Config) *int64 { return &c.RateLimit }), get: getCount(func(c *Config) *int64 { return &c.RateLimit })},
+	{Name: "type_limits", Label: "Limits by item type", Section: SectionLimits, Input: InputList,
+		Help: "Items per minute by the type prefix of their names, as TYPE:N,TYPE:N (post:600,user:60). Empty: none.",
+		set: func(p *Project, s string) error {
+			var err error
+			p.Config.TypeLimits, err = parseTypeLimits(s)
+			return err
+		},
+		get: func(p Project) string {
+			var parts []string
+			for _, t := range p.Config.LimitedTypes() {
+				parts = append(parts, fmt.Sprintf("%s:%d", t, p.Config.TypeLimits[t]))
+			}
+			return strings.Join(parts, ",")
+		}},
+	{Name: "domains", Label: "Byte-count domains", Section: SectionLimits, Input: InputList,
+		Help: "The byte-count keys a done may report (data,media); a done naming another is refused. Empty: any.",
+		set: func(p *Project, s string) error {
+			var err error
+			p.Config.Domains, err = parseDomains(s)
+			return err
+		},
+		get: func(p Project) string { return strings.Join(p.Config.Domains, ",") }},
+	{Name: "hidden", Label: "Hidden", Section: SectionWarriors, Input: InputBool, GlobalOnly: true,
+		Help: "Leave the project out of the home page and the warriors' project list (its leaderboard still works).",
+		set:  setBool(func(c *Config) *bool { return &c.Hidden }), get: getBool(func(c *Config) *bool { return &c.Hidden })},
+	{Name: "description", Label: "Description", Section: SectionWarriors, Input: InputHTML, GlobalOnly: true,
+		Help: "HTML the warrior shows for the project. Trusted: every warrior's web interface shows it as it is.",
+		set:  func(p *Project, s string) error { return setText(&p.Config.Description, s, maxText) },
+		get:  func(p Project) string { return p.Config.Description }},
+	{Name: "marker_html", Label: "Map marker", Section: SectionWarriors, Input: InputHTML, GlobalOnly: true,
+		Help: "HTML the warrior shows on the project's map marker. Trusted, like the description.",
+		set:  func(p *Project, s string) error { return setText(&p.Config.MarkerHTML, s, maxText) },
+		get:  func(p Project) string { return p.Config.MarkerHTML }},
+	{Name: "repository", Label: "Repository", Section: SectionWarriors, Input: InputURL,
+		Help: "The git repository of the grab script the warriors run.",
+		set:  setURL(func(c *Config) *string { return &c.Repository }), get: func(p Project) string { return p.Config.Repository }},
+	{Name: "logo", Label: "Logo", Section: SectionWarriors, Input: InputURL,
+		Help: "An image URL the warrior shows beside the project.",
+		set:  setURL(func(c *Config) *string { return &c.Logo }), get: func(p Project) string { return p.Config.Logo }},
+	{Name: "deadline", Label: "Deadline", Section: SectionWarriors, Input: InputDateTime,
+		Help: "When the site closes, in UTC: the warriors count down to it and the leaderboard projects whether the project finishes in time. Empty: unknown.",
+		set: func(p *Project, s string) error {
+			var err error
+			p.Config.Deadline, err = parseDeadline(s)
+			return err
+		},
+		get: func(p Project) string { return p.Config.Deadline }},
+	{Name: "host", Label: "Host", Section: SectionWarriors, Input: InputText,
+		Help: "The site's host name, shown by the warrior.",
+		set:  func(p *Project, s string) error { return setText(&p.Config.Host, s, 255) },
+		get:  func(p Project) string { return p.Config.Host }},
+	{Name: "lat_lng", Label: "Place on the map", Section: SectionWarriors, Input: InputText,
+		Help: "Where the warrior's map puts the project: LATITUDE,LONGITUDE such as 51.5,-0.12. Empty: nowhere.",
+		set: func(p *Project, s string) error {
+			var err error
+			p.Config.LatLng, err = parseLatLng(s)
+			return err
+		},
+		get: func(p Project) string {
+			if ll := p.Config.LatLng; len(ll) == 2 {
+				return strconv.FormatFloat(ll[0], 'f', -1, 64) + "," + strconv.FormatFloat(ll[1], 'f', -1, 64)
+			}
+			return ""
+		}},
+	{Name: "archive_after", Label: "Archive after", Section: SectionArchive, Input: InputCount, Unit: "seconds",
+		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time (0: never).",
+		set:  setCount(func(c *Config) *int64 { return &c.ArchiveAfter }), get: getCount(func(c *Config) *int64 { return &c.ArchiveAfter })},
+	{Name: "archive_mode", Label: "Archive mode", Section: SectionArchive, Input: InputChoice, Choices: []string{"files", "discard"},
+		Help: "files writes archived completions to compressed files the tracker can still look items up in; discard keeps only the counts.",
+		set:  setChoice(func(c *Config) *string { return &c.ArchiveMode }, "files", "discard"),
+		get:  func(p Project) string { return p.Config.ArchiveMode }},
 }
 
-// Value is a key's value in the text form Set takes: what the admin
-// panel's form shows.
-func (p Project) Value(key string) string {
-	c := p.Config
-	switch key {
-	case "title":
-		return p.Title
-	case "paused":
-		return strconv.FormatBool(c.Paused)
-	case "order":
-		return c.Order
-	case "min_version":
-		return c.MinVersion
-	case "rate_limit":
-		return strconv.FormatInt(c.RateLimit, 10)
-	case "type_limits":
-		var parts []string
-		for _, t := range c.LimitedTypes() {
-			parts = append(parts, fmt.Sprintf("%s:%d", t, c.TypeLimits[t]))
-		}
-		return strings.Join(parts, ",")
-	case "claims_limit":
-		return strconv.FormatInt(c.ClaimsLimit, 10)
-	case "downloader_claims_limit":
-		return strconv.FormatInt(c.DownloaderClaimsLimit, 10)
-	case "reclaim_ttl":
-		return strconv.FormatInt(c.ReclaimTTL, 10)
-	case "max_multi":
-		return strconv.Itoa(c.MaxMulti)
-	case "backfeed_key":
-		return c.BackfeedKey
-	case "domains":
-		return strings.Join(c.Domains, ",")
-	case "archive_after":
-		return strconv.FormatInt(c.ArchiveAfter, 10)
-	case "archive_mode":
-		return c.ArchiveMode
-	case "hidden":
-		return strconv.FormatBool(c.Hidden)
-	case "description":
-		return c.Description
-	case "repository":
-		return c.Repository
-	case "logo":
-		return c.Logo
-	case "marker_html":
-		return c.MarkerHTML
-	case "deadline":
-		return c.Deadline
-	case "host":
-		return c.Host
-	case "lat_lng":
-		if len(c.LatLng) == 2 {
-			return strconv.FormatFloat(c.LatLng[0], 'f', -1, 64) + "," + strconv.FormatFloat(c.LatLng[1], 'f', -1, 64)
-		}
+// KeyNamed finds a project key.
+func KeyNamed(name string) (Key[Project], error) { return lookup(Keys, name, "key") }
+
+// With is p with KEY=VALUE assignments applied, all or none: a
+// FieldErrors names each refused key.
+func (p Project) With(assignments []string) (Project, error) {
+	p.Config.TypeLimits = maps.Clone(p.Config.TypeLimits)
+	p.Config.Domains = slices.Clone(p.Config.Domains)
+	p.Config.LatLng = slices.Clone(p.Config.LatLng)
+	err := apply(Keys, &p, assignments, "key")
+	return p, err
+}
+
+// Value is a key's value in the text form Set takes ("" for an unknown key).
+func (p Project) Value(name string) string {
+	k, err := KeyNamed(name)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return k.Value(p)
+}
+
+func setBool(f func(*Config) *bool) func(*Project, string) error {
+	return func(p *Project, s string) error {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("%q is neither true nor false", s)
+		}
+		*f(&p.Config) = v
+		return nil
+	}
+}
+
+func getBool(f func(*Config) *bool) func(Project) string {
+	return func(p Project) string { return strconv.FormatBool(*f(&p.Config)) }
+}
+
+func setCount(f func(*Config) *int64) func(*Project, string) error {
+	return func(p *Project, s string) error {
+		n, err := parseCount(s)
+		if err == nil {
+			*f(&p.Config) = n
+		}
+		return err
+	}
+}
+
+func getCount(f func(*Config) *int64) func(Project) string {
+	return func(p Project) string { return strconv.FormatInt(*f(&p.Config), 10) }
+}
+
+func setChoice(f func(*Config) *string, choices ...string) func(*Project, string) error {
+	return func(p *Project, s string) error {
+		if !slices.Contains(choices, s) {
+			return fmt.Errorf("%q: choose %s", s, strings.Join(choices, " or "))
+		}
+		*f(&p.Config) = s
+		return nil
+	}
+}
+
+func setURL(f func(*Config) *string) func(*Project, string) error {
+	return func(p *Project, s string) error {
+		u, err := parseURL(s)
+		if err == nil {
+			*f(&p.Config) = u
+		}
+		return err
+	}
+}
+
+func setText(dst *string, s string, limit int) error {
+	if len(s) > limit {
+		return fmt.Errorf("at most %d bytes", limit)
+	}
+	*dst = s
+	return nil
 }
 
 func parseCount(s string) (int64, error) {
@@ -264,17 +342,20 @@ func parseURL(s string) (string, error) {
 	return s, nil
 }
 
-// parseDeadline accepts "", the projects file's form, or RFC 3339 with any
-// zone, and keeps it in the projects file's form.
+// parseDeadline accepts "", RFC 3339 with any zone (the projects file's
+// form is one), or a browser's date-time field ("2026-12-31T23:59", with or
+// without seconds) read as UTC, and keeps it in the projects file's form.
 func parseDeadline(s string) (string, error) {
+	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", nil
 	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return "", fmt.Errorf("%q: write 2026-12-31T23:59:59Z", s)
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC().Format(DeadlineFormat), nil
+		}
 	}
-	return t.UTC().Format(DeadlineFormat), nil
+	return "", fmt.Errorf("%q: write 2026-12-31T23:59:59Z", s)
 }
 
 // parseLatLng reads "51.5,-0.12" (empty: none).
@@ -312,24 +393,15 @@ func parseTypeLimits(s string) (map[string]int64, error) {
 	return limits, nil
 }
 
-// validate checks the values: a known order and archive mode, a sane
-// max_multi, a backfeed key fit for a URL.
-func (c Config) validate() error {
-	switch {
-	case c.Order != "fifo" && c.Order != "random":
-		return fmt.Errorf("order: %q is neither fifo nor random", c.Order)
-	case c.ArchiveMode != "files" && c.ArchiveMode != "discard":
-		return fmt.Errorf("archive_mode: %q is neither files nor discard", c.ArchiveMode)
-	case c.MaxMulti < 1 || c.MaxMulti > MaxMultiLimit:
-		return fmt.Errorf("max_multi: must be between 1 and %d", MaxMultiLimit)
-	case !backfeedKeyRE.MatchString(c.BackfeedKey):
-		return errors.New("backfeed_key: 8-128 letters, digits and '_'")
-	case len(c.MinVersion) > 64:
-		return errors.New("min_version: longer than 64 characters")
-	case len(c.Description) > maxText || len(c.MarkerHTML) > maxText || len(c.Host) > 255:
-		return fmt.Errorf("description and marker_html: at most %d bytes; host: 255", maxText)
+// validate checks every key's value through the table, as if each were
+// set anew: the table is the one place that says what a key takes.
+func (p Project) validate() error {
+	check := p
+	errs := make([]error, 0, len(Keys))
+	for _, k := range Keys {
+		errs = append(errs, k.Set(&check, k.Value(p)))
 	}
-	return nil
+	return fieldErrors(errs...)
 }
 
 // LimitedTypes are the types with a per-type limit, sorted; never nil, as

@@ -9,10 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -163,25 +161,25 @@ func decode(row db.Project) (Project, error) {
 // Update stores a project's title and configuration. When the per-type
 // limits change, the queued items are regrouped by type in the same
 // transaction, so the new limits hold for every item from then on.
-func (s *Store) Update(ctx context.Context, p Project, title string, cfg Config) (Project, error) {
-	if err := cfg.validate(); err != nil {
+func (s *Store) Update(ctx context.Context, old, p Project) (Project, error) {
+	if err := p.validate(); err != nil {
 		return Project{}, err
 	}
-	doc, err := json.Marshal(cfg)
+	doc, err := json.Marshal(p.Config)
 	if err != nil {
 		return Project{}, err
 	}
 	var updated Project
 	err = db.WithTx(ctx, s.pool, func(q *db.Queries) error {
-		row, err := q.ProjectUpdateConfig(ctx, db.ProjectUpdateConfigParams{ID: p.ID, Title: title, Config: doc})
+		row, err := q.ProjectUpdateConfig(ctx, db.ProjectUpdateConfigParams{ID: p.ID, Title: p.Title, Config: doc})
 		if err != nil {
 			return err
 		}
 		if updated, err = decode(row); err != nil {
 			return err
 		}
-		if !slices.Equal(p.Config.LimitedTypes(), cfg.LimitedTypes()) {
-			return q.TodoRetype(ctx, db.TodoRetypeParams{ProjectID: p.ID, LimitedTypes: cfg.LimitedTypes()})
+		if !slices.Equal(old.Config.LimitedTypes(), p.Config.LimitedTypes()) {
+			return q.TodoRetype(ctx, db.TodoRetypeParams{ProjectID: p.ID, LimitedTypes: p.Config.LimitedTypes()})
 		}
 		return nil
 	})
@@ -189,23 +187,13 @@ func (s *Store) Update(ctx context.Context, p Project, title string, cfg Config)
 }
 
 // Set applies KEY=VALUE assignments, all or none, and stores the result.
+// A FieldErrors names each key refused.
 func (s *Store) Set(ctx context.Context, p Project, assignments []string) (Project, error) {
-	title, cfg := p.Title, p.Config
-	cfg.TypeLimits = maps.Clone(cfg.TypeLimits)
-	for _, a := range assignments {
-		key, value, ok := strings.Cut(a, "=")
-		if !ok {
-			return Project{}, fmt.Errorf("%q: write KEY=VALUE", a)
-		}
-		if key == "title" {
-			title = value
-			continue
-		}
-		if err := cfg.Set(key, value); err != nil {
-			return Project{}, err
-		}
+	changed, err := p.With(assignments)
+	if err != nil {
+		return Project{}, err
 	}
-	return s.Update(ctx, p, title, cfg)
+	return s.Update(ctx, p, changed)
 }
 
 // newKey returns a random secret for backfeed URLs.
@@ -218,17 +206,17 @@ func newKey() string {
 // RotateBackfeedKey gives the project a new random backfeed key: the old
 // backfeed URL stops working.
 func (s *Store) RotateBackfeedKey(ctx context.Context, p Project) (Project, error) {
-	cfg := p.Config
-	cfg.BackfeedKey = newKey()
-	return s.Update(ctx, p, p.Title, cfg)
+	changed := p
+	changed.Config.BackfeedKey = newKey()
+	return s.Update(ctx, p, changed)
 }
 
 // MarkDeleting starts a project's deletion: from now on it is not found,
 // hands out nothing, and the purge job removes its rows.
 func (s *Store) MarkDeleting(ctx context.Context, p Project) error {
-	cfg := p.Config
-	cfg.Paused, cfg.Hidden, cfg.Deleting = true, true, true
-	_, err := s.Update(ctx, p, p.Title, cfg)
+	changed := p
+	changed.Config.Paused, changed.Config.Hidden, changed.Config.Deleting = true, true, true
+	_, err := s.Update(ctx, p, changed)
 	return err
 }
 

@@ -3,6 +3,7 @@ package projects
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -24,42 +25,61 @@ type Settings struct {
 	BannerHTML string `json:"tracker_banner_html"`
 }
 
-// SettingKeys are the settings' keys.
-var SettingKeys = []string{"seesaw_version", "auto_project", "broadcast_message", "tracker_banner_html"}
+// strictVersionRE is the form of distutils' StrictVersion, which the
+// warriors compare seesaw_version with: anything else crashes them.
+var strictVersionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?([ab][0-9]+)?$`)
 
-func (s *Settings) set(key, value string) error {
-	if len(value) > maxText {
-		return fmt.Errorf("%s: at most %d bytes", key, maxText)
-	}
-	switch key {
-	case "seesaw_version":
-		s.SeesawVersion = value
-	case "auto_project":
-		if value != "" {
-			if err := ValidSlug(value); err != nil {
-				return fmt.Errorf("auto_project: %w", err)
+// DefaultSeesawVersion is the seesaw_version of a tracker that sets none.
+const DefaultSeesawVersion = "0.8.5"
+
+// SettingKeys are the tracker-wide settings, the one table `settings set`
+// and the admin panel's settings page read.
+var SettingKeys = []Key[Settings]{
+	{Name: "seesaw_version", Label: "Lowest seesaw version", Input: InputText,
+		Help: "The lowest seesaw version a warrior may run; older warriors update themselves. N.N or N.N.N, such as 0.8.5.",
+		set: func(s *Settings, v string) error {
+			if !strictVersionRE.MatchString(v) {
+				return fmt.Errorf("%q is not a version such as 0.8.5 (the warriors compare it as a StrictVersion)", v)
 			}
-		}
-		s.AutoProject = value
-	case "broadcast_message":
-		s.BroadcastMessage = value
-	case "tracker_banner_html":
-		s.BannerHTML = value
-	default:
-		return fmt.Errorf("unknown setting %q: the settings are %s", key, strings.Join(SettingKeys, ", "))
-	}
-	return nil
+			s.SeesawVersion = v
+			return nil
+		},
+		get: func(s Settings) string { return s.SeesawVersion }},
+	{Name: "auto_project", Label: "Auto project", Input: InputText,
+		Help: "The project warriors set to \"auto\" work on. Empty: none.",
+		set: func(s *Settings, v string) error {
+			if v != "" {
+				if err := ValidSlug(v); err != nil {
+					return err
+				}
+			}
+			s.AutoProject = v
+			return nil
+		},
+		get: func(s Settings) string { return s.AutoProject }},
+	{Name: "broadcast_message", Label: "Broadcast message", Input: InputHTML,
+		Help: "HTML every warrior shows its user.",
+		set:  func(s *Settings, v string) error { return setText(&s.BroadcastMessage, v, maxText) },
+		get:  func(s Settings) string { return s.BroadcastMessage }},
+	{Name: "tracker_banner_html", Label: "Banner", Input: InputHTML,
+		Help: "HTML shown at the top of every page and in the warriors' project list.",
+		set:  func(s *Settings, v string) error { return setText(&s.BannerHTML, v, maxText) },
+		get:  func(s Settings) string { return s.BannerHTML }},
 }
 
 // Settings reads the tracker-wide settings.
 func (s *Store) Settings(ctx context.Context) (Settings, error) {
-	var out Settings
+	out := Settings{SeesawVersion: DefaultSeesawVersion}
 	rows, err := s.q.SettingsAll(ctx)
 	if err != nil {
 		return out, err
 	}
 	for _, r := range rows {
-		_ = out.set(r.Key, r.Value) // keys no longer known are ignored
+		// Keys no longer known, and values a newer rule refuses, are
+		// ignored: the default stands.
+		if k, err := lookup(SettingKeys, r.Key, "setting"); err == nil {
+			_ = k.Set(&out, r.Value)
+		}
 	}
 	return out, nil
 }
@@ -70,15 +90,12 @@ func (s *Store) SetSettings(ctx context.Context, assignments []string) (Settings
 	if err != nil {
 		return cur, err
 	}
+	if err := apply(SettingKeys, &cur, assignments, "setting"); err != nil {
+		return cur, err
+	}
 	changed := map[string]string{}
 	for _, a := range assignments {
-		key, value, ok := strings.Cut(a, "=")
-		if !ok {
-			return cur, fmt.Errorf("%q: write KEY=VALUE", a)
-		}
-		if err := cur.set(key, value); err != nil {
-			return cur, err
-		}
+		key, value, _ := strings.Cut(a, "=")
 		changed[key] = value
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -102,11 +102,12 @@ func isStandard(queue string) bool {
 // QueueNames lists the standard queues, then the other queues that held
 // items when the summary was read: every queue an item can be in.
 func (sum Summary) QueueNames() []string {
-	names := slices.Clone(StandardQueues)
+	var others []string
 	for q, n := range sum.Queues {
-		if n > 0 && !slices.Contains(names, q) {
-			names = append(names, q)
+		if n > 0 && !slices.Contains(StandardQueues, q) {
+			others = append(others, q)
 		}
 	}
-	return names
+	slices.Sort(others)
+	return append(slices.Clone(StandardQueues), others...)
 }

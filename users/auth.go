@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
@@ -23,8 +24,8 @@ var dummyHash = sync.OnceValue(func() []byte {
 	return h
 })
 
-// Authenticate returns the account whose name and password these are.
-func (s *Store) Authenticate(ctx context.Context, username, password string) (db.User, error) {
+// authenticate returns the user whose name and password these are.
+func (s *Store) authenticate(ctx context.Context, username, password string) (db.User, error) {
 	u, err := s.q.UserGetByName(ctx, username)
 	if errors.Is(err, pgx.ErrNoRows) {
 		bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
@@ -42,11 +43,18 @@ func (s *Store) Authenticate(ctx context.Context, username, password string) (db
 // ErrNoUser means no account has that id.
 var ErrNoUser = errors.New("no such user")
 
-// Account is a signed-in user and what they may run.
+// Account is a user and what they may run; never their password hash.
 type Account struct {
-	db.User
+	ID        int32
+	Username  string
+	Role      string
+	CreatedAt time.Time
 	// Projects are the ids of the projects a project admin was granted.
 	Projects []int32
+}
+
+func account(u db.User, projects []int32) Account {
+	return Account{ID: u.ID, Username: u.Username, Role: u.Role, CreatedAt: u.CreatedAt, Projects: projects}
 }
 
 // IsAdmin says whether the account runs everything.
@@ -67,5 +75,5 @@ func (s *Store) Account(ctx context.Context, id int32) (Account, error) {
 		return Account{}, err
 	}
 	ps, err := s.q.UserProjects(ctx, id)
-	return Account{User: u, Projects: ps}, err
+	return account(u, ps), err
 }

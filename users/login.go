@@ -24,7 +24,7 @@ const (
 var ErrThrottled = errors.New("too many failed logins: wait a while")
 
 // Login checks a login from ip, throttled per account and per address.
-func (s *Store) Login(ctx context.Context, username, password string, ip netip.Addr) (db.User, error) {
+func (s *Store) Login(ctx context.Context, username, password string, ip netip.Addr) (Account, error) {
 	userKey := "user:" + strings.ToLower(username)
 	keys := []string{userKey}
 	if ip.IsValid() {
@@ -35,24 +35,24 @@ func (s *Store) Login(ctx context.Context, username, password string, ip netip.A
 	// limit decides unless the address failed with many names.
 	n, err := s.q.LoginFailuresCount(ctx, db.LoginFailuresCountParams{Keys: keys[:1], Since: since})
 	if err != nil {
-		return db.User{}, err
+		return Account{}, err
 	}
 	m, err := s.q.LoginFailuresCount(ctx, db.LoginFailuresCountParams{Keys: keys[1:], Since: since})
 	if err != nil {
-		return db.User{}, err
+		return Account{}, err
 	}
 	if n >= maxAccountFailures || m >= maxAddressFailures {
-		return db.User{}, ErrThrottled
+		return Account{}, ErrThrottled
 	}
-	u, err := s.Authenticate(ctx, username, password)
+	u, err := s.authenticate(ctx, username, password)
 	if errors.Is(err, ErrBadLogin) {
 		if err := s.q.LoginFailureAdd(ctx, keys); err != nil {
-			return db.User{}, err
+			return Account{}, err
 		}
-		return db.User{}, ErrBadLogin
+		return Account{}, ErrBadLogin
 	}
 	if err != nil {
-		return db.User{}, err
+		return Account{}, err
 	}
-	return u, s.q.LoginFailuresClear(ctx, userKey)
+	return account(u, nil), s.q.LoginFailuresClear(ctx, userKey)
 }

@@ -3,11 +3,9 @@ package users
 import (
 	"context"
 	"errors"
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
 	"tracker/db"
@@ -19,12 +17,12 @@ var ErrLastAdmin = errors.New("the last global admin must stay one")
 // hashPassword checks a new password and hashes it.
 func hashPassword(password string) (string, error) {
 	if utf8.RuneCountInString(password) < MinPasswordRunes {
-		return "", fmt.Errorf("password too short: at least %d characters", MinPasswordRunes)
+		return "", invalidf("password too short: at least %d characters", MinPasswordRunes)
 	}
 	// bcrypt reads at most 72 bytes; refuse rather than silently ignore the rest.
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
 	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
-		return "", errors.New("password too long: at most 72 bytes")
+		return "", invalidf("password too long: at most 72 bytes")
 	}
 	return string(hash), err
 }
@@ -41,7 +39,7 @@ func (s *Store) List(ctx context.Context) ([]Account, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Account{User: u, Projects: ps}
+		out[i] = account(u, ps)
 	}
 	return out, nil
 }
@@ -56,18 +54,18 @@ func (s *Store) SetPassword(ctx context.Context, id int32, password string) erro
 }
 
 // SetRole changes an account's role; the last global admin stays one.
-func (s *Store) SetRole(ctx context.Context, pool *pgxpool.Pool, id int32, role string) error {
+func (s *Store) SetRole(ctx context.Context, id int32, role string) error {
 	if role != RoleAdmin && role != RoleProjectAdmin {
-		return fmt.Errorf("unknown role %q", role)
+		return invalidf("unknown role %q", role)
 	}
-	return s.keepingAnAdmin(ctx, pool, id, role != RoleAdmin, func(q *db.Queries) error {
+	return s.keepingAnAdmin(ctx, id, role != RoleAdmin, func(q *db.Queries) error {
 		return q.UserSetRole(ctx, db.UserSetRoleParams{ID: id, Role: role})
 	})
 }
 
 // Delete removes an account; the last global admin stays.
-func (s *Store) Delete(ctx context.Context, pool *pgxpool.Pool, id int32) error {
-	return s.keepingAnAdmin(ctx, pool, id, true, func(q *db.Queries) error {
+func (s *Store) Delete(ctx context.Context, id int32) error {
+	return s.keepingAnAdmin(ctx, id, true, func(q *db.Queries) error {
 		n, err := q.UserDelete(ctx, id)
 		if err == nil && n == 0 {
 			return ErrNoUser
@@ -79,8 +77,8 @@ func (s *Store) Delete(ctx context.Context, pool *pgxpool.Pool, id int32) error 
 // keepingAnAdmin runs change in a transaction that holds the global
 // admins' rows, refusing it when it removes (removes: true) account id
 // and id is the only global admin.
-func (s *Store) keepingAnAdmin(ctx context.Context, pool *pgxpool.Pool, id int32, removes bool, change func(*db.Queries) error) error {
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+func (s *Store) keepingAnAdmin(ctx context.Context, id int32, removes bool, change func(*db.Queries) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
 		admins, err := q.UsersAdminsLock(ctx)
 		if err != nil {

@@ -21,6 +21,17 @@ const (
 
 var ErrExists = errors.New("a user with that name exists already")
 
+// InvalidError is a change refused for what was asked (a short password,
+// an unknown role, a name taken), not for a failure of the tracker.
+type InvalidError struct{ Err error }
+
+func (e *InvalidError) Error() string { return e.Err.Error() }
+func (e *InvalidError) Unwrap() error { return e.Err }
+
+func invalidf(format string, args ...any) error {
+	return &InvalidError{fmt.Errorf(format, args...)}
+}
+
 // bcryptCost makes one hash take a few hundred milliseconds: slow for anyone
 // guessing offline, fine for a login form.
 const bcryptCost = 12
@@ -32,27 +43,28 @@ var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // Store reads and writes accounts.
 type Store struct {
-	q *db.Queries
+	pool *pgxpool.Pool
+	q    *db.Queries
 }
 
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.New(pool)} }
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.New(pool)} }
 
 // Create adds an account with the given role and password.
-func (s *Store) Create(ctx context.Context, username, password, role string) (db.User, error) {
+func (s *Store) Create(ctx context.Context, username, password, role string) (Account, error) {
 	if !usernameRE.MatchString(username) {
-		return db.User{}, fmt.Errorf("invalid username %q: 1-64 letters, digits, '.', '-' and '_'", username)
+		return Account{}, invalidf("invalid username %q: 1-64 letters, digits, '.', '-' and '_'", username)
 	}
 	if role != RoleAdmin && role != RoleProjectAdmin {
-		return db.User{}, fmt.Errorf("unknown role %q", role)
+		return Account{}, invalidf("unknown role %q", role)
 	}
 	hash, err := hashPassword(password)
 	if err != nil {
-		return db.User{}, err
+		return Account{}, err
 	}
 	u, err := s.q.UserInsert(ctx, db.UserInsertParams{Username: username, PasswordHash: hash, Role: role})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return db.User{}, fmt.Errorf("%w: %s", ErrExists, username)
+		return Account{}, &InvalidError{fmt.Errorf("%w: %s", ErrExists, username)}
 	}
-	return u, err
+	return account(u, nil), err
 }

@@ -1,10 +1,18 @@
 package views
 
 import (
+	"cmp"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
-	"tracker/db"
+	"github.com/a-h/templ"
 )
+
+// The admin panel's view models. Handlers fill them from the domain
+// packages; nothing here reads the database.
 
 // AdminLoginView is the login form.
 type AdminLoginView struct {
@@ -13,57 +21,134 @@ type AdminLoginView struct {
 	Error    string
 }
 
+// AdminPage is what every signed-in admin page shows around its content:
+// who is signed in, and a message of the last action (Flash) or a
+// refusal (Error).
+type AdminPage struct {
+	Username string
+	IsAdmin  bool
+	Flash    string
+	Error    string
+}
+
 // AdminProjectRow is a project on the admin dashboard.
 type AdminProjectRow struct {
 	Slug, Title string
 	Paused      bool
-	Queues      map[string]int64
+	Queued      int64
 	Claims      int64
 	Done        int64
+}
+
+// AdminJob is a background job on the dashboard.
+type AdminJob struct {
+	Name           string
+	Enabled        bool
+	Every          time.Duration
+	LastFinishedAt *time.Time
+	LastOutcome    string
+	LastError      string
+	LastSummary    string
 }
 
 // AdminHomeView is the admin dashboard.
 type AdminHomeView struct {
-	Username string
-	IsAdmin  bool
+	AdminPage
 	Projects []AdminProjectRow
-	Jobs     []db.Job
-	Flash    string
+	Jobs     []AdminJob
 }
 
-// ConfigField is one configuration key on the project form.
-type ConfigField struct {
-	Key, Value string
+// Field is one setting on an admin form, from the configuration table:
+// the input it takes, its help text, and the value and refusal of the
+// last attempt when it failed.
+type Field struct {
+	Name    string
+	Label   string
+	Input   string // "bool", "choice", "count", "text", "list", "url", "html", "datetime"
+	Choices []string
+	Unit    string
+	Help    string
+	Value   string
+	Error   string
+	// Locked fields are shown but only global admins may change them.
+	Locked bool
 }
 
-// AdminProjectView is one project's admin page.
-type AdminProjectView struct {
-	Username    string
-	Project     ProjectInfo
-	Queues      map[string]int64
-	Claims      int64
-	Done        int64
-	Fields      []ConfigField
-	Blocks      []AdminBlock
-	Targets     []AdminTarget
-	BackfeedURL string
+// The sections of a project's admin pages, in the order of their tabs.
+var ProjectSections = []struct{ Slug, Title string }{
+	{"", "Overview"},
+	{"queues", "Queues & items"},
+	{"claims", "Claims"},
+	{"limits", "Limits & politeness"},
+	{"warriors", "Warriors & project file"},
+	{"archive", "Archive"},
+	{"danger", "Danger zone"},
+}
+
+// AdminProjectPage is what every page of a project's admin shows.
+type AdminProjectPage struct {
+	AdminPage
+	Project ProjectInfo
+	// Section is the slug of the page shown ("" for the overview).
+	Section string
+	// Queues are the project's queues and their sizes, for the counts and
+	// the queue pickers.
+	Queues []QueueSize
+	Claims int64
+	Done   int64
+}
+
+// QueueSize is a queue and the items in it.
+type QueueSize struct {
+	Name  string
+	Items int64
+}
+
+// AdminOverviewView is a project's admin home.
+type AdminOverviewView struct {
+	AdminProjectPage
+	Archived  int64
+	Discarded int64
 	// Item is the item looked up, nil when none was.
-	Item  *Lookup
-	Flash string
-	Error string
+	Item *Lookup
+	// Recent are the project's latest audit entries.
+	Recent []AdminAuditEntry
 }
 
-// AdminBlock is a block on the project page.
-type AdminBlock struct {
-	Kind, Value, Reason string
-	Global              bool
+// AdminQueuesView is the queues and items section.
+type AdminQueuesView struct {
+	AdminProjectPage
+	Fields      []Field
+	BackfeedURL string
 }
 
-// AdminTarget is an upload target on the project page.
-type AdminTarget struct {
-	URL     string
-	Weight  int32
-	Enabled bool
+// AdminClaimsView is the claims section: settings, the claims by age and
+// by downloader, and a page of the claims.
+type AdminClaimsView struct {
+	AdminProjectPage
+	Fields []Field
+	// Ages are the claims by age, nil when not counted (too many claims to
+	// count on every view: Count asks).
+	Ages        []AdminAgeBar
+	Downloaders []AdminClaimCount
+	// Counted says the counts were read (on request, or because the claims
+	// are few).
+	Counted bool
+	// The list's filters, its page and the next page ("" at the end).
+	Downloader, OlderThan, Prefix string
+	List                          []AdminClaim
+	Next                          string
+}
+
+// AdminAgeBar is one bar of the claims' age histogram.
+type AdminAgeBar struct {
+	Label  string
+	Claims int64
+	// Percent is the bar's length against the longest bar.
+	Percent float64
+	// OlderThan is the release form's "older than" in minutes for claims
+	// of at least this age ("" for the youngest bar).
+	OlderThan string
 }
 
 // AdminClaimCount is a downloader's claims.
@@ -73,30 +158,93 @@ type AdminClaimCount struct {
 	Oldest     time.Time
 }
 
+// AdminClaim is one claim in the claims list.
+type AdminClaim struct {
+	Name, Downloader, Queue string
+	ClaimedAt               time.Time
+	ClaimCount              int32
+}
+
+// AdminLimitsView is the limits and politeness section.
+type AdminLimitsView struct {
+	AdminProjectPage
+	Fields []Field
+	Blocks []AdminBlock
+}
+
+// AdminBlock is a block on the limits page.
+type AdminBlock struct {
+	Kind, Value, Reason string
+	Global              bool
+}
+
+// AdminWarriorsView is the warriors and project file section.
+type AdminWarriorsView struct {
+	AdminProjectPage
+	Fields  []Field
+	Targets []AdminTarget
+}
+
+// AdminTarget is an upload target.
+type AdminTarget struct {
+	URL     string
+	Weight  int32
+	Enabled bool
+}
+
+// AdminArchiveView is the archive section.
+type AdminArchiveView struct {
+	AdminProjectPage
+	Fields    []Field
+	Archived  int64
+	Discarded int64
+}
+
+// AdminDangerView is the danger zone.
+type AdminDangerView struct {
+	AdminProjectPage
+}
+
+// AdminConfirmView asks before a bulk action: what it will do, counted,
+// and the same form again with confirmed=1.
+type AdminConfirmView struct {
+	AdminProjectPage
+	Question string
+	Action   string
+	Button   string
+	Hidden   []HiddenField
+	// Typed, when set, must be typed into a box to go on (a drain drops
+	// items for good).
+	Typed string
+}
+
+// HiddenField is a form value carried through a confirmation.
+type HiddenField struct{ Name, Value string }
+
 // AdminSettingsView is the tracker-wide settings page.
 type AdminSettingsView struct {
-	Username string
-	Fields   []ConfigField
-	Flash    string
-	Error    string
+	AdminPage
+	Fields []Field
+}
+
+// AdminAuditEntry is one entry of the audit log.
+type AdminAuditEntry struct {
+	ID          int64
+	At          time.Time
+	Username    string
+	IP          netip.Addr
+	Action      string
+	ProjectSlug string
+	Detail      string
 }
 
 // AdminAuditView is the audit log.
 type AdminAuditView struct {
-	Username string
-	Entries  []db.AuditLogListRow
+	AdminPage
+	Entries []AdminAuditEntry
 	// The filters ("" for all) and the next page ("" at the end).
 	Project, User, Action string
 	Next                  string
-	Now                   time.Time
-}
-
-func sumQueues(qs map[string]int64) int64 {
-	var n int64
-	for _, v := range qs {
-		n += v
-	}
-	return n
 }
 
 // AdminUserRow is an account on the users page.
@@ -110,10 +258,10 @@ type AdminUserRow struct {
 
 // AdminUsersView is the users page.
 type AdminUsersView struct {
-	Username string
-	Users    []AdminUserRow
-	Flash    string
-	Error    string
+	AdminPage
+	Users []AdminUserRow
+	// Slugs are every project, for the grant picker.
+	Slugs []string
 }
 
 // itemActions are what an admin may do with an item in a state.
@@ -141,21 +289,48 @@ func itemActionName(a string) string {
 	return a
 }
 
-// AdminClaim is one claim in the claims list.
-type AdminClaim struct {
-	Name, Downloader, Queue string
-	ClaimedAt               time.Time
-	ClaimCount              int32
+func projectURL(slug, rest string) templ.SafeURL {
+	return templ.SafeURL("/admin/projects/" + slug + "/" + rest)
 }
 
-// AdminClaimsView is a page of a project's claims.
-type AdminClaimsView struct {
-	Username                      string
-	Project                       ProjectInfo
-	Downloader, OlderThan, Prefix string
-	Claims                        []AdminClaim
-	Next                          string // the next page, "" at the end
-	// PerDownloader: the counts of claims per downloader were asked for.
-	PerDownloader bool
-	Downloaders   []AdminClaimCount
+func sumQueues(qs []QueueSize) int64 {
+	var n int64
+	for _, q := range qs {
+		n += q.Items
+	}
+	return n
+}
+
+func cmpOr(s, fallback string) string { return cmp.Or(s, fallback) }
+
+func queryEscape(s string) string { return url.QueryEscape(s) }
+
+// currentPage marks the link to the page shown.
+func currentPage(current bool) templ.Attributes {
+	if current {
+		return templ.Attributes{"aria-current": "page"}
+	}
+	return templ.Attributes{}
+}
+
+// describedBy ties an input to its help text and, when refused, to the
+// reason.
+func describedBy(f Field) templ.Attributes {
+	if f.Error != "" {
+		return templ.Attributes{"aria-describedby": "err-" + f.Name + " help-" + f.Name, "aria-invalid": "true"}
+	}
+	return templ.Attributes{"aria-describedby": "help-" + f.Name}
+}
+
+// datetimeLocal is a deadline as a date-time field shows it (no zone: the
+// form says UTC).
+func datetimeLocal(v string) string { return strings.TrimSuffix(v, "Z") }
+
+// secondsHint reads a number of seconds for people ("= 2 h").
+func secondsHint(v string) string {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return ""
+	}
+	return "= " + FormatDuration(time.Duration(n)*time.Second)
 }

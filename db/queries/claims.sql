@@ -217,3 +217,29 @@ SELECT count(*) FROM claims WHERE project_id = @project_id;
 -- The books: items out that are also done after their claim.
 SELECT count(*) FROM claims c WHERE c.project_id = @project_id
   AND EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = c.id AND d.done_at > c.claimed_at);
+
+-- name: ClaimsByAge :one
+-- A project's claims counted by age, for the admin panel's histogram.
+-- Reads every claim of the project: asked for only when there are few, or
+-- when an admin asks.
+SELECT
+  count(*) FILTER (WHERE claimed_at >= now() - interval '1 minute') AS under_1m,
+  count(*) FILTER (WHERE claimed_at < now() - interval '1 minute' AND claimed_at >= now() - interval '10 minutes') AS under_10m,
+  count(*) FILTER (WHERE claimed_at < now() - interval '10 minutes' AND claimed_at >= now() - interval '1 hour') AS under_1h,
+  count(*) FILTER (WHERE claimed_at < now() - interval '1 hour' AND claimed_at >= now() - interval '6 hours') AS under_6h,
+  count(*) FILTER (WHERE claimed_at < now() - interval '6 hours' AND claimed_at >= now() - interval '1 day') AS under_1d,
+  count(*) FILTER (WHERE claimed_at < now() - interval '1 day') AS older
+FROM claims
+WHERE project_id = @project_id
+  AND claim_count > 0; -- the condition of claims_claimed_at
+
+-- name: ClaimsCountWhere :one
+-- How many claims ClaimsReleaseWhere would give back: the admin panel says
+-- so before it does.
+SELECT count(*) FROM claims c
+WHERE c.project_id = @project_id
+  AND c.claim_count > 0 -- the condition of the claims indexes
+  AND (@downloader::text = '' OR c.downloader = @downloader::text)
+  AND c.claimed_at < now() - @older_than::interval
+  AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
+  AND (@pattern::text = '' OR c.name ~ @pattern::text);

@@ -101,3 +101,12 @@ SELECT count(*) FROM done WHERE project_id = @project_id;
 -- name: BooksDoneBytes :one
 -- The books: the bytes of the completions in the hot table.
 SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM done WHERE project_id = @project_id;
+
+-- name: DoneCountWhere :one
+-- How many completed items DoneRequeue would look at (items claimed or
+-- queued again meanwhile are left alone then): the admin panel says so
+-- before it does.
+SELECT count(DISTINCT d.id) FROM done d
+WHERE d.project_id = @project_id
+  AND (@prefix::text = '' OR starts_with(d.name, @prefix::text))
+  AND (@pattern::text = '' OR d.name ~ @pattern::text);

@@ -128,3 +128,11 @@ SELECT (count(*) - count(DISTINCT id))::bigint AS duplicates FROM todo WHERE pro
 -- The books: items queued and out at once.
 SELECT count(*) FROM todo t JOIN claims c ON c.project_id = t.project_id AND c.id = t.id
 WHERE t.project_id = @project_id;
+
+-- name: TodoCountWhere :one
+-- How many items of a queue TodoMove would move or drop: the admin panel
+-- says so before it does.
+SELECT count(*) FROM todo t
+WHERE t.project_id = @project_id AND t.queue = @queue::text
+  AND (@prefix::text = '' OR starts_with(t.name, @prefix::text))
+  AND (@pattern::text = '' OR t.name ~ @pattern::text);

@@ -1,0 +1,19 @@
+package handlers
+
+import (
+	"net/http"
+
+	"tracker/projects"
+	"tracker/views"
+)
+
+// renderDanger is GET /admin/projects/{slug}/danger: draining a queue and
+// deleting the project.
+func (h *Handler) renderDanger(w http.ResponseWriter, r *http.Request, p projects.Project, st formState) error {
+	page, _, err := h.projectPage(r, p, "danger", st)
+	if err != nil {
+		return err
+	}
+	v := views.AdminDangerView{AdminProjectPage: page}
+	return render(w, r, st.status, views.Layout("Danger zone · "+displayTitle(p), views.AdminDanger(v)))
+}

@@ -1,0 +1,52 @@
+package handlers
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"tracker/views"
+)
+
+// adminDoneRequeue is POST /admin/projects/{slug}/done/requeue: completed
+// items whose names start with "prefix" and match "pattern" are queued
+// again in "queue", once the admin confirmed how many.
+func (h *Handler) adminDoneRequeue(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	if err := parseSmallForm(w, r); err != nil {
+		return err
+	}
+	queue, sel := cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "redo"), selection(r.PostForm)
+	if !confirmed(r) {
+		n, err := h.items.CountDone(r.Context(), p, sel)
+		if bad, ok := invalid(err); ok {
+			return h.renderQueues(w, r, p, refused(bad))
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return h.renderQueues(w, r, p, refused("No completed item matches: nothing to requeue."))
+		}
+		return h.askConfirmation(w, r, p, "queues",
+			fmt.Sprintf("This queues up to %s completed items %sagain in %s (those claimed or queued meanwhile are left alone).",
+				views.FormatInt(n), describeSelection(sel), queue),
+			"Requeue "+views.FormatInt(n)+" items", "")
+	}
+	n, err := h.items.RequeueDone(r.Context(), p, queue, sel)
+	if bad, ok := invalid(err); ok {
+		return h.renderQueues(w, r, p, refused(bad))
+	}
+	if err != nil {
+		return err
+	}
+	detail := map[string]any{"queue": queue, "prefix": sel.Prefix, "pattern": sel.Pattern, "items": n}
+	if err := h.record(r, "done.requeue", p.ID, detail); err != nil {
+		return err
+	}
+	return toSection(w, r, p, "queues", fmt.Sprintf("Queued %d completed items again in %s.", n, queue))
+}

@@ -1,0 +1,42 @@
+package handlers
+
+import (
+	"net/http"
+
+	"tracker/jobs"
+	"tracker/views"
+)
+
+// adminHome is GET /admin/: the projects the admin runs, and the jobs.
+func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
+	ctx, a := r.Context(), account(r)
+	ps, err := h.projects.List(ctx)
+	if err != nil {
+		return err
+	}
+	v := views.AdminHomeView{AdminPage: adminPageOf(r)}
+	for _, p := range ps {
+		if !a.CanRun(p.ID) {
+			continue
+		}
+		s, err := h.projects.Summary(ctx, p)
+		if err != nil {
+			return err
+		}
+		var queued int64
+		for _, n := range s.Queues {
+			queued += n
+		}
+		v.Projects = append(v.Projects, views.AdminProjectRow{Slug: p.Slug, Title: p.Title, Paused: p.Config.Paused,
+			Queued: queued, Claims: s.Claims, Done: s.Done})
+	}
+	js, err := jobs.List(ctx, h.pool)
+	if err != nil {
+		return err
+	}
+	for _, j := range js {
+		v.Jobs = append(v.Jobs, views.AdminJob{Name: j.Name, Enabled: j.Enabled, Every: j.Every, LastFinishedAt: j.LastFinishedAt,
+			LastOutcome: j.LastOutcome, LastError: j.LastError, LastSummary: j.LastSummary})
+	}
+	return render(w, r, http.StatusOK, views.Layout("Admin", views.AdminHome(v)))
+}

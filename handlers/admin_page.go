@@ -1,0 +1,166 @@
+package handlers
+
+import (
+	"errors"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"tracker/audit"
+	"tracker/items"
+	"tracker/projects"
+	"tracker/views"
+)
+
+// What the admin pages share: the chrome of a page, a project's header,
+// the fields of a settings form, the state of a refused form, the
+// confirmation of bulk actions, and the audit record of every change.
+
+// adminPageOf is the chrome of an admin page for the request's account.
+func adminPageOf(r *http.Request) views.AdminPage {
+	a := account(r)
+	return views.AdminPage{Username: a.Username, IsAdmin: a.IsAdmin(), Flash: r.URL.Query().Get("flash")}
+}
+
+// adminProject reads the project of an admin route and checks the admin
+// may run it.
+func (h *Handler) adminProject(r *http.Request) (projects.Project, error) {
+	p, err := h.projects.Get(r.Context(), r.PathValue("slug"))
+	if errors.Is(err, projects.ErrNotFound) {
+		return p, errorf(http.StatusNotFound, "unknown-project", "no project %q", r.PathValue("slug"))
+	}
+	if err != nil {
+		return p, err
+	}
+	return p, canRun(r, p.ID)
+}
+
+// formState is what a page shows after a refused form: the status, the
+// refusal, and, for a settings form, the values sent and each field's
+// refusal.
+type formState struct {
+	status int
+	flash  string
+	err    string
+	values map[string]string
+	errs   projects.FieldErrors
+}
+
+func shown() formState { return formState{status: http.StatusOK} }
+
+func refused(msg string) formState { return formState{status: http.StatusBadRequest, err: msg} }
+
+// projectPage is the header of a project's admin page, and the summary it
+// was read from.
+func (h *Handler) projectPage(r *http.Request, p projects.Project, section string, st formState) (views.AdminProjectPage, projects.Summary, error) {
+	s, err := h.projects.Summary(r.Context(), p)
+	if err != nil {
+		return views.AdminProjectPage{}, s, err
+	}
+	page := adminPageOf(r)
+	if st.flash != "" {
+		page.Flash = st.flash
+	}
+	if st.err != "" {
+		page.Flash, page.Error = "", st.err
+	}
+	v := views.AdminProjectPage{AdminPage: page, Project: projectInfo(p), Section: section, Claims: s.Claims, Done: s.Done}
+	for _, q := range s.QueueNames() {
+		v.Queues = append(v.Queues, views.QueueSize{Name: q, Items: s.Queues[q]})
+	}
+	return v, s, nil
+}
+
+// fields are the settings form of the keys include picks, showing the
+// values sent and the refusals of st when a save was refused.
+func fields[T any](keys []projects.Key[T], t T, include func(projects.Key[T]) bool, globalAdmin bool, st formState) []views.Field {
+	var out []views.Field
+	for _, k := range keys {
+		if !include(k) {
+			continue
+		}
+		f := views.Field{Name: k.Name, Label: k.Label, Input: string(k.Input), Choices: k.Choices, Unit: k.Unit,
+			Help: k.Help, Value: k.Value(t), Error: st.errs[k.Name], Locked: k.GlobalOnly && !globalAdmin}
+		if v, ok := st.values[k.Name]; ok {
+			f.Value = v
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// sectionFields are the settings form of one section of a project.
+func sectionFields(r *http.Request, p projects.Project, section projects.Section, st formState) []views.Field {
+	return fields(projects.Keys, p, func(k projects.Key[projects.Project]) bool { return k.Section == section },
+		account(r).IsAdmin(), st)
+}
+
+// formValue is a key's value in a settings form, and whether the form
+// holds it: a checkbox left unticked is not sent, and means false.
+func formValue(form url.Values, name string, input projects.Input) (string, bool) {
+	if input == projects.InputBool {
+		if slices.Contains(form[name], "true") {
+			return "true", true
+		}
+		return "false", true
+	}
+	vs, ok := form[name]
+	if !ok || len(vs) != 1 {
+		return "", false
+	}
+	return vs[0], true
+}
+
+// toSection sends the browser to a section of a project's admin with a
+// message: after a change, a reload does not send the form again.
+func toSection(w http.ResponseWriter, r *http.Request, p projects.Project, section, flash string) error {
+	http.Redirect(w, r, "/admin/projects/"+p.Slug+"/"+section+"?flash="+url.QueryEscape(flash), http.StatusSeeOther)
+	return nil
+}
+
+// confirmed says whether a bulk action's form came back from its
+// confirmation page.
+func confirmed(r *http.Request) bool { return r.PostForm.Get("confirmed") == "1" }
+
+// askConfirmation shows what a bulk action will do and sends the same form
+// again, confirmed, when the admin agrees. typed, when set, must be typed.
+func (h *Handler) askConfirmation(w http.ResponseWriter, r *http.Request, p projects.Project, section, question, button, typed string) error {
+	page, _, err := h.projectPage(r, p, section, shown())
+	if err != nil {
+		return err
+	}
+	v := views.AdminConfirmView{AdminProjectPage: page, Question: question, Action: r.URL.Path, Button: button, Typed: typed}
+	for _, name := range slices.Sorted(maps.Keys(r.PostForm)) {
+		if name == "confirmed" || name == "confirm" {
+			continue
+		}
+		for _, value := range r.PostForm[name] {
+			v.Hidden = append(v.Hidden, views.HiddenField{Name: name, Value: value})
+		}
+	}
+	return render(w, r, http.StatusOK, views.Layout("Confirm · "+displayTitle(p), views.AdminConfirm(v)))
+}
+
+// record writes an admin action to the audit log.
+func (h *Handler) record(r *http.Request, action string, projectID int32, detail map[string]any) error {
+	a := account(r)
+	return h.audit.Record(r.Context(), audit.Entry{
+		UserID: a.ID, Username: a.Username, IP: clientIP(r), Action: action, ProjectID: projectID, Detail: detail,
+	})
+}
+
+// parseSmallForm reads a form of at most 1 MiB.
+func parseSmallForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	if err := r.ParseForm(); err != nil {
+		return errorf(http.StatusBadRequest, "bad-form", "the form could not be read")
+	}
+	return nil
+}
+
+// selection is the items a bulk action's form picks by name.
+func selection(form url.Values) items.Selection {
+	return items.Selection{Prefix: form.Get("prefix"), Pattern: strings.TrimSpace(form.Get("pattern"))}
+}

@@ -1,0 +1,38 @@
+package handlers
+
+import (
+	"net/http"
+
+	"tracker/audit"
+	"tracker/projects"
+	"tracker/views"
+)
+
+// recentChanges is how many audit entries a project's overview shows.
+const recentChanges = 8
+
+// renderOverview is GET /admin/projects/{slug}/[?item=NAME]: the counts,
+// pause and resume, an item looked up, and the latest changes.
+func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p projects.Project, st formState) error {
+	ctx := r.Context()
+	page, s, err := h.projectPage(r, p, "", st)
+	if err != nil {
+		return err
+	}
+	v := views.AdminOverviewView{AdminProjectPage: page, Archived: s.Archived, Discarded: s.Discarded}
+	if name := r.URL.Query().Get("item"); name != "" {
+		live, err := h.live.Get(ctx, p.Slug)
+		if err != nil {
+			return err
+		}
+		if v.Item, err = h.lookupItem(ctx, live, name); err != nil {
+			return err
+		}
+	}
+	entries, err := h.audit.List(ctx, audit.Filter{ProjectID: p.ID, Max: recentChanges})
+	if err != nil {
+		return err
+	}
+	v.Recent = auditEntries(entries)
+	return render(w, r, st.status, views.Layout(displayTitle(p)+" · admin", views.AdminOverview(v)))
+}

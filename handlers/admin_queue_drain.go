@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"tracker/views"
+)
+
+// adminQueueDrain is POST /admin/projects/{slug}/queues/drain: the
+// selected items of queue "from" are dropped for good (they stay seen),
+// once the admin saw how many and typed the queue's name.
+func (h *Handler) adminQueueDrain(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	if err := parseSmallForm(w, r); err != nil {
+		return err
+	}
+	from, sel := strings.TrimSpace(r.PostForm.Get("from")), selection(r.PostForm)
+	if !confirmed(r) || r.PostForm.Get("confirm") != from {
+		n, err := h.items.CountQueued(r.Context(), p, from, sel)
+		if bad, ok := invalid(err); ok {
+			return h.renderDanger(w, r, p, refused(bad))
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return h.renderDanger(w, r, p, refused("No item of "+from+" matches: nothing to drain."))
+		}
+		return h.askConfirmation(w, r, p, "danger",
+			fmt.Sprintf("This drops %s items %sfrom %s for good.", views.FormatInt(n), describeSelection(sel), from),
+			"Drop "+views.FormatInt(n)+" items", from)
+	}
+	n, err := h.items.MoveQueue(r.Context(), p, from, "", sel)
+	if bad, ok := invalid(err); ok {
+		return h.renderDanger(w, r, p, refused(bad))
+	}
+	if err != nil {
+		return err
+	}
+	detail := map[string]any{"from": from, "prefix": sel.Prefix, "pattern": sel.Pattern, "items": n}
+	if err := h.record(r, "queue.drain", p.ID, detail); err != nil {
+		return err
+	}
+	return toSection(w, r, p, "danger", fmt.Sprintf("Drained %d items from %s.", n, from))
+}

@@ -1,0 +1,83 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"tracker/items"
+	"tracker/views"
+)
+
+// adminQueueMove is POST /admin/projects/{slug}/queues/move: the items of
+// queue "from" whose names start with "prefix" and match "pattern" (a
+// PostgreSQL regular expression; both optional) go to queue "to", once the
+// admin confirmed how many.
+func (h *Handler) adminQueueMove(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	if err := parseSmallForm(w, r); err != nil {
+		return err
+	}
+	from, to := strings.TrimSpace(r.PostForm.Get("from")), strings.TrimSpace(r.PostForm.Get("to"))
+	sel := selection(r.PostForm)
+	if to == "" || from == to {
+		return h.renderQueues(w, r, p, refused("Choose two different queues."))
+	}
+	if !confirmed(r) {
+		n, err := h.items.CountQueued(r.Context(), p, from, sel)
+		if bad, ok := invalid(err); ok {
+			return h.renderQueues(w, r, p, refused(bad))
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return h.renderQueues(w, r, p, refused("No item of "+from+" matches: nothing to move."))
+		}
+		return h.askConfirmation(w, r, p, "queues",
+			fmt.Sprintf("This moves %s items %sfrom %s to %s.", views.FormatInt(n), describeSelection(sel), from, to),
+			"Move "+views.FormatInt(n)+" items", "")
+	}
+	n, err := h.items.MoveQueue(r.Context(), p, from, to, sel)
+	if bad, ok := invalid(err); ok {
+		return h.renderQueues(w, r, p, refused(bad))
+	}
+	if err != nil {
+		return err
+	}
+	detail := map[string]any{"from": from, "to": to, "prefix": sel.Prefix, "pattern": sel.Pattern, "items": n}
+	if err := h.record(r, "queue.move", p.ID, detail); err != nil {
+		return err
+	}
+	return toSection(w, r, p, "queues", fmt.Sprintf("Moved %d items from %s to %s.", n, from, to))
+}
+
+// invalid is the message of an error in what the admin asked (a bad
+// queue, a bad pattern), and whether err is one.
+func invalid(err error) (string, bool) {
+	var e *items.InvalidError
+	if errors.As(err, &e) {
+		return e.Error(), true
+	}
+	return "", false
+}
+
+// describeSelection says which names a bulk action picks, for its
+// confirmation.
+func describeSelection(sel items.Selection) string {
+	var parts []string
+	if sel.Prefix != "" {
+		parts = append(parts, fmt.Sprintf("starting with %q", sel.Prefix))
+	}
+	if sel.Pattern != "" {
+		parts = append(parts, fmt.Sprintf("matching %q", sel.Pattern))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "(names " + strings.Join(parts, " and ") + ") "
+}

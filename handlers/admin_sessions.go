@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/pgxstore"
+	"github.com/alexedwards/scs/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Admin sessions: idle for longer than sessionIdle, or older than
+// sessionLifetime, and the admin logs in again.
+const (
+	sessionIdle     = 2 * time.Hour
+	sessionLifetime = 24 * time.Hour
+	sessionUserKey  = "user_id"
+)
+
+// sessions are the admin panel's sessions, kept in PostgreSQL (any tracker
+// process serves any admin). Two managers share the store and differ in
+// the cookie's Secure flag: a request over TLS, or through a proxy that
+// says it came over TLS, gets a Secure cookie.
+type sessions struct {
+	plain, secure *scs.SessionManager
+}
+
+func newSessions(pool *pgxpool.Pool) sessions {
+	// No cleanup goroutine of its own: the housekeeping job drops expired
+	// sessions.
+	store := pgxstore.NewWithCleanupInterval(pool, 0)
+	mk := func(secure bool) *scs.SessionManager {
+		m := scs.New()
+		m.Store = store
+		m.IdleTimeout = sessionIdle
+		m.Lifetime = sessionLifetime
+		m.Cookie.Name = "tracker_session"
+		m.Cookie.HttpOnly = true
+		m.Cookie.SameSite = http.SameSiteLaxMode
+		m.Cookie.Path = "/admin/"
+		m.Cookie.Secure = secure
+		return m
+	}
+	return sessions{plain: mk(false), secure: mk(true)}
+}
+
+func overTLS(r *http.Request) bool {
+	return r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
+}
+
+func (s sessions) of(r *http.Request) *scs.SessionManager {
+	if overTLS(r) {
+		return s.secure
+	}
+	return s.plain
+}
+
+// loadAndSave loads the request's session and saves it after the handler.
+func (s sessions) loadAndSave(next http.Handler) http.Handler {
+	plain, secure := s.plain.LoadAndSave(next), s.secure.LoadAndSave(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if overTLS(r) {
+			secure.ServeHTTP(w, r)
+			return
+		}
+		plain.ServeHTTP(w, r)
+	})
+}

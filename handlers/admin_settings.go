@@ -1,0 +1,64 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"tracker/projects"
+	"tracker/views"
+)
+
+// adminSettingsShow is GET /admin/settings (global admins): the
+// tracker-wide settings of the projects file and the pages.
+func (h *Handler) adminSettingsShow(w http.ResponseWriter, r *http.Request) error {
+	if err := globalOnly(r); err != nil {
+		return err
+	}
+	s, err := h.projects.Settings(r.Context())
+	if err != nil {
+		return err
+	}
+	return h.renderSettings(w, r, s, shown())
+}
+
+// adminSettingsSave is POST /admin/settings: every setting, all or none.
+func (h *Handler) adminSettingsSave(w http.ResponseWriter, r *http.Request) error {
+	if err := globalOnly(r); err != nil {
+		return err
+	}
+	if err := parseSmallForm(w, r); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	st := formState{status: http.StatusBadRequest, values: map[string]string{}}
+	var assignments []string
+	for _, k := range projects.SettingKeys {
+		if v, ok := formValue(r.PostForm, k.Name, k.Input); ok {
+			assignments = append(assignments, k.Name+"="+v)
+			st.values[k.Name] = v
+		}
+	}
+	updated, err := h.projects.SetSettings(ctx, assignments)
+	var refused projects.FieldErrors
+	if errors.As(err, &refused) {
+		st.errs, st.err = refused, "Nothing was saved: "+refused.Error()
+		return h.renderSettings(w, r, updated, st)
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.record(r, "settings", 0, map[string]any{"settings": updated}); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/settings?flash=Saved.", http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, s projects.Settings, st formState) error {
+	v := views.AdminSettingsView{AdminPage: adminPageOf(r),
+		Fields: fields(projects.SettingKeys, s, func(projects.Key[projects.Settings]) bool { return true }, true, st)}
+	if st.err != "" {
+		v.Flash, v.Error = "", st.err
+	}
+	return render(w, r, st.status, views.Layout("Settings", views.AdminSettings(v)))
+}

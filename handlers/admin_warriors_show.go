@@ -1,0 +1,26 @@
+package handlers
+
+import (
+	"net/http"
+
+	"tracker/projects"
+	"tracker/views"
+)
+
+// renderWarriors is GET /admin/projects/{slug}/warriors: the project's
+// entry in the warriors' project list, and its upload targets.
+func (h *Handler) renderWarriors(w http.ResponseWriter, r *http.Request, p projects.Project, st formState) error {
+	page, _, err := h.projectPage(r, p, "warriors", st)
+	if err != nil {
+		return err
+	}
+	v := views.AdminWarriorsView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionWarriors, st)}
+	targets, err := h.projects.Targets(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		v.Targets = append(v.Targets, views.AdminTarget{URL: t.URL, Weight: t.Weight, Enabled: t.Enabled})
+	}
+	return render(w, r, st.status, views.Layout("Warriors · "+displayTitle(p), views.AdminWarriors(v)))
+}

@@ -1,0 +1,141 @@
+package handlers
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"tracker/items"
+	"tracker/views"
+)
+
+// Error is an answer other than success: a status, a short machine-readable
+// reason sent as X-Tracker-Reason, and a message for people (may be empty:
+// the warrior protocol wants some answers with an empty body).
+type Error struct {
+	Status int
+	Reason string
+	Msg    string
+	// RetryAfter, in seconds, is sent as Retry-After when positive.
+	RetryAfter int
+	// JSON answers {"status_code": Status, "error": Msg} instead of text.
+	JSON bool
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Reason, e.Msg) }
+
+func errorf(status int, reason, format string, args ...any) *Error {
+	return &Error{Status: status, Reason: reason, Msg: fmt.Sprintf(format, args...)}
+}
+
+// serveError answers a handler's error: an error page for the HTML routes,
+// a plain or JSON answer for the others. Every route's errors go through
+// here, so each kind of error gets one status and reason everywhere.
+func (h *Handler) serveError(w http.ResponseWriter, r *http.Request, err error, html bool) {
+	var sent *sentError
+	if errors.As(err, &sent) {
+		// The answer began: all that is left is to say so in the log.
+		if r.Context().Err() == nil {
+			h.log.Warn("answer cut short", "path", r.URL.Path, "err", err)
+		}
+		return
+	}
+	e := h.classify(r, err)
+	if html && !e.JSON {
+		msg := cmp.Or(e.Msg, http.StatusText(e.Status))
+		page := views.Layout(http.StatusText(e.Status), views.ErrorPage(e.Status, msg))
+		setErrorHeaders(w, e)
+		if render(w, r, e.Status, page) == nil {
+			return
+		}
+	}
+	writeError(w, e)
+}
+
+// classify turns any error into an *Error, logging the ones that are ours.
+func (h *Handler) classify(r *http.Request, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var refusal *items.Refusal
+	if errors.As(err, &refusal) {
+		return refusalError(refusal)
+	}
+	var invalid *items.InvalidError
+	if errors.As(err, &invalid) {
+		return errorf(http.StatusBadRequest, cmp.Or(invalid.Reason, "invalid-request"), "%v", invalid)
+	}
+	if unavailable(err) {
+		h.log.Warn("database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		return &Error{Status: http.StatusServiceUnavailable, Reason: "database-unavailable",
+			Msg: "the database is not answering; try again shortly", RetryAfter: 10}
+	}
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client went away; nobody reads this answer.
+		return &Error{Status: 499, Reason: "client-gone"}
+	}
+	h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	return &Error{Status: http.StatusInternalServerError, Reason: "internal-error", Msg: "internal error"}
+}
+
+// unavailable tells errors that mean the database is away (down, restarting,
+// unreachable) from errors in what we asked of it.
+func unavailable(err error) bool {
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// 08: connection exception; 57: operator intervention (shutdown,
+		// cannot connect now).
+		return pgErr.Code[:2] == "08" || pgErr.Code[:2] == "57"
+	}
+	// The connection went down under the statement (the server stopped or
+	// crashed): the client may try again, and a done retried is harmless.
+	var netErr net.Error
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &netErr) {
+		return true
+	}
+	return pgconn.SafeToRetry(err)
+}
+
+func setErrorHeaders(w http.ResponseWriter, e *Error) {
+	w.Header().Set("X-Tracker-Reason", e.Reason)
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+}
+
+// writeError writes e as a plain text or JSON answer.
+func writeError(w http.ResponseWriter, e *Error) {
+	setErrorHeaders(w, e)
+	h := w.Header()
+	if e.JSON {
+		b, _ := json.Marshal(map[string]any{"status_code": e.Status, "error": e.Msg})
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(e.Status)
+		w.Write(b)
+		return
+	}
+	if e.Msg == "" {
+		w.WriteHeader(e.Status)
+		return
+	}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(e.Status)
+	io.WriteString(w, e.Msg+"\n")
+}

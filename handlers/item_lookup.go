@@ -1,0 +1,27 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"tracker/items"
+	"tracker/projects"
+	"tracker/views"
+)
+
+// lookupItem answers the item box of the leaderboard and the admin panel:
+// where the item is, or that the project never saw it.
+func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name string) (*views.Lookup, error) {
+	if items.ValidName(name) != nil {
+		return &views.Lookup{Query: name}, nil
+	}
+	st, err := h.items.Lookup(ctx, live, name)
+	if errors.Is(err, items.ErrUnknownItem) {
+		return &views.Lookup{Query: name}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &views.Lookup{Query: name, Found: true, Status: st.Status, Queue: st.Queue, ClaimCount: st.ClaimCount,
+		Downloader: st.Downloader, ClaimedAt: st.ClaimedAt, DoneAt: st.DoneAt, Archive: st.Archive}, nil
+}

@@ -1,0 +1,38 @@
+package items
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// The counts below say what a bulk action of the admin panel would touch,
+// so the panel can ask "release 1,204 claims?" before it does. Each reads
+// every row it counts.
+
+// CountClaimsWhere counts the claims ReleaseWhere would give back.
+func (e *Engine) CountClaimsWhere(ctx context.Context, p projects.Project, downloader string, olderThan time.Duration, sel Selection) (int64, error) {
+	n, err := e.q.ClaimsCountWhere(ctx, db.ClaimsCountWhereParams{ProjectID: p.ID, Downloader: downloader,
+		OlderThan: pgtype.Interval{Microseconds: max(olderThan, 0).Microseconds(), Valid: true},
+		Prefix:    sel.Prefix, Pattern: sel.Pattern})
+	return n, badPattern(err)
+}
+
+// CountQueued counts the items of queue MoveQueue would move or drop.
+func (e *Engine) CountQueued(ctx context.Context, p projects.Project, queue string, sel Selection) (int64, error) {
+	if err := ValidQueue(queue); err != nil {
+		return 0, &InvalidError{Err: err}
+	}
+	n, err := e.q.TodoCountWhere(ctx, db.TodoCountWhereParams{ProjectID: p.ID, Queue: queue, Prefix: sel.Prefix, Pattern: sel.Pattern})
+	return n, badPattern(err)
+}
+
+// CountDone counts the completed items RequeueDone would look at.
+func (e *Engine) CountDone(ctx context.Context, p projects.Project, sel Selection) (int64, error) {
+	n, err := e.q.DoneCountWhere(ctx, db.DoneCountWhereParams{ProjectID: p.ID, Prefix: sel.Prefix, Pattern: sel.Pattern})
+	return n, badPattern(err)
+}
