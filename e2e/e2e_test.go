@@ -336,6 +336,9 @@ func TestUnfinishedClaimsComeBack(t *testing.T) {
 	if code, body := post(t, s.url+"/demo/request", `{"downloader":"alice"}`); code != 200 || body != `{"item_name":"user:1"}` {
 		t.Fatalf("request: %d %q", code, body)
 	}
+	// Paused while the claim expires, so no request hands anything out on
+	// the server's view of the project from before the reclaim.
+	cli(t, "", "project", "set", "demo", "paused=true", "--data-dir", dir)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get(s.url + "/demo/items/user:1.json")
@@ -353,11 +356,27 @@ func TestUnfinishedClaimsComeBack(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	// Back in its old place: the next warrior gets it first, once the
-	// server's one-second view of the project has seen it come back.
-	time.Sleep(1500 * time.Millisecond)
-	if code, body := post(t, s.url+"/demo/request", `{"downloader":"bob"}`); code != 200 || body != `{"item_name":"user:1"}` {
-		t.Fatalf("request after reclaim: %d %q", code, body)
+	// Resumed after the reclaim: once the server answers with an item, its
+	// view of the project is newer than the reclaim, and the item is back
+	// in its old place: the next warrior gets it first.
+	cli(t, "", "project", "set", "demo", "paused=false", "--data-dir", dir)
+	for {
+		resp, err := http.Post(s.url+"/demo/request", "application/json", strings.NewReader(`{"downloader":"bob"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			if string(body) != `{"item_name":"user:1"}` {
+				t.Fatalf("request after reclaim: %q", body)
+			}
+			break
+		}
+		if reason := resp.Header.Get("X-Tracker-Reason"); reason != "paused" || time.Now().After(deadline) {
+			t.Fatalf("request after reclaim: %d %s %q", resp.StatusCode, reason, body)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	var jobs []struct {
 		Name        string
