@@ -3,6 +3,7 @@
 GO      ?= go
 BIN     := bin/tracker
 DATA_DIR ?= $(or $(TRACKER_DATA_DIR),./data)
+ADDR    := $(or $(TRACKER_ADDR),127.0.0.1:8080)
 
 # Code generators, pinned: sqlc here, templ by go.mod so the CLI always
 # matches the runtime it generates code for. Built once into .bin/.
@@ -21,6 +22,7 @@ run: postgres build
 		./$(BIN) project create demo --title "Demo project" --data-dir "$(DATA_DIR)" >/dev/null && \
 		seq 1 5000 | sed 's/^/item:/' | ./$(BIN) items add demo --data-dir "$(DATA_DIR)"; \
 	fi
+	@echo "Admin panel: http://$(ADDR)/admin/ (first admin: ./$(BIN) admin create NAME --data-dir $(DATA_DIR))"
 	exec ./$(BIN) serve --data-dir "$(DATA_DIR)"
 
 build:

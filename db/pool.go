@@ -1,6 +1,7 @@
 // Package db is the tracker's database layer: the sqlc queries in queries/
-// with their generated Go code, the connection pool, migrations and
-// transactions. Nothing above this package writes SQL.
+// with their generated Go code, the statements sqlc cannot hold because
+// they name a table at run time (partitions.go), the connection pool,
+// migrations and transactions. Nothing above this package writes SQL.
 package db
 
 import (

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"tracker/items"
 	"tracker/projects"
 )
 
@@ -58,13 +56,6 @@ func (m *metrics) measure(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		route := "other"
-		// The largest body any route takes, limited here on the server's
-		// own writer: a limit hit through the recorder below would not
-		// reach the server, which would then cut the connection instead of
-		// closing it after the answer.
-		if !strings.HasPrefix(r.URL.Path, "/admin/") { // item files of any size go to the panel
-			r.Body = http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody)
-		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
 		m.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()

@@ -8,7 +8,7 @@ import (
 	"tracker/projects"
 )
 
-// projectsFile is GET /projects.json in the warrior-hq format (PROTOCOL.md).
+// projectsFile is GET /projects.json in the warrior-hq format (docs/PROTOCOL.md, "The projects file").
 type projectsFile struct {
 	Warrior struct {
 		SeesawVersion string `json:"seesaw_version"`

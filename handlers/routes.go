@@ -47,7 +47,7 @@ func (h *Handler) Routes() http.Handler {
 	// Backfeed from grab scripts.
 	mux.Handle("POST /backfeed/legacy/{target}", named("backfeed", h.api(h.backfeed)))
 
-	// The warrior protocol (docs/PROTOCOL.md#addressing). Its paths carry multi={N} and a
+	// The warrior protocol (docs/PROTOCOL.md, "Addressing"). Its paths carry multi={N} and a
 	// double slash that ServeMux would redirect, so they have their own
 	// matcher in front of the mux: POST /{project}/{action},
 	// /{project}/multi={N}/{action} and /{project}/multi={N}//{action}.
@@ -68,7 +68,7 @@ func (h *Handler) Routes() http.Handler {
 	// matched on the escaped path in front of the mux.
 	items := itemRoute{named("item", h.api(h.itemShow))}
 
-	return h.metrics.measure(warrior.in(items.in(mux)))
+	return limitBodies(h.metrics.measure(warrior.in(items.in(mux))))
 }
 
 // adminRoute is a route of the admin panel behind sign-in.

@@ -72,39 +72,3 @@ func (h *Handler) warriorDoneRequest(w http.ResponseWriter, r *http.Request) err
 	}
 	return h.handOut(w, r, live, requestBody{Downloader: body.Downloader, APIVersion: body.APIVersion, Version: body.Version})
 }
-
-// warriorRelease gives claimed items back to their queue. With
-// "downloader" in the body, only that downloader's claims are released.
-func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
-	if err != nil {
-		return err
-	}
-	p := live.Project
-	var body struct {
-		Downloader string `json:"downloader"`
-		Item       string `json:"item"`
-	}
-	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
-		return err
-	}
-	names := strings.Split(body.Item, "\x00")
-	for _, n := range names {
-		if err := items.ValidName(n); err != nil {
-			return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
-		}
-	}
-	if body.Downloader != "" {
-		if err := items.ValidNick(body.Downloader); err != nil {
-			return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
-		}
-	}
-	released, err := h.items.Release(r.Context(), p, names, body.Downloader)
-	if err != nil {
-		return err
-	}
-	if len(released) == 0 {
-		return errorf(http.StatusNotFound, "not-claimed", "Invalid item.")
-	}
-	return writeText(w, http.StatusOK, "Released OK.\n")
-}

@@ -60,7 +60,7 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects
 }
 
 // refusalStatus is the status a warrior gets for each refusal: the codes
-// seesaw understands (PROTOCOL.md).
+// seesaw understands (docs/PROTOCOL.md, "Status codes and reasons").
 var refusalStatus = map[string]int{
 	items.ReasonNoItems:               http.StatusNotFound,
 	items.ReasonPaused:                http.StatusNotFound,

@@ -27,7 +27,7 @@ type Engine struct {
 	// heads remembers, per stretch of a queue, the id of the last item this
 	// process claimed there. Claims start after it instead of walking the
 	// index entries that earlier claims left dead in front of the first
-	// live item (DESIGN.md: this keeps a claim's cost flat).
+	// live item (docs/DESIGN.md, "Head hints": this keeps a claim's cost flat).
 	mu    sync.Mutex
 	heads map[stretch]int64
 	// requeued is, per project, the count of items put back behind queue

@@ -105,7 +105,7 @@ CREATE TABLE claims (
 -- meant for them repeat it: so the planner can never take them for a lookup
 -- by name. When ANALYZE last saw claims empty, every index of the table
 -- looks equally good, and a completion planned on one of these would scan a
--- project's claims instead of finding its own (a trap DESIGN.md describes).
+-- project's claims instead of finding its own (a trap docs/DESIGN.md describes under "Planner traps").
 CREATE INDEX claims_claimed_at ON claims (project_id, claimed_at) WHERE claim_count > 0;
 CREATE INDEX claims_downloader ON claims (project_id, downloader, claimed_at) WHERE claim_count > 0;
 
