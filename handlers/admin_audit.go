@@ -20,7 +20,7 @@ const auditPage = 200
 func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) error {
 	ctx, a := r.Context(), account(r)
 	q := r.URL.Query()
-	v := views.AdminAuditView{AdminPage: adminPageOf(r), Project: q.Get("project"), User: q.Get("user"), Action: q.Get("action")}
+	v := views.AdminAuditView{AdminPage: h.adminPageOf(r), Project: q.Get("project"), User: q.Get("user"), Action: q.Get("action")}
 	f := audit.Filter{Username: v.User, Action: v.Action, Max: auditPage}
 	if v.Project != "" {
 		p, err := h.projects.Get(ctx, v.Project)

@@ -15,5 +15,5 @@ func (h *Handler) adminBackfeedKey(w http.ResponseWriter, r *http.Request) error
 	if err := h.record(r, "project.backfeed_key", p.ID, nil); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "queues", "New backfeed key: the old URL no longer works.")
+	return h.toSection(w, r, p, "queues", "New backfeed key: the old URL no longer works.")
 }

@@ -53,5 +53,5 @@ func (h *Handler) blockAction(w http.ResponseWriter, r *http.Request, action str
 	if err := h.record(r, "block."+action, p.ID, detail); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "limits", "Block "+action+": "+b.Kind+" "+b.Value+".")
+	return h.toSection(w, r, p, "limits", "Block "+action+": "+b.Kind+" "+b.Value+".")
 }

@@ -64,5 +64,5 @@ func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) err
 	if err := h.record(r, "claims.release", p.ID, detail); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "claims", fmt.Sprintf("Released %d claims.", n))
+	return h.toSection(w, r, p, "claims", fmt.Sprintf("Released %d claims.", n))
 }

@@ -48,5 +48,5 @@ func (h *Handler) adminDoneRequeue(w http.ResponseWriter, r *http.Request) error
 	if err := h.record(r, "done.requeue", p.ID, detail); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "queues", fmt.Sprintf("Queued %d completed items again in %s.", n, queue))
+	return h.toSection(w, r, p, "queues", fmt.Sprintf("Queued %d completed items again in %s.", n, queue))
 }

@@ -14,7 +14,7 @@ func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v := views.AdminHomeView{AdminPage: adminPageOf(r)}
+	v := views.AdminHomeView{AdminPage: h.adminPageOf(r)}
 	for _, p := range ps {
 		if !a.CanRun(p.ID) {
 			continue

@@ -73,6 +73,5 @@ func (h *Handler) itemAction(w http.ResponseWriter, r *http.Request, action stri
 	if err := h.record(r, "item."+action, p.ID, map[string]any{"item": name}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/projects/"+p.Slug+"/?item="+url.QueryEscape(name)+"&flash="+url.QueryEscape(name+": "+action+" done."), http.StatusSeeOther)
-	return nil
+	return h.redirectWithFlash(w, r, "/admin/projects/"+p.Slug+"/?item="+url.QueryEscape(name), name+": "+action+" done.")
 }

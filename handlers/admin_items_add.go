@@ -60,7 +60,7 @@ func (h *Handler) adminItemsAdd(w http.ResponseWriter, r *http.Request) error {
 	if total.Invalid > 0 {
 		msg += fmt.Sprintf(", left out %d invalid lines (%s)", total.Invalid, strings.Join(total.InvalidLines, "; "))
 	}
-	return toSection(w, r, p, "queues", msg+".")
+	return h.toSection(w, r, p, "queues", msg+".")
 }
 
 func addResults(total *items.AddResult, r items.AddResult) {

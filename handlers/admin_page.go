@@ -18,10 +18,20 @@ import (
 // the fields of a settings form, the state of a refused form, the
 // confirmation of bulk actions, and the audit record of every change.
 
-// adminPageOf is the chrome of an admin page for the request's account.
-func adminPageOf(r *http.Request) views.AdminPage {
+// adminPageOf is the chrome of an admin page for the request's account,
+// with the message the last action left in the session.
+func (h *Handler) adminPageOf(r *http.Request) views.AdminPage {
 	a := account(r)
-	return views.AdminPage{Username: a.Username, IsAdmin: a.IsAdmin(), Flash: r.URL.Query().Get("flash")}
+	return views.AdminPage{Username: a.Username, IsAdmin: a.IsAdmin(), Flash: h.sessions.of(r).PopString(r.Context(), sessionFlashKey)}
+}
+
+// redirectWithFlash sends the browser to path after an action, with a
+// message for the page there. The message travels in the session, never
+// in the address: nobody can make the panel show words of their own.
+func (h *Handler) redirectWithFlash(w http.ResponseWriter, r *http.Request, path, msg string) error {
+	h.sessions.of(r).Put(r.Context(), sessionFlashKey, msg)
+	http.Redirect(w, r, path, http.StatusSeeOther)
+	return nil
 }
 
 // adminProject reads the project of an admin route and checks the admin
@@ -59,7 +69,7 @@ func (h *Handler) projectPage(r *http.Request, p projects.Project, section strin
 	if err != nil {
 		return views.AdminProjectPage{}, s, err
 	}
-	page := adminPageOf(r)
+	page := h.adminPageOf(r)
 	if st.flash != "" {
 		page.Flash = st.flash
 	}
@@ -115,9 +125,8 @@ func formValue(form url.Values, name string, input projects.Input) (string, bool
 
 // toSection sends the browser to a section of a project's admin with a
 // message: after a change, a reload does not send the form again.
-func toSection(w http.ResponseWriter, r *http.Request, p projects.Project, section, flash string) error {
-	http.Redirect(w, r, "/admin/projects/"+p.Slug+"/"+section+"?flash="+url.QueryEscape(flash), http.StatusSeeOther)
-	return nil
+func (h *Handler) toSection(w http.ResponseWriter, r *http.Request, p projects.Project, section, flash string) error {
+	return h.redirectWithFlash(w, r, "/admin/projects/"+p.Slug+"/"+section, flash)
 }
 
 // confirmed says whether a bulk action's form came back from its

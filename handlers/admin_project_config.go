@@ -67,7 +67,7 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 		return h.renderSection(w, r, p, string(section), st)
 	}
 	if len(assignments) == 0 {
-		return toSection(w, r, p, string(section), "Nothing changed.")
+		return h.toSection(w, r, p, string(section), "Nothing changed.")
 	}
 	updated, err := h.projects.Set(r.Context(), p, assignments)
 	var refused projects.FieldErrors
@@ -81,7 +81,7 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 	if err := h.record(r, "project.config", p.ID, changes); err != nil {
 		return err
 	}
-	return toSection(w, r, updated, string(section), "Saved "+strings.Join(changed, ", ")+".")
+	return h.toSection(w, r, updated, string(section), "Saved "+strings.Join(changed, ", ")+".")
 }
 
 // adminProjectPause is POST /admin/projects/{slug}/pause, and
@@ -109,5 +109,5 @@ func (h *Handler) setPaused(w http.ResponseWriter, r *http.Request, paused bool)
 	if err := h.record(r, "project.config", p.ID, map[string]any{"paused": map[string]string{"to": value}}); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "", msg)
+	return h.toSection(w, r, p, "", msg)
 }

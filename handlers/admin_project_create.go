@@ -30,5 +30,5 @@ func (h *Handler) adminProjectCreate(w http.ResponseWriter, r *http.Request) err
 	if err := h.record(r, "project.create", p.ID, map[string]any{"slug": slug, "title": title}); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "", "Created "+p.Slug+".")
+	return h.toSection(w, r, p, "", "Created "+p.Slug+".")
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"net/url"
 )
 
 // adminProjectDelete is POST /admin/projects/{slug}/delete (global
@@ -28,6 +27,5 @@ func (h *Handler) adminProjectDelete(w http.ResponseWriter, r *http.Request) err
 	if err := h.record(r, "project.delete", p.ID, map[string]any{"slug": p.Slug}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/?flash="+url.QueryEscape("Deleting "+p.Slug+": its rows go in the background."), http.StatusSeeOther)
-	return nil
+	return h.redirectWithFlash(w, r, "/admin/", "Deleting "+p.Slug+": its rows go in the background.")
 }

@@ -46,5 +46,5 @@ func (h *Handler) adminQueueDrain(w http.ResponseWriter, r *http.Request) error 
 	if err := h.record(r, "queue.drain", p.ID, detail); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "danger", fmt.Sprintf("Drained %d items from %s.", n, from))
+	return h.toSection(w, r, p, "danger", fmt.Sprintf("Drained %d items from %s.", n, from))
 }

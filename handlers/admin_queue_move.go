@@ -53,7 +53,7 @@ func (h *Handler) adminQueueMove(w http.ResponseWriter, r *http.Request) error {
 	if err := h.record(r, "queue.move", p.ID, detail); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "queues", fmt.Sprintf("Moved %d items from %s to %s.", n, from, to))
+	return h.toSection(w, r, p, "queues", fmt.Sprintf("Moved %d items from %s to %s.", n, from, to))
 }
 
 // invalid is the message of an error in what the admin asked (a bad

@@ -15,6 +15,9 @@ const (
 	sessionIdle     = 2 * time.Hour
 	sessionLifetime = 24 * time.Hour
 	sessionUserKey  = "user_id"
+	// sessionFlashKey holds the message of an admin's last action until
+	// the next page shows it.
+	sessionFlashKey = "flash"
 )
 
 // sessions are the admin panel's sessions, kept in PostgreSQL (any tracker

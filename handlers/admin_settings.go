@@ -50,12 +50,11 @@ func (h *Handler) adminSettingsSave(w http.ResponseWriter, r *http.Request) erro
 	if err := h.record(r, "settings", 0, map[string]any{"settings": updated}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/settings?flash=Saved.", http.StatusSeeOther)
-	return nil
+	return h.redirectWithFlash(w, r, "/admin/settings", "Saved.")
 }
 
 func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, s projects.Settings, st formState) error {
-	v := views.AdminSettingsView{AdminPage: adminPageOf(r),
+	v := views.AdminSettingsView{AdminPage: h.adminPageOf(r),
 		Fields: fields(projects.SettingKeys, s, func(projects.Key[projects.Settings]) bool { return true }, true, st)}
 	if st.err != "" {
 		v.Flash, v.Error = "", st.err

@@ -31,7 +31,7 @@ func (h *Handler) adminTargetAdd(w http.ResponseWriter, r *http.Request) error {
 	if err := h.record(r, "target.add", p.ID, map[string]any{"url": u, "weight": weight, "enabled": enabled}); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "warriors", "Upload target added: "+u+".")
+	return h.toSection(w, r, p, "warriors", "Upload target added: "+u+".")
 }
 
 // adminTargetRemove is POST /admin/projects/{slug}/targets/remove: url.
@@ -50,5 +50,5 @@ func (h *Handler) adminTargetRemove(w http.ResponseWriter, r *http.Request) erro
 	if err := h.record(r, "target.remove", p.ID, map[string]any{"url": u}); err != nil {
 		return err
 	}
-	return toSection(w, r, p, "warriors", "Upload target removed: "+u+".")
+	return h.toSection(w, r, p, "warriors", "Upload target removed: "+u+".")
 }

@@ -84,13 +84,19 @@ func (c *adminClient) confirmed(t *testing.T, path string, form url.Values, ques
 	return c.post(t, path, again)
 }
 
-// flash is the message the redirect after an action carries.
-func flash(a answer) string {
-	u, err := url.Parse(a.header.Get("Location"))
-	if err != nil {
+// flash follows the redirect after an action and reads the message the
+// page there shows.
+func (c *adminClient) flash(t *testing.T, a answer) string {
+	t.Helper()
+	if a.status != http.StatusSeeOther {
 		return ""
 	}
-	return u.Query().Get("flash")
+	page := c.get(t, a.header.Get("Location"))
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Find(`[data-testid="flash"]`).Text()
 }
 
 func (c *adminClient) login(t *testing.T, user, password string) answer {
@@ -134,6 +140,12 @@ func TestAdminSignIn(t *testing.T) {
 	}
 	if a := c.get(t, "/admin/"); a.status != 200 || !strings.Contains(a.body, `data-testid="admin-user">root<`) {
 		t.Fatalf("dashboard: %d", a.status)
+	} else if a.header.Get("Cache-Control") != "no-store" || a.header.Get("Content-Security-Policy") != "frame-ancestors 'none'" {
+		t.Fatalf("dashboard headers: %v", a.header)
+	}
+	// Messages come from the server's own redirects, never from the address.
+	if a := c.get(t, "/admin/?flash=Mail+your+password+to+evil.example"); strings.Contains(a.body, "evil.example") {
+		t.Fatal("a message from the address shown")
 	}
 	// Never to another site after login.
 	a = c.post(t, "/admin/login", url.Values{"username": {"root"}, "password": {"correct horse battery"}, "next": {"//evil.example/"}})
@@ -210,8 +222,8 @@ func TestAdminProjectActions(t *testing.T) {
 	c.login(t, "root", "correct horse battery")
 
 	// Configuration: changed keys only, all or none, in the audit log.
-	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"claims"}, "reclaim_ttl": {"600"}, "claims_limit": {"0"}}); a.status != 303 || flash(a) != "Saved reclaim_ttl." {
-		t.Fatalf("config: %d %q %s", a.status, flash(a), a.body)
+	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"claims"}, "reclaim_ttl": {"600"}, "claims_limit": {"0"}}); a.status != 303 || c.flash(t, a) != "Saved reclaim_ttl." {
+		t.Fatalf("config: %d %q %s", a.status, c.flash(t, a), a.body)
 	}
 	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"warriors"}, "title": {"Renamed"}}); a.status != 303 {
 		t.Fatalf("config: %d %s", a.status, a.body)
@@ -257,7 +269,7 @@ func TestAdminProjectActions(t *testing.T) {
 	req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/items", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	if a := c.send(t, req); a.status != 303 || !strings.Contains(flash(a), "Added 5 to secondary, skipped 1") {
+	if a := c.send(t, req); a.status != 303 || !strings.Contains(c.flash(t, a), "Added 5 to secondary, skipped 1") {
 		t.Fatalf("items: %d %s", a.status, a.body)
 	}
 	if s := f.summary(t); s.Queues["secondary"] != 5 {
@@ -267,8 +279,8 @@ func TestAdminProjectActions(t *testing.T) {
 	// Claims released by downloader.
 	f.do(t, "POST", "/test/multi=3//request", `{"downloader":"alice"}`)
 	f.do(t, "POST", "/test/request", `{"downloader":"bob"}`)
-	if a := c.confirmed(t, "/admin/projects/test/claims/release", url.Values{"downloader": {"alice"}, "older_than": {"0"}}, "releases 3 claims of alice"); a.status != 303 || flash(a) != "Released 3 claims." {
-		t.Fatalf("release: %d %q", a.status, flash(a))
+	if a := c.confirmed(t, "/admin/projects/test/claims/release", url.Values{"downloader": {"alice"}, "older_than": {"0"}}, "releases 3 claims of alice"); a.status != 303 || c.flash(t, a) != "Released 3 claims." {
+		t.Fatalf("release: %d %q", a.status, c.flash(t, a))
 	}
 	if s := f.summary(t); s.Claims != 1 {
 		t.Fatalf("claims after release: %d", s.Claims)
@@ -448,7 +460,7 @@ func TestAdminQueuesAndItems(t *testing.T) {
 	p := "/admin/projects/test/"
 
 	// Move by type prefix; a pattern PostgreSQL refuses is a 400.
-	if a := c.confirmed(t, p+"queues/move", url.Values{"from": {"todo"}, "to": {"secondary"}, "prefix": {"post:"}}, "moves 3 items"); a.status != 303 || !strings.Contains(flash(a), "Moved 3 items") {
+	if a := c.confirmed(t, p+"queues/move", url.Values{"from": {"todo"}, "to": {"secondary"}, "prefix": {"post:"}}, "moves 3 items"); a.status != 303 || !strings.Contains(c.flash(t, a), "Moved 3 items") {
 		t.Fatalf("move: %d", a.status)
 	}
 	if a := c.post(t, p+"queues/move", url.Values{"from": {"todo"}, "to": {"redo"}, "pattern": {"(("}}); a.status != 400 || !strings.Contains(a.body, "invalid pattern") {
@@ -465,7 +477,7 @@ func TestAdminQueuesAndItems(t *testing.T) {
 	if s := f.summary(t); s.Queues["secondary"] != 3 {
 		t.Fatalf("a drain typed wrong drained %v", s.Queues)
 	}
-	if a := c.confirmed(t, p+"queues/drain", url.Values{"from": {"secondary"}, "confirm": {"secondary"}, "pattern": {"^post:[12]$"}}, "drops 2 items"); a.status != 303 || !strings.Contains(flash(a), "Drained 2") {
+	if a := c.confirmed(t, p+"queues/drain", url.Values{"from": {"secondary"}, "confirm": {"secondary"}, "pattern": {"^post:[12]$"}}, "drops 2 items"); a.status != 303 || !strings.Contains(c.flash(t, a), "Drained 2") {
 		t.Fatalf("drain: %d", a.status)
 	}
 	if s := f.summary(t); s.Queues["secondary"] != 1 {
@@ -500,7 +512,7 @@ func TestAdminQueuesAndItems(t *testing.T) {
 	if a := c.post(t, p+"done/requeue", url.Values{}); a.status != 200 || !strings.Contains(a.body, "confirm-question") {
 		t.Fatalf("requeue everything unconfirmed: %d", a.status)
 	}
-	if a := c.confirmed(t, p+"done/requeue", url.Values{"prefix": {"user:"}, "queue": {"backfeed"}}, "up to 1 completed items"); a.status != 303 || !strings.Contains(flash(a), "Queued 0") {
+	if a := c.confirmed(t, p+"done/requeue", url.Values{"prefix": {"user:"}, "queue": {"backfeed"}}, "up to 1 completed items"); a.status != 303 || !strings.Contains(c.flash(t, a), "Queued 0") {
 		// user:2 is queued in redo already: left alone.
 		t.Fatalf("requeue by prefix: %d %s", a.status, a.body)
 	}
@@ -552,7 +564,7 @@ func TestAdminClaimsList(t *testing.T) {
 		t.Fatalf("prefix filter: %d", n)
 	}
 	// Release by pattern.
-	if a := c.confirmed(t, "/admin/projects/test/claims/release", url.Values{"pattern": {"^user:1[0-9]$"}}, "releases 10 claims"); flash(a) != "Released 10 claims." {
+	if a := c.confirmed(t, "/admin/projects/test/claims/release", url.Values{"pattern": {"^user:1[0-9]$"}}, "releases 10 claims"); c.flash(t, a) != "Released 10 claims." {
 		t.Fatalf("release by pattern: %d", a.status)
 	}
 }
@@ -625,7 +637,7 @@ func TestAdminItemsUploadLarge(t *testing.T) {
 	req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/items", pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	if a := c.send(t, req); a.status != 303 || !strings.Contains(flash(a), "Added 400000 to todo") {
+	if a := c.send(t, req); a.status != 303 || !strings.Contains(c.flash(t, a), "Added 400000 to todo") {
 		t.Fatalf("upload of %d lines (about 28 MB): %d", n, a.status)
 	}
 }

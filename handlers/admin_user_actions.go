@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -110,6 +109,5 @@ func (h *Handler) userAction(w http.ResponseWriter, r *http.Request, action stri
 	if err := h.record(r, "user."+action, 0, detail); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/users?flash="+url.QueryEscape(fmt.Sprintf("%s: %s done.", target.Username, action)), http.StatusSeeOther)
-	return nil
+	return h.redirectWithFlash(w, r, "/admin/users", fmt.Sprintf("%s: %s done.", target.Username, action))
 }

@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"tracker/users"
@@ -28,7 +27,7 @@ func (h *Handler) renderUsers(w http.ResponseWriter, r *http.Request, st formSta
 	if err != nil {
 		return err
 	}
-	v := views.AdminUsersView{AdminPage: adminPageOf(r)}
+	v := views.AdminUsersView{AdminPage: h.adminPageOf(r)}
 	if st.err != "" {
 		v.Flash, v.Error = "", st.err
 	}
@@ -67,6 +66,5 @@ func (h *Handler) adminUserCreate(w http.ResponseWriter, r *http.Request) error 
 	if err := h.record(r, "user.create", 0, map[string]any{"user": u.Username, "role": role}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/users?flash="+url.QueryEscape("Created "+u.Username+"."), http.StatusSeeOther)
-	return nil
+	return h.redirectWithFlash(w, r, "/admin/users", "Created "+u.Username+".")
 }

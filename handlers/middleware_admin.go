@@ -42,13 +42,25 @@ func (h *Handler) admin(fn func(http.ResponseWriter, *http.Request) error) http.
 		}
 		page.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, a)))
 	})
-	return h.sessions.loadAndSave(h.csrf.Handler(signedIn))
+	return adminHeaders(h.sessions.loadAndSave(h.csrf.Handler(signedIn)))
 }
 
 // adminPublic adapts the admin routes open to anyone (the login form):
 // sessions and cross-origin protection, no account needed.
 func (h *Handler) adminPublic(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
-	return h.sessions.loadAndSave(h.csrf.Handler(h.page(fn)))
+	return adminHeaders(h.sessions.loadAndSave(h.csrf.Handler(h.page(fn))))
+}
+
+// adminHeaders keeps the panel's pages out of every cache (they show what
+// only an admin may see) and out of frames on other sites (no clickjacking
+// of its buttons).
+func adminHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+		w.Header().Set("X-Frame-Options", "DENY")
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (h *Handler) toLogin(w http.ResponseWriter, r *http.Request) {
