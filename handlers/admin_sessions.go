@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -67,5 +68,18 @@ func (s sessions) loadAndSave(next http.Handler) http.Handler {
 			return
 		}
 		plain.ServeHTTP(w, r)
+	})
+}
+
+// endFor signs an account out everywhere but in the session of r (an
+// admin who changes their own password stays signed in where they did it).
+// Admin sessions are few: reading them all is cheap.
+func (s sessions) endFor(r *http.Request, userID int32) error {
+	current := s.of(r).Token(r.Context())
+	return s.plain.Iterate(r.Context(), func(ctx context.Context) error {
+		if s.plain.GetInt32(ctx, sessionUserKey) != userID || s.plain.Token(ctx) == current {
+			return nil
+		}
+		return s.plain.Destroy(ctx)
 	})
 }

@@ -371,8 +371,19 @@ func TestAdminUsers(t *testing.T) {
 	if a := h.get(t, "/admin/projects/test/"); a.status != 403 {
 		t.Fatalf("revoked project: %d", a.status)
 	}
+	c.post(t, path(helperID, "grant"), url.Values{"project": {"test"}})
+	if a := h.get(t, "/admin/projects/test/"); a.status != 200 {
+		t.Fatalf("granted again: %d", a.status)
+	}
 	c.post(t, path(helperID, "password"), url.Values{"password": {"another long one"}})
-	if a := f.adminClient(t).login(t, "helper", "another long one"); a.status != 303 {
+	// Whoever knew the old password is signed out.
+	if a := h.get(t, "/admin/projects/test/"); a.status != 303 {
+		t.Fatalf("a session of the old password after the reset: %d", a.status)
+	}
+	if a := c.get(t, "/admin/users"); a.status != 200 {
+		t.Fatalf("the admin who reset it was signed out: %d", a.status)
+	}
+	if a := h.login(t, "helper", "another long one"); a.status != 303 {
 		t.Fatalf("login with the reset password: %d", a.status)
 	}
 	// The last global admin stays one.

@@ -15,10 +15,14 @@ import (
 // The changes to one account, POST /admin/users/{id}/ACTION (global
 // admins). The last global admin can be neither demoted nor deleted.
 
-// adminUserPassword is .../password: a new password.
+// adminUserPassword is .../password: a new password. The account's
+// sessions end: whoever knew the old password is signed out.
 func (h *Handler) adminUserPassword(w http.ResponseWriter, r *http.Request) error {
 	return h.userAction(w, r, "password", func(ctx context.Context, u users.Account, _ map[string]any) error {
-		return h.users.SetPassword(ctx, u.ID, r.PostForm.Get("password"))
+		if err := h.users.SetPassword(ctx, u.ID, r.PostForm.Get("password")); err != nil {
+			return err
+		}
+		return h.sessions.endFor(r, u.ID)
 	})
 }
 
