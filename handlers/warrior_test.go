@@ -112,6 +112,7 @@ func TestBadInput(t *testing.T) {
 		{"done with empty name", "POST", "/test/done", `{"downloader":"alice","item":"post:1\u0000"}`, 400, "invalid-done"},
 		{"done with bytes of wrong type", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"data":"12"}}`, 400, "malformed-json"},
 		{"done with negative bytes", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"data":-5}}`, 400, "invalid-done"},
+		{"done with 2^63-1 bytes", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"data":9223372036854775807}}`, 400, "invalid-done"},
 		{"GET on a warrior route", "GET", "/test/request", "", 405, "method-not-allowed"},
 		{"NUL in the nick", "POST", "/test/request", `{"downloader":"ali\u0000ce"}`, 400, "invalid-downloader"},
 		{"NUL in the version", "POST", "/test/request", `{"downloader":"alice","version":"1\u0000"}`, 400, "invalid-version"},

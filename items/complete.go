@@ -39,6 +39,14 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 // MaxDomains bounds the entries of a done's bytes object.
 const MaxDomains = 100
 
+// MaxItemBytes bounds what one item of a done may report: far above any
+// real download, far below what would let a few dones overflow the
+// totals that sum them.
+const MaxItemBytes = 1 << 40 // 1 TiB
+
+// MaxClientID bounds the "id" a done carries, kept with the completion.
+const MaxClientID = 64 << 10
+
 // Validate says why c cannot be recorded, or returns nil.
 func (c *Completion) Validate() error {
 	if err := ValidNick(c.Downloader); err != nil {
@@ -66,10 +74,13 @@ func (c *Completion) Validate() error {
 		if n < 0 {
 			return fmt.Errorf("bytes: negative count for %q", domain)
 		}
-		if total+n < total {
-			return errors.New("bytes: total overflows")
+		if n > MaxItemBytes*int64(len(c.Items)) || total+n > MaxItemBytes*int64(len(c.Items)) {
+			return fmt.Errorf("bytes: more than %d bytes an item", int64(MaxItemBytes))
 		}
 		total += n
+	}
+	if len(c.ClientID) > MaxClientID {
+		return fmt.Errorf("id: larger than %d bytes", MaxClientID)
 	}
 	return nil
 }
