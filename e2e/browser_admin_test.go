@@ -115,8 +115,11 @@ func TestBrowserAdmin(t *testing.T) {
 	if got := textOf(t, ctx, `[data-testid=claim-counts] tbody tr`); !strings.Contains(got, "slowpoke") || !strings.Contains(got, "5") {
 		t.Fatalf("claims by downloader: %q", got)
 	}
-	if got := textOf(t, ctx, `[data-testid=age-claims]`); got != "5" {
-		t.Fatalf("claims under a minute old: %q", got)
+	if got := textOf(t, ctx, `h2#ages-h`); got != "5 claims out" {
+		t.Fatalf("claims out: %q", got)
+	}
+	if got := textOf(t, ctx, `[data-testid=claim-ages]`); !strings.Contains(got, "5") {
+		t.Fatalf("claims by age: %q", got)
 	}
 	screenshot(t, ctx, "admin-claims.png")
 	do(chromedp.SendKeys(chromedp.CSS(`#downloader`), "slowpoke"), chromedp.Click(chromedp.CSS(`[data-testid=release]`)),

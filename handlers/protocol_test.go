@@ -367,8 +367,9 @@ func TestRateLimitIsSmooth(t *testing.T) {
 				n, claimed[i].Format(time.StampMicro), limit, limit/60+1)
 		}
 	}
-	// 2.5 s at 10/s: about 25 items.
-	if len(claimed) < 15 || len(claimed) > 30 {
+	// 2.5 s at 10/s: at most about 25 items. (How many fewer depends on
+	// how often a loaded machine lets the warriors ask: not asserted.)
+	if len(claimed) == 0 || len(claimed) > 30 {
 		t.Fatalf("%d items in 2.5 s at %d/min", len(claimed), limit)
 	}
 }
@@ -519,17 +520,17 @@ func TestBackfeed(t *testing.T) {
 	if a.status != 200 || a.body != `{"duplicates":2,"new":2,"status_code":200}` {
 		t.Fatalf("backfeed: %d %q", a.status, a.body)
 	}
-	// Another delimiter, and context after the item separator: the name
-	// alone is deduplicated, the context travels with the item.
-	a = post("?shard=x&delimiter=%0A&itemseparator=%1E", "url:c\x1efrom:a\nurl:c\x1efrom:b\nurl:b\x1efrom:c\n")
-	if a.status != 200 || a.body != `{"duplicates":2,"new":1,"status_code":200}` {
+	// Another delimiter, and an item after the item separator: the key is
+	// deduplicated, the item queued; in a shard, only against that shard.
+	a = post("?shard=x&delimiter=%0A&itemseparator=%1E", "url:c\x1efrom:a\nurl:c\x1efrom:b\nurl:b\x1eitem:b\n")
+	if a.status != 200 || a.body != `{"duplicates":1,"new":2,"status_code":200}` {
 		t.Fatalf("backfeed with separators: %d %q", a.status, a.body)
 	}
-	if s := f.summary(t); s.Queues["backfeed"] != 3 {
-		t.Fatalf("backfeed queue %d, want 3", s.Queues["backfeed"])
+	if s := f.summary(t); s.Queues["backfeed"] != 4 {
+		t.Fatalf("backfeed queue %d, want 4", s.Queues["backfeed"])
 	}
 	got, _ = f.request(t, "alice", 10)
-	if strings.Join(got, " ") != "url:a url:b url:c\x1ffrom:a" {
+	if strings.Join(got, " ") != "url:a url:b from:a item:b" {
 		t.Fatalf("handed out %q", got)
 	}
 	f.done(t, "alice", got...)
@@ -545,6 +546,9 @@ func TestBackfeed(t *testing.T) {
 		{"/backfeed/legacy/test-" + key, "bad\xff\x00", 400, "invalid-items"},
 		{"/backfeed/legacy/test-" + key, strings.Repeat("x", 9000), 400, "invalid-items"},
 		{"/backfeed/legacy/test-" + key, strings.Repeat("x\x00", items.MaxBackfeedBody), 413, "body-too-large"},
+		{"/backfeed/legacy/test-" + key + "?shard=a%20b", "x", 400, "invalid-shard"},
+		{"/backfeed/legacy/test-" + key + "?shard=" + strings.Repeat("s", 65), "x", 400, "invalid-shard"},
+		{"/backfeed/legacy/test-" + key + "?itemseparator=%1F", "key\x1f\x00", 400, "invalid-items"},
 	} {
 		a := f.doBody(t, "POST", tc.path, "application/x-www-form-urlencoded", tc.body)
 		var v map[string]any
@@ -552,8 +556,68 @@ func TestBackfeed(t *testing.T) {
 			t.Errorf("%s: %d %q %.80q, want %d %q", tc.path, a.status, a.reason, a.body, tc.status, tc.reason)
 		}
 	}
-	if s := f.summary(t); s.Queues["backfeed"] != 0 || s.Done != 4 {
+	if s := f.summary(t); s.Queues["backfeed"] != 0 || s.Done != 5 {
 		t.Fatalf("bad backfeeds changed something: %+v", s)
+	}
+}
+
+// A post exactly as urls-grab sends it: the warrior gets each URL with its
+// context, never the key again; a day's shard queues a URL again, the same
+// shard does not; the item's page finds it by key and by item.
+func TestBackfeedAsURLsGrabSendsIt(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	path := "/backfeed/legacy/test-" + f.project.Config.BackfeedKey + "?delimiter=%00&itemseparator=%1F&shard="
+	body := "https://a.example/\x1fhttps://a.example/\x00https://b.example/x\x1fhttps://b.example/x\x1f{\"depth\":1}\x00"
+	post := func(shard string) string {
+		t.Helper()
+		a := f.doBody(t, "POST", path+shard, "application/x-www-form-urlencoded", body)
+		if a.status != 200 {
+			t.Fatalf("backfeed: %d %q", a.status, a.body)
+		}
+		return a.body
+	}
+	if b := post("onetime"); b != `{"duplicates":0,"new":2,"status_code":200}` {
+		t.Fatalf("first post: %s", b)
+	}
+	if b := post("onetime"); b != `{"duplicates":2,"new":0,"status_code":200}` {
+		t.Fatalf("same shard: %s", b)
+	}
+	for _, q := range []string{"https:%2F%2Fb.example%2Fx.json?shard=onetime", "https:%2F%2Fb.example%2Fx%1F%7B%22depth%22:1%7D.json"} {
+		var st items.ItemStatus
+		if a := f.do(t, "GET", "/test/items/"+q, ""); a.status != 200 || json.Unmarshal([]byte(a.body), &st) != nil ||
+			st.Status != items.StatusTodo || st.Name != "https://b.example/x\x1f{\"depth\":1}" {
+			t.Fatalf("item %s: %d %s", q, a.status, a.body)
+		}
+	}
+	if a := f.do(t, "GET", "/test/items/x.json?shard=a%2Fb", ""); a.status != 400 || a.reason != "invalid-shard" {
+		t.Fatalf("bad shard: %d %q", a.status, a.reason)
+	}
+
+	a := f.do(t, "POST", "/test/multi=10//request", `{"downloader":"alice","api_version":"2"}`)
+	var v struct {
+		ItemName string `json:"item_name"`
+	}
+	if a.status != 200 || json.Unmarshal([]byte(a.body), &v) != nil ||
+		v.ItemName != "https://a.example/\x00https://b.example/x\x1f{\"depth\":1}" {
+		t.Fatalf("request: %d %q", a.status, a.body)
+	}
+	f.done(t, "alice", strings.Split(v.ItemName, "\x00")...)
+	if s := f.summary(t); s.Done != 2 || s.Claims != 0 {
+		t.Fatalf("after done: %+v", s)
+	}
+
+	// The next day's shard queues them again.
+	if b := post("periodic2026328"); b != `{"duplicates":0,"new":2,"status_code":200}` {
+		t.Fatalf("next day: %s", b)
+	}
+	got, _ := f.request(t, "bob", 10)
+	if strings.Join(got, " ") != "https://a.example/ https://b.example/x\x1f{\"depth\":1}" {
+		t.Fatalf("next day handed out %q", got)
+	}
+	f.done(t, "bob", got...)
+	if r, err := books.Of(context.Background(), f.pool, f.project); err != nil || !r.Balanced {
+		t.Fatalf("books: %v %+v", err, r)
 	}
 }
 
