@@ -12,17 +12,17 @@ import (
 
 const archiveForItem = `-- name: ArchiveForItem :one
 SELECT a.id, a.project_id, a.day, a.mode, a.path, a.items, a.bytes, a.first_done_at, a.last_done_at, a.sha256, a.file_size, a.created_at FROM archived x JOIN archives a ON a.id = x.archive_id
-WHERE x.project_id = $1 AND x.hash = item_hash($2)
+WHERE x.project_id = $1 AND x.hash = $2
 `
 
 type ArchiveForItemParams struct {
 	ProjectID int32
-	Name      string
+	Hash      []byte
 }
 
-// The archive file holding an archived item.
+// The archive file holding an archived item, by the item's own hash.
 func (q *Queries) ArchiveForItem(ctx context.Context, arg ArchiveForItemParams) (Archive, error) {
-	row := q.db.QueryRow(ctx, archiveForItem, arg.ProjectID, arg.Name)
+	row := q.db.QueryRow(ctx, archiveForItem, arg.ProjectID, arg.Hash)
 	var i Archive
 	err := row.Scan(
 		&i.ID,

@@ -67,6 +67,35 @@ func (q *Queries) ClaimGet(ctx context.Context, arg ClaimGetParams) (Claim, erro
 	return i, err
 }
 
+const claimOfItem = `-- name: ClaimOfItem :one
+SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count FROM claims WHERE project_id = $1 AND hash = $2 AND id = $3
+`
+
+type ClaimOfItemParams struct {
+	ProjectID int32
+	Hash      []byte
+	ID        int64
+}
+
+// The claim of item @id, whose own hash is @hash (see seen.item).
+func (q *Queries) ClaimOfItem(ctx context.Context, arg ClaimOfItemParams) (Claim, error) {
+	row := q.db.QueryRow(ctx, claimOfItem, arg.ProjectID, arg.Hash, arg.ID)
+	var i Claim
+	err := row.Scan(
+		&i.ProjectID,
+		&i.Hash,
+		&i.ID,
+		&i.Name,
+		&i.Queue,
+		&i.Downloader,
+		&i.IP,
+		&i.Version,
+		&i.ClaimedAt,
+		&i.ClaimCount,
+	)
+	return i, err
+}
+
 const claimsByAge = `-- name: ClaimsByAge :one
 SELECT
   count(*) FILTER (WHERE claimed_at >= now() - interval '1 minute') AS under_1m,
@@ -588,19 +617,33 @@ WITH slots AS (
     SELECT taken.id, taken.name, taken.queue, taken.claim_count, row_number() OVER (ORDER BY taken.id) AS slot
     FROM taken
 ), claimed AS (
+    -- Claims hold one item per name. Backfeed shards can queue the same
+    -- name more than once (the same URL again the next day); while one copy
+    -- is out, another taken here is not claimed but goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
     SELECT $4, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1
     FROM numbered n JOIN slots s ON s.slot = n.slot
+    ON CONFLICT DO NOTHING
+    RETURNING claims.id
+), kept AS (
+    -- Back in its old place, behind the head: it is found again when a
+    -- claim comes back short and looks from the start of the queue.
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT $4, n.queue, $6::text, n.id, n.name, n.claim_count
+    FROM numbered n
+    WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $4, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n FROM taken) t,
+    FROM (SELECT count(*) AS n FROM claimed) t,
          LATERAL (VALUES ('claims', t.n), ('queue:' || $5::text, -t.n)) AS d (name, delta)
     WHERE t.n > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count FROM numbered ORDER BY numbered.slot
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count
+FROM numbered JOIN claimed ON claimed.id = numbered.id
+ORDER BY numbered.slot
 `
 
 type ClaimsTakeSlotsParams struct {
@@ -624,7 +667,8 @@ type ClaimsTakeSlotsRow struct {
 // Hands out items of one stretch of a queue to many requests at once: one
 // slot per item wanted, each naming its downloader, in the order the
 // requests came. Items go to slots in queue order; the answer names the
-// slot each item went to.
+// slot each item went to (a slot whose item is out already under another
+// copy gets none: see claimed).
 func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
 	rows, err := q.db.Query(ctx, claimsTakeSlots,
 		arg.Versions,

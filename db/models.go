@@ -174,6 +174,7 @@ type Seen struct {
 	ProjectID int32
 	Hash      []byte
 	ID        int64
+	Item      []byte
 }
 
 type SeriesHour struct {

@@ -95,7 +95,7 @@ func TestHotQueryPlans(t *testing.T) {
 	checks := []check{
 		{"ClaimsTakeSlots", func() {
 			eq.ClaimsTakeSlots(ctx, slots(p.ID, 100, 1))
-		}, []string{"todo_pkey"}, []string{"Seq Scan on todo", "Sort Key: t.id"}},
+		}, []string{"todo_pkey"}, []string{"Seq Scan on todo", "Sort Key: t.id", "Seq Scan on claims"}},
 		{"DoneRecordBatch", func() {
 			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1", "item:2"}, Requests: []int32{1, 2},
 				Downloaders: []string{"a", "b"}, Versions: []string{"", ""}, Bytes: []int64{1, 2}, Domains: []string{"{}", "{}"},
@@ -111,7 +111,10 @@ func TestHotQueryPlans(t *testing.T) {
 			eq.ClaimsCountByDownloader(ctx, db.ClaimsCountByDownloaderParams{ProjectID: p.ID, Downloader: "a"})
 		}, []string{"claims_downloader"}, []string{"Seq Scan"}},
 		{"ClaimGet", func() { eq.ClaimGet(ctx, db.ClaimGetParams{ProjectID: p.ID, Name: "item:1"}) }, []string{"claims_pkey"}, []string{"Seq Scan"}},
-		{"SeenGet", func() { eq.SeenGet(ctx, db.SeenGetParams{ProjectID: p.ID, Name: "item:1"}) }, []string{"seen_pkey"}, []string{"Seq Scan"}},
+		{"SeenFind", func() { eq.SeenFind(ctx, db.SeenFindParams{ProjectID: p.ID, Name: "item:1"}) }, []string{"seen_pkey", "seen_item"}, []string{"Seq Scan"}},
+		{"ClaimOfItem", func() {
+			eq.ClaimOfItem(ctx, db.ClaimOfItemParams{ProjectID: p.ID, Hash: make([]byte, 16), ID: 5})
+		}, []string{"claims_pkey"}, []string{"Seq Scan"}},
 		{"TodoGet", func() {
 			eq.TodoGet(ctx, db.TodoGetParams{ProjectID: p.ID, Queues: []string{"todo", "backfeed"}, Types: []string{""}, ID: 5})
 		}, []string{"todo_pkey"}, []string{"Seq Scan"}},

@@ -24,13 +24,15 @@ func (q *Queries) BooksSeenCount(ctx context.Context, projectID int32) (int64, e
 const booksSeenElsewhereCount = `-- name: BooksSeenElsewhereCount :one
 SELECT count(*) FROM seen s WHERE s.project_id = $1
   AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.id = s.id)
-  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $1 AND c.hash = s.hash)
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $1 AND c.hash = coalesce(s.item, s.hash) AND c.id = s.id)
   AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = s.id)
-  AND NOT EXISTS (SELECT 1 FROM archived a WHERE a.project_id = $1 AND a.hash = s.hash)
+  AND NOT EXISTS (SELECT 1 FROM archived a WHERE a.project_id = $1 AND a.hash = coalesce(s.item, s.hash))
 `
 
 // The books: items seen and in no table of a state (discarded by archival
-// or drained).
+// or drained). Claims and archives are found by the item's own hash (see
+// seen.item); a claim must be this item's, not a copy of it queued from
+// another backfeed shard.
 func (q *Queries) BooksSeenElsewhereCount(ctx context.Context, projectID int32) (int64, error) {
 	row := q.db.QueryRow(ctx, booksSeenElsewhereCount, projectID)
 	var count int64
@@ -38,21 +40,35 @@ func (q *Queries) BooksSeenElsewhereCount(ctx context.Context, projectID int32) 
 	return count, err
 }
 
-const seenGet = `-- name: SeenGet :one
-SELECT id FROM seen WHERE project_id = $1 AND hash = item_hash($2)
+const seenFind = `-- name: SeenFind :one
+(SELECT s.id, coalesce(s.item, s.hash)::bytea AS item FROM seen s
+ WHERE s.project_id = $1 AND s.hash = item_key_hash($2::text, $3::text))
+UNION ALL
+(SELECT s.id, s.item::bytea AS item FROM seen s
+ WHERE s.project_id = $1 AND s.item = item_hash($3::text) AND s.item IS NOT NULL
+ ORDER BY s.id DESC LIMIT 1)
+LIMIT 1
 `
 
-type SeenGetParams struct {
+type SeenFindParams struct {
 	ProjectID int32
+	Shard     string
 	Name      string
 }
 
-// The id of a name the project has seen.
-func (q *Queries) SeenGet(ctx context.Context, arg SeenGetParams) (int64, error) {
-	row := q.db.QueryRow(ctx, seenGet, arg.ProjectID, arg.Name)
-	var id int64
-	err := row.Scan(&id)
-	return id, err
+type SeenFindRow struct {
+	ID   int64
+	Item []byte
+}
+
+// An item the project has seen, by its key in shard @shard (empty for the
+// default scope), else by the name of the item queued (the newest of them
+// when several shards queued the same item): its id and its own hash.
+func (q *Queries) SeenFind(ctx context.Context, arg SeenFindParams) (SeenFindRow, error) {
+	row := q.db.QueryRow(ctx, seenFind, arg.ProjectID, arg.Shard, arg.Name)
+	var i SeenFindRow
+	err := row.Scan(&i.ID, &i.Item)
+	return i, err
 }
 
 const seenPurgeBatch = `-- name: SeenPurgeBatch :execrows

@@ -61,52 +61,63 @@ func (q *Queries) ItemIDBlockNext(ctx context.Context) (int64, error) {
 
 const todoAddUnseen = `-- name: TodoAddUnseen :one
 WITH batch AS MATERIALIZED (
-    SELECT b.name, item_hash(b.name) AS hash,
-           CASE WHEN $1::boolean
-                THEN (floor(random() * 1099511627776)::bigint << 23) | ((($2::bigint << 20) | b.ord) & 8388607)
-                ELSE ($2::bigint << 20) | b.ord END AS id
-    FROM unnest($3::text[]) WITH ORDINALITY AS b (name, ord)
+    SELECT b.name, item_key_hash($1::text, coalesce(b.key, b.name)) AS hash,
+           CASE WHEN b.key IS NULL AND $1::text = '' THEN NULL ELSE item_hash(b.name) END AS item,
+           CASE WHEN $2::boolean
+                THEN (floor(random() * 1099511627776)::bigint << 23) | ((($3::bigint << 20) | b.ord) & 8388607)
+                ELSE ($3::bigint << 20) | b.ord END AS id
+    FROM (SELECT n.name, n.ord, k.key
+          FROM unnest($4::text[]) WITH ORDINALITY AS n (name, ord)
+          LEFT JOIN unnest($5::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord) AS b
 ), fresh AS (
-    INSERT INTO seen (project_id, hash, id)
-    SELECT $4, batch.hash, batch.id FROM batch ORDER BY batch.hash
+    INSERT INTO seen (project_id, hash, id, item)
+    SELECT $6, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
     ON CONFLICT DO NOTHING
     RETURNING seen.id
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT $4, $5, CASE WHEN item_type(batch.name) = ANY($6::text[]) THEN item_type(batch.name) ELSE '' END,
+    SELECT $6, $7, CASE WHEN item_type(batch.name) = ANY($8::text[]) THEN item_type(batch.name) ELSE '' END,
            batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     RETURNING 1
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $4, 'queue:' || $5::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    SELECT $6, 'queue:' || $7::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) FROM queued
 `
 
 type TodoAddUnseenParams struct {
+	Shard        string
 	Shuffle      bool
 	IDBlock      int64
 	Names        []string
+	Keys         []string
 	ProjectID    int32
 	Queue        string
 	LimitedTypes []string
 }
 
 // Queues the names of a batch that the project has never seen (repeats
-// within the batch included) and returns how many it queued. Ids are the
+// within the batch included) and returns how many it queued. A name is
+// deduplicated on its key in @keys (backfeed's KEY, when it differs from
+// the item queued; NULL or no array: the name itself) within shard @shard
+// (empty: the project's default scope; see item_key_hash). Ids are the
 // batch's block (@id_block, from ItemIDBlockNext) and each name's position,
 // so a queue hands items out as they were imported (or, with @shuffle, in
 // an order of their own: a random high part above the id's low bits keeps
 // them unique), while the seen index is written in hash order: sorted
 // batches touch far fewer index pages. Items whose type is in
-// @limited_types get their own stretch of the queue.
+// @limited_types get their own stretch of the queue. Seen records the
+// item's own hash only when it differs from the key's.
 func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoAddUnseen,
+		arg.Shard,
 		arg.Shuffle,
 		arg.IDBlock,
 		arg.Names,
+		arg.Keys,
 		arg.ProjectID,
 		arg.Queue,
 		arg.LimitedTypes,
@@ -122,7 +133,8 @@ WITH taken AS (
     WHERE ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = $1 AND t.queue = ANY($2::text[]) AND t.type = ANY($3::text[])
-          AND t.id = (SELECT s.id FROM seen s WHERE s.project_id = $1 AND s.hash = item_hash($4))
+          AND t.id = $4
+          AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(t.name) AND c.project_id = $1)
         LIMIT 1
         FOR UPDATE SKIP LOCKED
     ))
@@ -145,18 +157,20 @@ type TodoClaimOneParams struct {
 	ProjectID  int32
 	Queues     []string
 	Types      []string
-	Name       string
+	ID         int64
 	Downloader string
 }
 
-// Hands the queued item @name to @downloader, whatever its place: an
-// admin completing it by hand. Returns how many (0 or 1).
+// Hands the queued item @id to @downloader, whatever its place: an admin
+// completing it by hand. Returns how many (0 or 1): none when the item
+// left the queue meanwhile, or while another copy of it (queued from
+// another backfeed shard) is out, since claims hold one item per name.
 func (q *Queries) TodoClaimOne(ctx context.Context, arg TodoClaimOneParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoClaimOne,
 		arg.ProjectID,
 		arg.Queues,
 		arg.Types,
-		arg.Name,
+		arg.ID,
 		arg.Downloader,
 	)
 	var count int64
@@ -193,7 +207,7 @@ func (q *Queries) TodoCountWhere(ctx context.Context, arg TodoCountWhereParams) 
 }
 
 const todoGet = `-- name: TodoGet :one
-SELECT queue, claim_count FROM todo
+SELECT queue, claim_count, name FROM todo
 WHERE project_id = $1 AND queue = ANY($2::text[]) AND type = ANY($3::text[]) AND id = $4
 `
 
@@ -207,6 +221,7 @@ type TodoGetParams struct {
 type TodoGetRow struct {
 	Queue      string
 	ClaimCount int32
+	Name       string
 }
 
 // Finds a queued item by id; the queues are those the counters know.
@@ -218,7 +233,7 @@ func (q *Queries) TodoGet(ctx context.Context, arg TodoGetParams) (TodoGetRow, e
 		arg.ID,
 	)
 	var i TodoGetRow
-	err := row.Scan(&i.Queue, &i.ClaimCount)
+	err := row.Scan(&i.Queue, &i.ClaimCount, &i.Name)
 	return i, err
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // backfeed takes the items grab scripts discover:
-// POST /backfeed/legacy/{project}-{key}?delimiter=%00&itemseparator=%1F.
+// POST /backfeed/legacy/{project}-{key}?shard=S&delimiter=%00&itemseparator=%1F.
 // The body is raw bytes although it arrives labelled as a form: it is never
 // form-decoded. The scripts check both the status and "status_code".
 func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
@@ -37,6 +37,10 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	query := r.URL.Query()
+	shard := query.Get("shard")
+	if err := items.ValidShard(shard); err != nil {
+		return backfeedError(http.StatusBadRequest, "invalid-shard", err.Error())
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -45,11 +49,11 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	names, err := items.ParseBackfeed(body, []byte(query.Get("delimiter")), []byte(query.Get("itemseparator")))
+	entries, err := items.ParseBackfeed(body, []byte(query.Get("delimiter")), []byte(query.Get("itemseparator")))
 	if err != nil {
 		return backfeedError(http.StatusBadRequest, "invalid-items", err.Error())
 	}
-	fresh, dups, err := h.items.Backfeed(r.Context(), p, names)
+	fresh, dups, err := h.items.Backfeed(r.Context(), p, shard, entries)
 	if err != nil {
 		return err
 	}

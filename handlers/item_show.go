@@ -8,8 +8,8 @@ import (
 	"tracker/items"
 )
 
-// itemShow answers GET /{project}/items/{item}.json: where the item
-// stands. The name may hold slashes (URLs); the client escapes the rest.
+// itemShow answers GET /{project}/items/{item}.json[?shard=S]: where the
+// item stands, found by its backfeed key or by its name as queued. The name may hold slashes (URLs); the client escapes the rest.
 func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	live, err := h.project(r)
 	if err != nil {
@@ -22,7 +22,12 @@ func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	if err := items.ValidName(name); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 	}
-	st, err := h.items.Lookup(r.Context(), live, name)
+	// A backfeed key is looked up in its shard when one is named.
+	shard := r.URL.Query().Get("shard")
+	if err := items.ValidShard(shard); err != nil {
+		return errorf(http.StatusBadRequest, "invalid-shard", "%v", err)
+	}
+	st, err := h.items.LookupInShard(r.Context(), live, shard, name)
 	if errors.Is(err, items.ErrUnknownItem) {
 		return errorf(http.StatusNotFound, "unknown-item", "the project has no item %q", name)
 	}

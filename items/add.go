@@ -127,21 +127,29 @@ func (e *Engine) readNames(r io.Reader, res *AddResult, add func(string) error) 
 	}
 }
 
-// queue adds the names the project has never seen to a queue and returns
-// how many it added: one statement for a batch of at most addBatch names.
-func (e *Engine) queue(ctx context.Context, p projects.Project, queue string, names []string) (int64, error) {
+// queueKeyed adds the names the project has never seen to a queue and
+// returns how many it added: one statement for a batch of at most addBatch
+// names. Names are deduplicated on keys[i] within shard (see
+// TodoAddUnseen); with nil keys, each name is its own key.
+func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shard string, names, keys []string) (int64, error) {
 	block, err := e.q.ItemIDBlockNext(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return e.queueBlock(ctx, p, queue, block, names)
+	return e.queueBlockKeyed(ctx, p, queue, shard, block, names, keys)
 }
 
 func (e *Engine) queueBlock(ctx context.Context, p projects.Project, queue string, block int64, names []string) (int64, error) {
+	return e.queueBlockKeyed(ctx, p, queue, "", block, names, nil)
+}
+
+func (e *Engine) queueBlockKeyed(ctx context.Context, p projects.Project, queue, shard string, block int64, names, keys []string) (int64, error) {
 	return e.q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{
 		ProjectID:    p.ID,
 		Queue:        queue,
+		Shard:        shard,
 		Names:        names,
+		Keys:         keys,
 		IDBlock:      block,
 		Shuffle:      p.Config.Order == "random",
 		LimitedTypes: p.Config.LimitedTypes(),

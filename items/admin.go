@@ -115,7 +115,7 @@ func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick s
 	case StatusTodo:
 		queues := slices.Clone(projects.StandardQueues)
 		queues = append(queues, st.Queue)
-		n, err := e.q.TodoClaimOne(ctx, db.TodoClaimOneParams{ProjectID: live.ID, Name: name, Downloader: nick,
+		n, err := e.q.TodoClaimOne(ctx, db.TodoClaimOneParams{ProjectID: live.ID, ID: st.id, Downloader: nick,
 			Queues: queues, Types: append(live.Config.LimitedTypes(), "")})
 		if err != nil {
 			return err
@@ -126,6 +126,7 @@ func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick s
 	default:
 		return &InvalidError{Err: fmt.Errorf("the item is %s, not queued or claimed", st.Status)}
 	}
-	_, err = e.Complete(ctx, live.Project, Completion{Downloader: nick, Items: []string{name}, Bytes: map[string]int64{}})
+	// By the name it was queued under: a backfeed key may differ from it.
+	_, err = e.Complete(ctx, live.Project, Completion{Downloader: nick, Items: []string{st.item}, Bytes: map[string]int64{}})
 	return err
 }

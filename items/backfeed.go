@@ -3,6 +3,7 @@ package items
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"tracker/projects"
@@ -12,62 +13,105 @@ import (
 const (
 	MaxBackfeedBody  = 16 << 20
 	MaxBackfeedNames = 100_000
+	MaxShardLen      = 64
 )
 
-// contextSeparator is how an item carries context after its name: what
-// backfeed's itemseparator is stored as, and what item_hash stops at.
+// contextSeparator is how an item carries context after its name (urls-grab
+// queues "url\x1Fparams"): what item_hash stops at, so the context does not
+// make another item.
 const contextSeparator = "\x1f"
 
-// ParseBackfeed splits a backfeed body into item names. Names are separated
-// by delim (NUL by default), usually with one trailing; empty names are
-// skipped. With sep set, a name may carry context after that byte; it is
-// kept with the item (stored after a unit separator, 0x1F) but only the part
-// before it identifies the item.
-func ParseBackfeed(body []byte, delim, sep []byte) ([]string, error) {
+// BackfeedEntry is one entry of a backfeed post: Key is what is
+// deduplicated, Item what is queued, handed out and reported done. An entry
+// without the item separator is its own key and item.
+type BackfeedEntry struct {
+	Key, Item string
+}
+
+// ParseBackfeed splits a backfeed body into entries. Entries are separated
+// by delim (NUL by default), usually with one trailing; empty entries are
+// skipped. With sep set, an entry is KEY sep ITEM, split at the first sep:
+// the ITEM is kept verbatim (urls-grab sends "url sep url sep params" and
+// splits what it is handed at the last sep, so it must get "url sep params"
+// back, never the key).
+func ParseBackfeed(body []byte, delim, sep []byte) ([]BackfeedEntry, error) {
 	if len(delim) == 0 {
 		delim = []byte{0}
 	}
-	var names []string
+	var entries []BackfeedEntry
 	for part := range bytes.SplitSeq(body, delim) {
 		if len(part) == 0 {
 			continue
 		}
-		name := string(part)
+		n := len(entries) + 1
+		e := BackfeedEntry{Key: string(part)}
+		e.Item = e.Key
 		if len(sep) > 0 {
-			if key, ctx, found := bytes.Cut(part, sep); found {
-				name = string(key) + contextSeparator + string(ctx)
+			if key, item, found := bytes.Cut(part, sep); found {
+				if len(item) == 0 {
+					return nil, fmt.Errorf("item %d: empty item after the item separator", n)
+				}
+				e.Key, e.Item = string(key), string(item)
 			}
 		}
-		if err := ValidName(name); err != nil {
-			return nil, fmt.Errorf("item %d: %w", len(names)+1, err)
+		if len(e.Key) == 0 || e.Key[0] == contextSeparator[0] {
+			return nil, fmt.Errorf("item %d: empty key before the item separator", n)
 		}
-		if name[0] == contextSeparator[0] {
-			return nil, fmt.Errorf("item %d: empty name before the item separator", len(names)+1)
+		if err := ValidName(e.Key); err != nil {
+			return nil, fmt.Errorf("item %d: key: %w", n, err)
 		}
-		names = append(names, name)
-		if len(names) > MaxBackfeedNames {
+		if e.Item[0] == contextSeparator[0] {
+			return nil, fmt.Errorf("item %d: empty name before the context separator", n)
+		}
+		if err := ValidName(e.Item); err != nil {
+			return nil, fmt.Errorf("item %d: %w", n, err)
+		}
+		entries = append(entries, e)
+		if len(entries) > MaxBackfeedNames {
 			return nil, fmt.Errorf("more than %d items in one post", MaxBackfeedNames)
 		}
 	}
-	return names, nil
+	return entries, nil
 }
 
-// Backfeed queues the names the project has never seen into its backfeed
-// queue and returns how many were new and how many were duplicates. At most
-// a few posts are written at once per process: a backfeed statement is long
-// (milliseconds for a few hundred names), and many at once would starve the
-// warriors' claims and completions of the database's time. Grab scripts
-// wait their turn; they retry patiently anyway.
-func (e *Engine) Backfeed(ctx context.Context, p projects.Project, names []string) (fresh, dups int64, err error) {
+// ValidShard checks a backfeed shard's name: up to MaxShardLen letters,
+// digits, '_' and '-'. The empty name is the project's default scope.
+func ValidShard(s string) error {
+	if len(s) > MaxShardLen {
+		return fmt.Errorf("shard longer than %d characters", MaxShardLen)
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return errors.New("a shard is letters, digits, '_' and '-'")
+		}
+	}
+	return nil
+}
+
+// Backfeed queues into the project's backfeed queue the items whose key was
+// never seen in shard ("" is the project's default scope), and returns how
+// many were new and how many were duplicates. At most a few posts are
+// written at once per process: a backfeed statement is long (milliseconds
+// for a few hundred names), and many at once would starve the warriors'
+// claims and completions of the database's time. Grab scripts wait their
+// turn; they retry patiently anyway.
+func (e *Engine) Backfeed(ctx context.Context, p projects.Project, shard string, entries []BackfeedEntry) (fresh, dups int64, err error) {
+	if err := ValidShard(shard); err != nil {
+		return 0, 0, &InvalidError{Err: err}
+	}
 	select {
 	case e.backfeeds <- struct{}{}:
 		defer func() { <-e.backfeeds }()
 	case <-ctx.Done():
 		return 0, 0, ctx.Err()
 	}
-	for start := 0; start < len(names); start += addBatch {
-		batch := names[start:min(start+addBatch, len(names))]
-		n, err := e.queue(ctx, p, "backfeed", batch)
+	for start := 0; start < len(entries); start += addBatch {
+		batch := entries[start:min(start+addBatch, len(entries))]
+		names, keys := make([]string, len(batch)), make([]string, len(batch))
+		for i, en := range batch {
+			names[i], keys[i] = en.Item, en.Key
+		}
+		n, err := e.queueKeyed(ctx, p, "backfeed", shard, names, keys)
 		if err != nil {
 			return fresh, dups, err
 		}

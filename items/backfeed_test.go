@@ -1,6 +1,8 @@
 package items
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -9,24 +11,44 @@ func TestParseBackfeed(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		body, delim, sep string
-		want             []string
+		want             []BackfeedEntry
 	}{
-		{"a\x00b\x00", "", "", []string{"a", "b"}},
-		{"a\x00\x00b", "", "", []string{"a", "b"}},
-		{"a\nb\n", "\n", "", []string{"a", "b"}},
-		{"a||b", "||", "", []string{"a", "b"}},
-		{"a\x1ectx\x00b", "", "\x1e", []string{"a\x1fctx", "b"}},
-		{"url:x\x1fctx", "", "\x1f", []string{"url:x\x1fctx"}},
+		{"a\x00b\x00", "", "", []BackfeedEntry{{"a", "a"}, {"b", "b"}}},
+		{"a\x00\x00b", "", "", []BackfeedEntry{{"a", "a"}, {"b", "b"}}},
+		{"a\nb\n", "\n", "", []BackfeedEntry{{"a", "a"}, {"b", "b"}}},
+		{"a||b", "||", "", []BackfeedEntry{{"a", "a"}, {"b", "b"}}},
+		// KEY SEP ITEM: the item is kept verbatim, split at the first SEP.
+		{"a\x1eitem:a\x00b", "", "\x1e", []BackfeedEntry{{"a", "item:a"}, {"b", "b"}}},
+		{"a\x1ex\x1ey", "", "\x1e", []BackfeedEntry{{"a", "x\x1ey"}}},
+		// As urls-grab sends it.
+		{"url\x1furl\x00url2\x1furl2\x1fparams\x00", "\x00", "\x1f",
+			[]BackfeedEntry{{"url", "url"}, {"url2", "url2\x1fparams"}}},
+		// Without an item separator, context stays in the one name.
+		{"url:x\x1fctx", "", "", []BackfeedEntry{{"url:x\x1fctx", "url:x\x1fctx"}}},
 		{"", "", "", nil},
 	} {
 		got, err := ParseBackfeed([]byte(tc.body), []byte(tc.delim), []byte(tc.sep))
-		if err != nil || strings.Join(got, "|") != strings.Join(tc.want, "|") {
+		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("ParseBackfeed(%q, %q, %q) = %q, %v; want %q", tc.body, tc.delim, tc.sep, got, err, tc.want)
 		}
 	}
-	for _, body := range []string{"bad\xff", "a\nb", "\x1eonly-context"} {
+	for _, body := range []string{"bad\xff", "a\nb", "\x1eonly-item", "key\x1e", "\x1fkey\x1eitem", "key\x1e\x1fitem"} {
 		if _, err := ParseBackfeed([]byte(body), nil, []byte("\x1e")); err == nil {
 			t.Errorf("ParseBackfeed(%q) accepted", body)
+		}
+	}
+}
+
+func TestValidShard(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "onetime", "periodic2026327", "a-b_C9", strings.Repeat("x", MaxShardLen)} {
+		if err := ValidShard(s); err != nil {
+			t.Errorf("ValidShard(%q): %v", s, err)
+		}
+	}
+	for _, s := range []string{"a b", "a/b", "a\x00", "é", "a.b", strings.Repeat("x", MaxShardLen+1)} {
+		if ValidShard(s) == nil {
+			t.Errorf("ValidShard(%q) accepted", s)
 		}
 	}
 }
@@ -36,14 +58,25 @@ func TestParseBackfeed(t *testing.T) {
 func FuzzParseBackfeed(f *testing.F) {
 	f.Add([]byte("a\x00b\x00"), []byte(""), []byte(""))
 	f.Add([]byte("url:x\x1ectx\nurl:y"), []byte("\n"), []byte("\x1e"))
+	f.Add([]byte("url\x1furl\x00url2\x1furl2\x1fparams\x00"), []byte("\x00"), []byte("\x1f"))
 	f.Fuzz(func(t *testing.T, body, delim, sep []byte) {
-		names, err := ParseBackfeed(body, delim, sep)
+		entries, err := ParseBackfeed(body, delim, sep)
 		if err != nil {
 			return
 		}
-		for _, n := range names {
-			if err := ValidName(n); err != nil {
-				t.Fatalf("name %q: %v", n, err)
+		for _, e := range entries {
+			if err := ValidName(e.Key); err != nil {
+				t.Fatalf("key %q: %v", e.Key, err)
+			}
+			if err := ValidName(e.Item); err != nil {
+				t.Fatalf("item %q: %v", e.Item, err)
+			}
+			// What item_hash identifies the key and the item by is never empty.
+			if e.Key[0] == 0x1f || e.Item[0] == 0x1f {
+				t.Fatalf("entry %q starts with the context separator", e)
+			}
+			if len(sep) > 0 && e.Key != e.Item && !bytes.Contains(body, []byte(e.Key+string(sep)+e.Item)) {
+				t.Fatalf("entry %q is not KEY SEP ITEM of the body", e)
 			}
 		}
 	})

@@ -250,12 +250,26 @@ func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*c
 		return nil, err
 	}
 	if len(rows) < len(owners) && after > 0 {
-		more, err := claim(0, owners[len(rows):])
+		// The slots left are not always the last ones: an item whose name
+		// is out already under another copy leaves its slot empty.
+		served := make([]bool, len(owners))
+		for _, r := range rows {
+			served[r.Slot-1] = true
+		}
+		var left []*claimOp
+		var slotOf []int32
+		for i, o := range owners {
+			if !served[i] {
+				left = append(left, o)
+				slotOf = append(slotOf, int32(i+1))
+			}
+		}
+		more, err := claim(0, left)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range more {
-			r.Slot += int32(len(rows))
+			r.Slot = slotOf[r.Slot-1]
 			rows = append(rows, r)
 		}
 	}

@@ -38,34 +38,55 @@ type ItemStatus struct {
 	// Archive is the file, under the archive directory, holding an
 	// archived item's completion.
 	Archive string `json:"archive,omitempty"`
+
+	// The item's id, and its name as queued (its key may differ): what
+	// completing it by hand acts on. Empty item once it left the hot tables.
+	id   int64
+	item string
 }
 
-// Lookup finds an item by name (the part before any context separator).
-// It reads every table from one snapshot, so an item moving between them
-// meanwhile is seen in one place, never in none.
-func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (st ItemStatus, err error) {
+// Lookup finds an item by its backfeed key in the project's default scope
+// or by the name it was queued under (the part before any context separator
+// identifies it). It reads every table from one snapshot, so an item moving
+// between them meanwhile is seen in one place, never in none.
+func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (ItemStatus, error) {
+	return e.LookupInShard(ctx, live, "", name)
+}
+
+// LookupInShard is Lookup by the key name had in a backfeed shard ("" is the
+// default scope), or else by the item's own name.
+func (e *Engine) LookupInShard(ctx context.Context, live *projects.Live, shard, name string) (st ItemStatus, err error) {
+	if err := ValidShard(shard); err != nil {
+		return st, &InvalidError{Err: err}
+	}
 	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		st, err = e.lookup(ctx, e.q.WithTx(tx), live, name)
+		st, err = e.lookup(ctx, e.q.WithTx(tx), live, shard, name)
 		return err
 	})
 	return st, err
 }
 
-func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live, name string) (ItemStatus, error) {
+func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live, shard, name string) (ItemStatus, error) {
 	p := live.Project
-	name, _, _ = strings.Cut(name, contextSeparator)
-	st := ItemStatus{Name: name}
-	id, err := q.SeenGet(ctx, db.SeenGetParams{ProjectID: p.ID, Name: name})
+	key, _, _ := strings.Cut(name, contextSeparator)
+	st := ItemStatus{Name: key}
+	// The key finds the item's id and its own hash, which its claim and
+	// archive are kept under; the id tells this item from a copy of it
+	// queued from another shard.
+	seen, err := q.SeenFind(ctx, db.SeenFindParams{ProjectID: p.ID, Shard: shard, Name: name})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, ErrUnknownItem
 	}
 	if err != nil {
 		return st, err
 	}
+	id := seen.ID
+	st.id = id
 
-	claim, err := q.ClaimGet(ctx, db.ClaimGetParams{ProjectID: p.ID, Name: name})
+	claim, err := q.ClaimOfItem(ctx, db.ClaimOfItemParams{ProjectID: p.ID, Hash: seen.Item, ID: id})
 	switch {
 	case err == nil:
+		st.Name, st.item = claim.Name, claim.Name
 		st.Status, st.Queue, st.ClaimCount, st.Downloader = StatusClaimed, claim.Queue, claim.ClaimCount, claim.Downloader
 		st.ClaimedAt = &claim.ClaimedAt
 		return st, nil
@@ -85,6 +106,7 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	})
 	switch {
 	case err == nil:
+		st.Name, st.item = todo.Name, todo.Name
 		st.Status, st.Queue, st.ClaimCount = StatusTodo, todo.Queue, todo.ClaimCount
 		return st, nil
 	case !errors.Is(err, pgx.ErrNoRows):
@@ -93,6 +115,7 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	done, err := q.DoneGet(ctx, db.DoneGetParams{ProjectID: p.ID, ID: id})
 	switch {
 	case err == nil:
+		st.Name, st.item = done.Name, done.Name
 		st.Status, st.ClaimCount, st.Downloader = StatusDone, done.ClaimCount, done.Downloader
 		st.ClaimedAt, st.DoneAt = &done.ClaimedAt, &done.DoneAt
 		return st, nil
@@ -101,7 +124,7 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	}
 
 	// Seen, and in no hot table: its completion was archived.
-	arc, err := q.ArchiveForItem(ctx, db.ArchiveForItemParams{ProjectID: p.ID, Name: name})
+	arc, err := q.ArchiveForItem(ctx, db.ArchiveForItemParams{ProjectID: p.ID, Hash: seen.Item})
 	switch {
 	case err == nil:
 		st.Status, st.Archive = StatusArchived, arc.Path

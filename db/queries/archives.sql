@@ -7,9 +7,9 @@ RETURNING id;
 SELECT * FROM archives WHERE project_id = @project_id ORDER BY day;
 
 -- name: ArchiveForItem :one
--- The archive file holding an archived item.
+-- The archive file holding an archived item, by the item's own hash.
 SELECT a.* FROM archived x JOIN archives a ON a.id = x.archive_id
-WHERE x.project_id = @project_id AND x.hash = item_hash(@name);
+WHERE x.project_id = @project_id AND x.hash = @hash;
 
 -- name: DonePartitions :many
 -- The day partitions of a project's completions (done_pN_YYYYMMDD), oldest

@@ -61,11 +61,16 @@ WHERE project_id = @project_id AND downloader = @downloader
 -- name: ClaimGet :one
 SELECT * FROM claims WHERE project_id = @project_id AND hash = item_hash(@name);
 
+-- name: ClaimOfItem :one
+-- The claim of item @id, whose own hash is @hash (see seen.item).
+SELECT * FROM claims WHERE project_id = @project_id AND hash = @hash AND id = @id;
+
 -- name: ClaimsTakeSlots :many
 -- Hands out items of one stretch of a queue to many requests at once: one
 -- slot per item wanted, each naming its downloader, in the order the
 -- requests came. Items go to slots in queue order; the answer names the
--- slot each item went to.
+-- slot each item went to (a slot whose item is out already under another
+-- copy gets none: see claimed).
 WITH slots AS (
     SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip
     FROM unnest(@nicks::text[]) WITH ORDINALITY AS s (nick, slot)
@@ -85,19 +90,33 @@ WITH slots AS (
     SELECT taken.id, taken.name, taken.queue, taken.claim_count, row_number() OVER (ORDER BY taken.id) AS slot
     FROM taken
 ), claimed AS (
+    -- Claims hold one item per name. Backfeed shards can queue the same
+    -- name more than once (the same URL again the next day); while one copy
+    -- is out, another taken here is not claimed but goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
     SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1
     FROM numbered n JOIN slots s ON s.slot = n.slot
+    ON CONFLICT DO NOTHING
+    RETURNING claims.id
+), kept AS (
+    -- Back in its old place, behind the head: it is found again when a
+    -- claim comes back short and looks from the start of the queue.
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    SELECT @project_id, n.queue, @item_type::text, n.id, n.name, n.claim_count
+    FROM numbered n
+    WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n FROM taken) t,
+    FROM (SELECT count(*) AS n FROM claimed) t,
          LATERAL (VALUES ('claims', t.n), ('queue:' || @queue::text, -t.n)) AS d (name, delta)
     WHERE t.n > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count FROM numbered ORDER BY numbered.slot;
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count
+FROM numbered JOIN claimed ON claimed.id = numbered.id
+ORDER BY numbered.slot;
 
 -- name: ClaimsExpire :one
 -- Puts up to @max expired claims (older than @ttl times their claim count)

@@ -1,21 +1,28 @@
 -- name: TodoAddUnseen :one
 -- Queues the names of a batch that the project has never seen (repeats
--- within the batch included) and returns how many it queued. Ids are the
+-- within the batch included) and returns how many it queued. A name is
+-- deduplicated on its key in @keys (backfeed's KEY, when it differs from
+-- the item queued; NULL or no array: the name itself) within shard @shard
+-- (empty: the project's default scope; see item_key_hash). Ids are the
 -- batch's block (@id_block, from ItemIDBlockNext) and each name's position,
 -- so a queue hands items out as they were imported (or, with @shuffle, in
 -- an order of their own: a random high part above the id's low bits keeps
 -- them unique), while the seen index is written in hash order: sorted
 -- batches touch far fewer index pages. Items whose type is in
--- @limited_types get their own stretch of the queue.
+-- @limited_types get their own stretch of the queue. Seen records the
+-- item's own hash only when it differs from the key's.
 WITH batch AS MATERIALIZED (
-    SELECT b.name, item_hash(b.name) AS hash,
+    SELECT b.name, item_key_hash(@shard::text, coalesce(b.key, b.name)) AS hash,
+           CASE WHEN b.key IS NULL AND @shard::text = '' THEN NULL ELSE item_hash(b.name) END AS item,
            CASE WHEN @shuffle::boolean
                 THEN (floor(random() * 1099511627776)::bigint << 23) | (((@id_block::bigint << 20) | b.ord) & 8388607)
                 ELSE (@id_block::bigint << 20) | b.ord END AS id
-    FROM unnest(@names::text[]) WITH ORDINALITY AS b (name, ord)
+    FROM (SELECT n.name, n.ord, k.key
+          FROM unnest(@names::text[]) WITH ORDINALITY AS n (name, ord)
+          LEFT JOIN unnest(@keys::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord) AS b
 ), fresh AS (
-    INSERT INTO seen (project_id, hash, id)
-    SELECT @project_id, batch.hash, batch.id FROM batch ORDER BY batch.hash
+    INSERT INTO seen (project_id, hash, id, item)
+    SELECT @project_id, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
     ON CONFLICT DO NOTHING
     RETURNING seen.id
 ), queued AS (
@@ -40,7 +47,7 @@ WHERE project_id = @project_id
 
 -- name: TodoGet :one
 -- Finds a queued item by id; the queues are those the counters know.
-SELECT queue, claim_count FROM todo
+SELECT queue, claim_count, name FROM todo
 WHERE project_id = @project_id AND queue = ANY(@queues::text[]) AND type = ANY(@types::text[]) AND id = @id;
 
 -- name: ItemIDBlockNext :one
@@ -86,14 +93,17 @@ WITH moved AS (
 SELECT count(*) FROM moved;
 
 -- name: TodoClaimOne :one
--- Hands the queued item @name to @downloader, whatever its place: an
--- admin completing it by hand. Returns how many (0 or 1).
+-- Hands the queued item @id to @downloader, whatever its place: an admin
+-- completing it by hand. Returns how many (0 or 1): none when the item
+-- left the queue meanwhile, or while another copy of it (queued from
+-- another backfeed shard) is out, since claims hold one item per name.
 WITH taken AS (
     DELETE FROM todo
     WHERE ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[]) AND t.type = ANY(@types::text[])
-          AND t.id = (SELECT s.id FROM seen s WHERE s.project_id = @project_id AND s.hash = item_hash(@name))
+          AND t.id = @id
+          AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(t.name) AND c.project_id = @project_id)
         LIMIT 1
         FOR UPDATE SKIP LOCKED
     ))
