@@ -19,6 +19,9 @@ type projectsFile struct {
 	Projects         []projectsFileItem `json:"projects"`
 }
 
+// projectsFileItem is one project of the file. A project without a
+// deadline leaves the key out: seesaw runs strptime on any deadline key
+// present, and null crashes the warrior's project list.
 type projectsFileItem struct {
 	Name        string    `json:"name"`
 	Title       string    `json:"title"`
@@ -26,7 +29,7 @@ type projectsFileItem struct {
 	Repository  string    `json:"repository"`
 	Logo        string    `json:"logo"`
 	MarkerHTML  string    `json:"marker_html"`
-	Deadline    *string   `json:"deadline"`
+	Deadline    *string   `json:"deadline,omitempty"`
 	Host        string    `json:"host"`
 	Leaderboard string    `json:"leaderboard"`
 	LatLng      []float64 `json:"lat_lng"`
