@@ -46,6 +46,8 @@ func (h *Handler) Routes() http.Handler {
 
 	// Backfeed from grab scripts.
 	mux.Handle("POST /backfeed/legacy/{target}", named("backfeed", h.api(h.backfeed)))
+	// The clock grab scripts check (docs/PROTOCOL.md, "GET /now").
+	mux.Handle("GET /now", named("now", h.api(h.nowShow)))
 
 	// The warrior protocol (docs/PROTOCOL.md, "Addressing"). Its paths carry multi={N} and a
 	// double slash that ServeMux would redirect, so they have their own
