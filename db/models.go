@@ -236,3 +236,16 @@ type User struct {
 	Role         string
 	CreatedAt    time.Time
 }
+
+type Warrior struct {
+	ID              string
+	Nick            string
+	SeesawVersion   string
+	RunnerType      string
+	SelectedProject string
+	Lat             pgtype.Int2
+	Lng             pgtype.Int2
+	RegisteredFrom  *netip.Addr
+	FirstSeenAt     time.Time
+	LastSeenAt      time.Time
+}

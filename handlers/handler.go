@@ -23,6 +23,7 @@ import (
 	"tracker/projects"
 	"tracker/stats"
 	"tracker/users"
+	"tracker/warriors"
 )
 
 // Handler holds what the routes need.
@@ -36,6 +37,7 @@ type Handler struct {
 	metrics  *metrics
 	users    *users.Store
 	audit    *audit.Log
+	warriors *warriors.Store
 	sessions sessions
 	csrf     *http.CrossOriginProtection
 	// streamsEnd is closed when the server shuts down: the live streams,
@@ -58,6 +60,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		metrics:  newMetrics(pool, store),
 		users:    users.NewStore(pool),
 		audit:    audit.New(pool),
+		warriors: warriors.NewStore(pool),
 		sessions: newSessions(pool),
 		csrf:     http.NewCrossOriginProtection(),
 

@@ -44,6 +44,11 @@ func (h *Handler) Routes() http.Handler {
 		mux.Handle(rt.pattern, named("admin", h.admin(rt.fn)))
 	}
 
+	// The warrior HQ: warriors started with --warrior-hq register and get
+	// their projects here (docs/PROTOCOL.md, "Warrior HQ").
+	mux.Handle("POST /api/register.json", named("register.json", h.api(h.warriorRegister)))
+	mux.Handle("POST /api/update.json", named("update.json", h.api(h.warriorUpdate)))
+
 	// Backfeed from grab scripts.
 	mux.Handle("POST /backfeed/legacy/{target}", named("backfeed", h.api(h.backfeed)))
 	// The clock grab scripts check (docs/PROTOCOL.md, "GET /now").

@@ -10,13 +10,15 @@ import (
 
 	"tracker/db"
 	"tracker/projects"
+	"tracker/warriors"
 )
 
 // Housekeeping creates the completion partitions of the days ahead, drops
-// expired web sessions, audit entries older than auditKept and day-old
-// failed logins.
+// expired web sessions, audit entries older than auditKept, day-old
+// failed logins, and the records of warriors not seen for warriors.Kept.
 func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Duration) Job {
 	q := db.New(pool)
+	warriorStore := warriors.NewStore(pool)
 	return Job{
 		Name:  "housekeeping",
 		Every: time.Hour,
@@ -35,7 +37,11 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 			if _, err := q.LoginFailuresPrune(ctx); err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("partitions ensured, %d expired sessions and %d old audit entries dropped", sessions, audit), nil
+			gone, err := warriorStore.Prune(ctx, time.Now())
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("partitions ensured, %d expired sessions, %d old audit entries and %d absent warriors dropped", sessions, audit, gone), nil
 		},
 	}
 }

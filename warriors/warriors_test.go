@@ -1,0 +1,150 @@
+package warriors_test
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+	"time"
+
+	"tracker/db/dbtest"
+	"tracker/warriors"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+const ua = "ArchiveTeam Warrior/0.10.3 Warrior 1"
+
+func TestParseUserAgent(t *testing.T) {
+	for _, tc := range []struct{ ua, version, runner string }{
+		{"ArchiveTeam Warrior/0.10.3 Warrior 20260101", "0.10.3", "Warrior"},
+		{"ArchiveTeam Warrior/0.8.5 Standalone", "0.8.5", "Standalone"},
+		{"ArchiveTeam Warrior/0.10.3b1", "0.10.3b1", ""},
+		{"ArchiveTeam Warrior/<script> x", "", "x"},
+		{"curl/8.0", "", ""},
+		{"", "", ""},
+	} {
+		v, r := warriors.ParseUserAgent(tc.ua)
+		if v != tc.version || r != tc.runner {
+			t.Errorf("%q: %q %q, want %q %q", tc.ua, v, r, tc.version, tc.runner)
+		}
+	}
+}
+
+func TestRound(t *testing.T) {
+	for _, tc := range []struct {
+		in       []float64
+		lat, lng int16
+		ok       bool
+	}{
+		{[]float64{52.3702, 4.8952}, 52, 5, true},
+		{[]float64{-33.51, -70.49}, -34, -70, true},
+		{[]float64{90, 180}, 90, 180, true},
+		{[]float64{91, 0}, 0, 0, false},
+		{[]float64{1}, 0, 0, false},
+		{nil, 0, 0, false},
+	} {
+		lat, lng, ok := warriors.Round(tc.in)
+		if lat != tc.lat || lng != tc.lng || ok != tc.ok {
+			t.Errorf("%v: %d %d %v", tc.in, lat, lng, ok)
+		}
+	}
+}
+
+func TestOutdated(t *testing.T) {
+	if !warriors.Outdated("0.8.3", "0.8.5") || warriors.Outdated("0.10.3", "0.8.5") || warriors.Outdated("", "0.8.5") {
+		t.Error("versions compared as text, or an unknown one called outdated")
+	}
+}
+
+func TestRecordsAndLimits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	s := warriors.NewStore(pool)
+	addr := netip.MustParseAddr("192.0.2.7")
+
+	id, err := s.Register(ctx, warriors.Contact{UserAgent: ua, Version: "0.10.3", Address: addr})
+	if err != nil || len(id) < 20 || id == warriors.Anonymous {
+		t.Fatalf("register: %q %v", id, err)
+	}
+	alice := warriors.Contact{ID: id, Nick: "alice", SelectedProject: "auto",
+		LatLng: []float64{52.3702, 4.8952}, UserAgent: ua, Address: addr}
+	ok, err := s.Update(ctx, alice)
+	if err != nil || !ok {
+		t.Fatalf("update: %v %v", ok, err)
+	}
+	var lat, lng int16
+	var nick, version, runner, project string
+	err = pool.QueryRow(ctx, "SELECT lat, lng, nick, seesaw_version, runner_type, selected_project FROM warriors WHERE id = $1", id).
+		Scan(&lat, &lng, &nick, &version, &runner, &project)
+	if err != nil || lat != 52 || lng != 5 || nick != "alice" || version != "0.10.3" || runner != "Warrior" || project != "auto" {
+		t.Fatalf("stored %d %d %q %q %q %q %v", lat, lng, nick, version, runner, project, err)
+	}
+
+	// The Docker warrior's empty id: one record per address and nick,
+	// however often it calls.
+	for range 3 {
+		if ok, err := s.Update(ctx, warriors.Contact{Nick: "bob", UserAgent: ua, Address: addr}); err != nil || !ok {
+			t.Fatalf("empty id: %v %v", ok, err)
+		}
+	}
+	if ok, _ := s.Update(ctx, warriors.Contact{ID: warriors.Anonymous, Nick: "carol", Address: addr}); ok {
+		t.Error("the anonymous id was recorded")
+	}
+	count := func() (n int) {
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM warriors").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d records, want 2", n)
+	}
+
+	// A flood from one address: RegistrationsPerHour records, then the
+	// shared id; unknown ids in updates count against the same limit.
+	anonymous := 0
+	for range warriors.RegistrationsPerHour + 5 {
+		id, err := s.Register(ctx, warriors.Contact{UserAgent: ua, Address: addr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == warriors.Anonymous {
+			anonymous++
+		}
+	}
+	if n := count(); n != warriors.RegistrationsPerHour || anonymous != 7 {
+		t.Fatalf("%d records and %d anonymous ids after the flood", n, anonymous)
+	}
+	if ok, _ := s.Update(ctx, warriors.Contact{ID: "made-up", Address: addr}); ok {
+		t.Error("an unknown id past the limit was recorded")
+	}
+	if ok, _ := s.Update(ctx, warriors.Contact{ID: "made-up", Address: netip.MustParseAddr("2001:db8::1")}); !ok {
+		t.Error("another address was refused")
+	}
+	// Known warriors keep being recorded past the limit.
+	if ok, _ := s.Update(ctx, alice); !ok {
+		t.Error("a known warrior's update was refused")
+	}
+
+	o, err := s.Online(ctx, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Total != int64(count()) || o.Projects["auto"] != 1 || o.Versions["0.10.3"] != o.Total-1 || o.Versions[""] != 1 ||
+		len(o.Places) != 1 || o.Places[0] != (warriors.Place{Lat: 52, Lng: 5, Warriors: 1}) {
+		t.Errorf("online: %+v", o)
+	}
+	if o, _ := s.Online(ctx, time.Now().Add(warriors.OnlineWindow+time.Minute)); o.Total != 0 {
+		t.Errorf("%d online a quarter of an hour later", o.Total)
+	}
+
+	// Records not seen for Kept go.
+	if _, err := pool.Exec(ctx, "UPDATE warriors SET last_seen_at = now() - interval '31 days' WHERE id = $1", id); err != nil {
+		t.Fatal(err)
+	}
+	before := count()
+	if n, err := s.Prune(ctx, time.Now()); err != nil || n != 1 || count() != before-1 {
+		t.Errorf("prune: %d %v", n, err)
+	}
+}
