@@ -16,22 +16,32 @@ const maxMultiPath = 10_000
 
 // in returns a handler that answers warrior paths itself and passes every
 // other request to next. Warrior paths are answered directly, never
-// redirected: the clients do not follow redirects on POST.
+// redirected: the clients do not follow redirects on POST, and ServeMux
+// would redirect any path with a doubled slash. A path shaped like a
+// warrior path that is not a valid one is refused here for the same
+// reason: 400 for a bad multi={N}, 404 for anything else.
 func (routes warriorRoutes) in(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		project, action, multi, ok := parseWarriorPath(r.URL.EscapedPath())
-		handler, known := routes[action]
-		if !ok || !known {
+		p, shape := parseWarriorPath(r.URL.EscapedPath())
+		handler, known := routes[p.action]
+		switch {
+		case shape == notWarriorPath || !known:
 			next.ServeHTTP(w, r)
+			return
+		case shape == badMulti:
+			writeError(w, errorf(http.StatusBadRequest, "invalid-multi", "multi={N} takes N from 1 to %d", maxMultiPath))
+			return
+		case shape == badWarriorPath:
+			writeError(w, errorf(http.StatusNotFound, "not-found", "not a tracker path: /{project}/{action} or /{project}/multi={N}/{action}"))
 			return
 		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			writeError(w, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes POST", action))
+			writeError(w, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes POST", p.action))
 			return
 		}
-		r.SetPathValue("project", project)
-		r.SetPathValue("multi", strconv.Itoa(multi))
+		r.SetPathValue("project", p.project)
+		r.SetPathValue("multi", strconv.Itoa(p.multi))
 		handler.ServeHTTP(w, r)
 	})
 }
@@ -61,30 +71,94 @@ func (route itemRoute) in(next http.Handler) http.Handler {
 	})
 }
 
-// parseWarriorPath splits /{project}/{action} and /{project}/multi={N}/{action}.
-// Every slash after the project may be doubled: clients append "/request" to
-// a tracker URL that often ends in a slash already. multi is 0 when the path
+// warriorPath is what a warrior path names. multi is 0 when the path
 // names none.
-func parseWarriorPath(path string) (project, action string, multi int, ok bool) {
+type warriorPath struct {
+	project, action string
+	multi           int
+}
+
+// pathShape says whether a path is a warrior path.
+type pathShape int
+
+const (
+	// notWarriorPath is any other route's path.
+	notWarriorPath pathShape = iota
+	// warriorPathOK is /{project}/{action} or /{project}/multi={N}/{action}.
+	warriorPathOK
+	// badMulti is a warrior path whose N is not a number from 1 to
+	// maxMultiPath.
+	badMulti
+	// badWarriorPath ends in an action after nothing but slashes and
+	// multi= segments, but not in a form the clients send (three slashes,
+	// two multi= segments).
+	badWarriorPath
+)
+
+// parseWarriorPath splits /{project}/{action} and /{project}/multi={N}/{action}.
+// Each slash after the project may be doubled: clients append "/request" to
+// a tracker URL that often ends in a slash already. Whether the action is
+// one the tracker serves is the caller's to check.
+func parseWarriorPath(path string) (warriorPath, pathShape) {
 	rest, ok := strings.CutPrefix(path, "/")
 	if !ok {
-		return "", "", 0, false
+		return warriorPath{}, notWarriorPath
 	}
-	project, rest, ok = strings.Cut(rest, "/")
-	if !ok || project == "" {
-		return "", "", 0, false
+	segs := strings.Split(rest, "/")
+	if len(segs) < 2 || segs[0] == "" || segs[len(segs)-1] == "" {
+		return warriorPath{}, notWarriorPath
 	}
-	rest = strings.TrimPrefix(rest, "/")
-	if n, after, found := strings.Cut(rest, "/"); found && strings.HasPrefix(n, "multi=") {
-		v, err := strconv.Atoi(strings.TrimPrefix(n, "multi="))
-		if err != nil || v < 1 || v > maxMultiPath {
-			return "", "", 0, false
+	p := warriorPath{project: segs[0], action: segs[len(segs)-1]}
+	// Between project and action: empty segments (doubled slashes) and
+	// multi= segments only, or it is some other route's path, such as a
+	// downloader's page.
+	var multis []string
+	for _, s := range segs[1 : len(segs)-1] {
+		if s != "" && !strings.HasPrefix(s, "multi=") {
+			return warriorPath{}, notWarriorPath
 		}
-		multi = v
-		rest = strings.TrimPrefix(after, "/")
+		if s != "" {
+			multis = append(multis, s)
+		}
 	}
-	if rest == "" || strings.Contains(rest, "/") {
-		return "", "", 0, false
+	middle := segs[1 : len(segs)-1]
+	switch {
+	case len(multis) == 0 && len(middle) <= 1:
+		return p, warriorPathOK
+	case len(multis) == 1 && validMultiSlashes(middle):
+		n, ok := parseMulti(strings.TrimPrefix(multis[0], "multi="))
+		if !ok {
+			return p, badMulti
+		}
+		p.multi = n
+		return p, warriorPathOK
 	}
-	return project, rest, multi, true
+	return p, badWarriorPath
+}
+
+// validMultiSlashes says whether the segments between project and action
+// hold the one multi= segment with at most one doubled slash on either side.
+func validMultiSlashes(middle []string) bool {
+	before, after := 0, 0
+	seen := false
+	for _, s := range middle {
+		switch {
+		case s != "":
+			seen = true
+		case seen:
+			after++
+		default:
+			before++
+		}
+	}
+	return before <= 1 && after <= 1
+}
+
+// parseMulti reads N of multi={N}: plain decimal digits, 1 to maxMultiPath.
+func parseMulti(s string) (int, bool) {
+	if s == "" || len(s) > 9 || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 1 && n <= maxMultiPath
 }
