@@ -19,6 +19,19 @@ func (q *Queries) LoginFailureAdd(ctx context.Context, keys []string) error {
 	return err
 }
 
+const loginFailureCancel = `-- name: LoginFailureCancel :exec
+DELETE FROM login_failures WHERE ctid = (
+    SELECT f.ctid FROM login_failures f WHERE f.key = $1::text ORDER BY f.at DESC LIMIT 1
+)
+`
+
+// Takes back the newest attempt reserved under @key: the password was
+// right after all.
+func (q *Queries) LoginFailureCancel(ctx context.Context, key string) error {
+	_, err := q.db.Exec(ctx, loginFailureCancel, key)
+	return err
+}
+
 const loginFailuresClear = `-- name: LoginFailuresClear :exec
 DELETE FROM login_failures WHERE key = $1
 `

@@ -14,3 +14,10 @@ DELETE FROM login_failures WHERE key = @key;
 
 -- name: LoginFailuresPrune :execrows
 DELETE FROM login_failures WHERE at < now() - interval '1 day';
+
+-- name: LoginFailureCancel :exec
+-- Takes back the newest attempt reserved under @key: the password was
+-- right after all.
+DELETE FROM login_failures WHERE ctid = (
+    SELECT f.ctid FROM login_failures f WHERE f.key = @key::text ORDER BY f.at DESC LIMIT 1
+);
