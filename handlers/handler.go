@@ -50,7 +50,7 @@ type Handler struct {
 // blocks and queue sizes as they were at most cacheTTL ago.
 func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler {
 	store := projects.NewStore(pool)
-	return &Handler{
+	h := &Handler{
 		log:      log,
 		pool:     pool,
 		projects: store,
@@ -66,6 +66,8 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 
 		streamsEnd: make(chan struct{}),
 	}
+	h.metrics.registry.MustRegister(&warriorCollector{h: h})
+	return h
 }
 
 // EndStreams ends the live streams; the server calls it when it starts

@@ -34,6 +34,7 @@ func (h *Handler) Routes() http.Handler {
 		notFound: h.page(notFound),
 	})
 	mux.Handle("GET /downloader/{nick}/{$}", named("nick", h.page(h.nickShow)))
+	mux.Handle("GET /warriors/{$}", named("warriors", h.page(h.warriorsShow)))
 
 	// The admin panel: every route goes through admin (a signed-in admin,
 	// cross-origin state changes refused) but the login form's, which go

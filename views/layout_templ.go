@@ -48,7 +48,7 @@ func Page(site Site, title string, content templ.Component) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, " · tracker</title><link rel=\"stylesheet\" href=\"/static/style.css\"></head><body><a class=\"skip\" href=\"#main\">Skip to content</a><header class=\"site\"><a href=\"/\" class=\"brand\">tracker</a><nav aria-label=\"Site\"><a href=\"/\">Projects</a></nav></header>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, " · tracker</title><link rel=\"stylesheet\" href=\"/static/style.css\"></head><body><a class=\"skip\" href=\"#main\">Skip to content</a><header class=\"site\"><a href=\"/\" class=\"brand\">tracker</a><nav aria-label=\"Site\"><a href=\"/\">Projects</a> <a href=\"/warriors/\">Warriors</a></nav></header>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
