@@ -25,6 +25,9 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := r.ParseForm(); err != nil {
 		return errorf(http.StatusBadRequest, "bad-form", "the form could not be read")
 	}
+	if err := validForm(r.PostForm); err != nil {
+		return err
+	}
 	name, password := strings.TrimSpace(r.PostForm.Get("username")), r.PostForm.Get("password")
 	v := views.AdminLoginView{Next: safeNext(r.PostForm.Get("next")), Username: name}
 	u, err := h.users.Login(r.Context(), name, password, clientIP(r))

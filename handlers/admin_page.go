@@ -160,13 +160,13 @@ func (h *Handler) record(r *http.Request, action string, projectID int32, detail
 	})
 }
 
-// parseSmallForm reads a form of at most 1 MiB.
+// parseSmallForm reads a form of at most 1 MiB, all of it text.
 func parseSmallForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 	if err := r.ParseForm(); err != nil {
 		return errorf(http.StatusBadRequest, "bad-form", "the form could not be read")
 	}
-	return nil
+	return validForm(r.PostForm)
 }
 
 // selection is the items a bulk action's form picks by name.

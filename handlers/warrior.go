@@ -51,12 +51,8 @@ type itemRoute struct{ show http.Handler }
 
 func (route itemRoute) in(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			next.ServeHTTP(w, r)
-			return
-		}
-		project, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/items/")
-		if !ok || project == "" || strings.Contains(project, "/") || rest == "" {
+		project, rest, ok := itemPath(r)
+		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -69,6 +65,19 @@ func (route itemRoute) in(next http.Handler) http.Handler {
 		r.SetPathValue("item", item)
 		route.show.ServeHTTP(w, r)
 	})
+}
+
+// itemPath splits the escaped path of a GET /{project}/items/{item}.json
+// into the project and the item's escaped name (".json" still on).
+func itemPath(r *http.Request) (project, rest string, ok bool) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return "", "", false
+	}
+	project, rest, ok = strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/items/")
+	if !ok || project == "" || strings.Contains(project, "/") || rest == "" {
+		return "", "", false
+	}
+	return project, rest, true
 }
 
 // warriorPath is what a warrior path names. multi is 0 when the path
