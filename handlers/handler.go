@@ -43,6 +43,7 @@ type Handler struct {
 	// streamsEnd is closed when the server shuts down: the live streams,
 	// which would otherwise hold the shutdown up, end.
 	streamsEnd chan struct{}
+	streams    streamSlots
 	endOnce    sync.Once
 }
 
@@ -65,6 +66,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		csrf:     http.NewCrossOriginProtection(),
 
 		streamsEnd: make(chan struct{}),
+		streams:    streamSlots{limits: DefaultStreamLimits},
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h})
 	return h

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tracker/handlers"
 )
 
 // config is what every command reads from the flags they all take and from
@@ -79,6 +81,9 @@ func commands(getenv func(string) string) []command {
 		{name: "serve", summary: "run the web server and background jobs", nargs: [2]int{0, 0},
 			setup: options(func(fs *flag.FlagSet, o *serveOptions) {
 				fs.StringVar(&o.Addr, "addr", cmp.Or(getenv("TRACKER_ADDR"), "127.0.0.1:8080"), "address to listen on (also $TRACKER_ADDR)")
+				fs.IntVar(&o.Streams.Total, "max-streams", handlers.DefaultStreamLimits.Total, "most live event streams open at once")
+				fs.IntVar(&o.Streams.PerAddress, "max-streams-per-address", handlers.DefaultStreamLimits.PerAddress, "most live event streams one client address holds open")
+				fs.DurationVar(&o.Streams.Lifetime, "stream-lifetime", handlers.DefaultStreamLimits.Lifetime, "how long a live event stream lasts before the browser reconnects")
 			}, runServe)},
 		{name: "migrate", summary: "bring the database schema up to date", nargs: [2]int{0, 0}, setup: noOptions(runMigrate)},
 		{name: "project create", args: "SLUG", summary: "create a project", nargs: [2]int{1, 1},

@@ -32,10 +32,14 @@ const (
 )
 
 type serveOptions struct {
-	Addr string // --addr, $TRACKER_ADDR
+	Addr    string                // --addr, $TRACKER_ADDR
+	Streams handlers.StreamLimits // --max-streams, --max-streams-per-address, --stream-lifetime
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
+	if o.Streams.Total < 1 || o.Streams.PerAddress < 1 || o.Streams.Lifetime < time.Second {
+		return &usageError{"--max-streams and --max-streams-per-address take 1 or more, --stream-lifetime 1s or more"}
+	}
 	d, err := a.openDatabase(ctx)
 	if err != nil {
 		return err
@@ -54,6 +58,7 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	defer runner.Stop() // after the server has drained, before the pool closes
 
 	h := handlers.New(a.log, d.pool, projectCacheTTL)
+	h.SetStreamLimits(o.Streams)
 	defer h.Close() // after the server has drained
 	if err := h.RegisterMetrics(jobs.NewCollector(d.pool)); err != nil {
 		return err

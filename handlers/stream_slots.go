@@ -1,0 +1,64 @@
+package handlers
+
+import (
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// StreamLimits bound the live event streams, which each hold a connection
+// for as long as a page is open: without a bound, held-open streams would
+// fill the server's connections and warriors would wait behind them.
+type StreamLimits struct {
+	// Total is the most streams open at once in this process.
+	Total int
+	// PerAddress is the most one client address holds open.
+	PerAddress int
+	// Lifetime is how long a stream lasts; then it ends and the browser
+	// reconnects (and resyncs), so no client holds a slot for ever.
+	Lifetime time.Duration
+}
+
+// DefaultStreamLimits leave most of the 10,000 connections a process takes
+// to everything else.
+var DefaultStreamLimits = StreamLimits{Total: 1000, PerAddress: 8, Lifetime: 10 * time.Minute}
+
+// SetStreamLimits replaces the limits; streams already open keep theirs.
+func (h *Handler) SetStreamLimits(l StreamLimits) {
+	h.streams.mu.Lock()
+	defer h.streams.mu.Unlock()
+	h.streams.limits = l
+}
+
+// streamSlots counts the open streams, in total and by address.
+type streamSlots struct {
+	mu     sync.Mutex
+	limits StreamLimits
+	open   int
+	byAddr map[netip.Addr]int
+}
+
+// take reserves a slot for a stream from addr, or says there is none.
+func (s *streamSlots) take(addr netip.Addr) (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open >= s.limits.Total || s.byAddr[addr] >= s.limits.PerAddress {
+		return 0, false
+	}
+	if s.byAddr == nil {
+		s.byAddr = map[netip.Addr]int{}
+	}
+	s.open++
+	s.byAddr[addr]++
+	return s.limits.Lifetime, true
+}
+
+// give returns the slot of a stream from addr that ended.
+func (s *streamSlots) give(addr netip.Addr) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.open--
+	if s.byAddr[addr]--; s.byAddr[addr] <= 0 {
+		delete(s.byAddr, addr)
+	}
+}
