@@ -48,6 +48,9 @@ func newSessions(pool *pgxpool.Pool) sessions {
 	return sessions{plain: mk(false), secure: mk(true)}
 }
 
+// overTLS says whether the browser reached the tracker over TLS: directly,
+// or through a trusted proxy that says so (realClient drops the header
+// from anyone else).
 func overTLS(r *http.Request) bool {
 	return r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
 }

@@ -44,7 +44,9 @@ type Handler struct {
 	// which would otherwise hold the shutdown up, end.
 	streamsEnd chan struct{}
 	streams    streamSlots
-	endOnce    sync.Once
+	// trusted are the reverse proxies whose forwarding headers are believed.
+	trusted []netip.Prefix
+	endOnce sync.Once
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,

@@ -34,11 +34,17 @@ const (
 type serveOptions struct {
 	Addr    string                // --addr, $TRACKER_ADDR
 	Streams handlers.StreamLimits // --max-streams, --max-streams-per-address, --stream-lifetime
+	// TrustedProxies: --trusted-proxies, $TRACKER_TRUSTED_PROXIES.
+	TrustedProxies string
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	if o.Streams.Total < 1 || o.Streams.PerAddress < 1 || o.Streams.Lifetime < time.Second {
 		return &usageError{"--max-streams and --max-streams-per-address take 1 or more, --stream-lifetime 1s or more"}
+	}
+	trusted, err := handlers.ParseTrustedProxies(o.TrustedProxies)
+	if err != nil {
+		return &usageError{fmt.Sprintf("--trusted-proxies %q: addresses or networks such as 127.0.0.1,10.0.0.0/8: %v", o.TrustedProxies, err)}
 	}
 	d, err := a.openDatabase(ctx)
 	if err != nil {
@@ -59,6 +65,7 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 
 	h := handlers.New(a.log, d.pool, projectCacheTTL)
 	h.SetStreamLimits(o.Streams)
+	h.SetTrustedProxies(trusted)
 	defer h.Close() // after the server has drained
 	if err := h.RegisterMetrics(jobs.NewCollector(d.pool)); err != nil {
 		return err
