@@ -29,12 +29,13 @@ build:
 	$(GO) build -o $(BIN) ./cmd/tracker
 
 ## test: every check and every test, on real PostgreSQL, then each fuzz
-## target of the protocol parsers for FUZZTIME
+## target of the protocol parsers and of the whole route table for FUZZTIME
 FUZZTIME ?= 10s
 test: postgres check
 	$(GO) test -count=1 -race -timeout 30m ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBackfeed$$' -fuzztime $(FUZZTIME) ./items
 	$(GO) test -run '^$$' -fuzz '^FuzzParseWarriorPath$$' -fuzztime $(FUZZTIME) ./handlers
+	$(GO) test -run '^$$' -fuzz '^FuzzRoutes$$' -fuzztime $(FUZZTIME) ./handlers
 
 ## bench: the tracker under warrior load, on a fresh embedded cluster; one table
 ## on stdout. BENCH_FLAGS="-duration 60s -sweep" for the long run with the
