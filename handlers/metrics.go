@@ -129,8 +129,10 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(poolCanc, prometheus.CounterValue, float64(s.CanceledAcquireCount()))
 }
 
-// projectCollector reports every project's counts, read at most once a
-// second however often it is scraped.
+// projectCollector reports every public project's counts, read at most
+// once a second however often it is scraped. /metrics is public: a hidden
+// project's name and progress stay out of it as they stay out of the home
+// page and /projects.json.
 type projectCollector struct {
 	store *projects.Store
 
@@ -179,6 +181,9 @@ func (c *projectCollector) collect() ([]prometheus.Metric, error) {
 	}
 	var ms []prometheus.Metric
 	for _, p := range ps {
+		if p.Config.Hidden {
+			continue
+		}
 		s, err := c.store.Summary(ctx, p)
 		if err != nil {
 			return nil, err
