@@ -57,7 +57,7 @@ func (h *Handler) adminPublic(fn func(http.ResponseWriter, *http.Request) error)
 func adminHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+		w.Header().Set("Content-Security-Policy", contentSecurityPolicy+"; frame-ancestors 'none'")
 		w.Header().Set("X-Frame-Options", "DENY")
 		next.ServeHTTP(w, r)
 	})

@@ -51,3 +51,17 @@ func TestRealClient(t *testing.T) {
 		t.Fatal("a bad address accepted")
 	}
 }
+
+// Behind a trusted proxy that says TLS, the admin's cookie is Secure.
+func TestSecureCookieBehindTrustedProxy(t *testing.T) {
+	h := &Handler{trusted: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}}
+	h.sessions = newSessions(nil)
+	r := httptest.NewRequest("GET", "/admin/login", nil)
+	r.RemoteAddr = "192.0.2.1:5000"
+	r.Header.Set("X-Forwarded-Proto", "https")
+	h.realClient(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		if h.sessions.of(r) != h.sessions.secure {
+			t.Error("a trusted proxy's TLS: the plain cookie")
+		}
+	})).ServeHTTP(httptest.NewRecorder(), r)
+}

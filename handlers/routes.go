@@ -76,7 +76,7 @@ func (h *Handler) Routes() http.Handler {
 	// matched on the escaped path in front of the mux.
 	items := itemRoute{named("item", h.api(h.itemShow))}
 
-	return h.realClient(limitBodies(h.metrics.measure(validText(warrior.in(items.in(mux))))))
+	return h.realClient(securityHeaders(limitBodies(h.metrics.measure(validText(warrior.in(items.in(mux)))))))
 }
 
 // adminRoute is a route of the admin panel behind sign-in.
