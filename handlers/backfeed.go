@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"tracker/items"
 	"tracker/projects"
@@ -17,15 +18,23 @@ import (
 // The body is raw bytes although it arrives labelled as a form: it is never
 // form-decoded. The scripts check both the status and "status_code".
 func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
+	addr := clientIP(r)
+	if wait := h.backfeedStrikes.wait(addr); wait > 0 {
+		e := backfeedError(http.StatusTooManyRequests, "too-many-wrong-keys", "too many wrong backfeed addresses from here: wait")
+		e.RetryAfter = int(wait.Seconds()) + 1
+		return e
+	}
 	target := r.PathValue("target")
 	// Slugs may hold '-', keys may not: the key follows the last one.
 	i := strings.LastIndexByte(target, '-')
 	if i <= 0 {
+		h.backfeedStrikes.add(addr)
 		return backfeedError(http.StatusNotFound, "unknown-project", "the address is /backfeed/legacy/{project}-{key}")
 	}
 	slug, key := target[:i], target[i+1:]
 	live, err := h.live.Get(r.Context(), slug)
 	if errors.Is(err, projects.ErrNotFound) {
+		h.backfeedStrikes.add(addr)
 		return backfeedError(http.StatusNotFound, "unknown-project", fmt.Sprintf("no project %q", slug))
 	}
 	if err != nil {
@@ -33,6 +42,7 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := live.Project
 	if subtle.ConstantTimeCompare([]byte(key), []byte(p.Config.BackfeedKey)) != 1 {
+		h.backfeedStrikes.add(addr)
 		return backfeedError(http.StatusForbidden, "wrong-key", "wrong backfeed key")
 	}
 
@@ -60,7 +70,14 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, map[string]any{"status_code": http.StatusOK, "new": fresh, "duplicates": dups})
 }
 
+// A backfeed key is a secret in an address: an address that keeps getting
+// addresses wrong is guessing, and is turned away for a while.
+const (
+	backfeedMaxWrong    = 20
+	backfeedWrongWindow = 10 * time.Minute
+)
+
 // backfeedError answers in the JSON the grab scripts read.
-func backfeedError(status int, reason, msg string) error {
+func backfeedError(status int, reason, msg string) *Error {
 	return &Error{Status: status, Reason: reason, Msg: msg, JSON: true}
 }

@@ -46,7 +46,11 @@ type Handler struct {
 	streams    streamSlots
 	// trusted are the reverse proxies whose forwarding headers are believed.
 	trusted []netip.Prefix
-	endOnce sync.Once
+	// backfeedStrikes counts wrong backfeed addresses by client.
+	backfeedStrikes *strikes
+	// publicURL starts the absolute URLs the tracker makes (SetPublicURL).
+	publicURL string
+	endOnce   sync.Once
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,
@@ -69,6 +73,8 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 
 		streamsEnd: make(chan struct{}),
 		streams:    streamSlots{limits: DefaultStreamLimits},
+
+		backfeedStrikes: newStrikes(backfeedMaxWrong, backfeedWrongWindow),
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h})
 	return h
