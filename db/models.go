@@ -72,6 +72,15 @@ type Counter struct {
 	Value     int64
 }
 
+type Dictionary struct {
+	ID        int64
+	ProjectID int32
+	Bytes     []byte
+	Sha256    string
+	CreatedAt time.Time
+	CreatedBy string
+}
+
 type DomainTotal struct {
 	ProjectID int32
 	Domain    string

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"tracker/dictionaries"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -14,7 +15,16 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 	if err != nil {
 		return err
 	}
+	dicts, err := dictionaries.NewStore(h.pool).List(r.Context(), p.ID)
+	if err != nil {
+		return err
+	}
 	v := views.AdminQueuesView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionQueues, st),
-		BackfeedURL: baseURL(r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey}
+		BackfeedURL:   baseURL(r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey,
+		DictionaryURL: baseURL(r) + "/dictionary?project=" + p.Slug}
+	for _, d := range dicts {
+		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, SHA256: d.SHA256, Size: int64(d.Size),
+			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: dictionaryURL(r, d.ID)})
+	}
 	return render(w, r, st.status, views.Layout("Queues · "+displayTitle(p), views.AdminQueues(v)))
 }

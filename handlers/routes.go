@@ -54,6 +54,10 @@ func (h *Handler) Routes() http.Handler {
 	mux.Handle("POST /backfeed/legacy/{target}", named("backfeed", h.api(h.backfeed)))
 	// The clock grab scripts check (docs/PROTOCOL.md, "GET /now").
 	mux.Handle("GET /now", named("now", h.api(h.nowShow)))
+	// The zstd dictionary grab scripts compress with (docs/PROTOCOL.md,
+	// "GET /dictionary"), and its bytes.
+	mux.Handle("GET /dictionary", named("dictionary", h.api(h.dictionaryShow)))
+	mux.Handle("GET /dictionary/{id}", named("dictionary.bytes", h.api(h.dictionaryBytes)))
 
 	// The warrior protocol (docs/PROTOCOL.md, "Addressing"). Its paths carry multi={N} and a
 	// double slash that ServeMux would redirect, so they have their own
@@ -119,6 +123,7 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/targets/add", h.adminTargetAdd},
 		{"POST /admin/projects/{slug}/targets/remove", h.adminTargetRemove},
 		{"POST /admin/projects/{slug}/backfeed-key", h.adminBackfeedKey},
+		{"POST /admin/projects/{slug}/dictionary", h.adminDictionarySet},
 		{"POST /admin/projects/{slug}/delete", h.adminProjectDelete},
 
 		// The tracker's.

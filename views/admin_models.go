@@ -120,6 +120,22 @@ type AdminQueuesView struct {
 	AdminProjectPage
 	Fields      []Field
 	BackfeedURL string
+	// DictionaryURL is where grab scripts ask for the project's dictionary.
+	DictionaryURL string
+	// Dictionaries are the project's zstd dictionaries, newest (the one
+	// served) first.
+	Dictionaries []AdminDictionary
+}
+
+// AdminDictionary is one uploaded zstd dictionary.
+type AdminDictionary struct {
+	ID        int64
+	SHA256    string
+	Size      int64
+	CreatedAt time.Time
+	CreatedBy string
+	// URL serves its bytes.
+	URL string
 }
 
 // AdminClaimsView is the claims section: settings, the claims by age and

@@ -106,6 +106,13 @@ func commands(getenv func(string) string) []command {
 				fs.BoolVar(&o.Disabled, "disabled", false, "keep the target but send no uploads to it")
 			}, runTargetAdd)},
 		{name: "target remove", args: "SLUG URL", summary: "remove an upload target", nargs: [2]int{2, 2}, setup: noOptions(runTargetRemove)},
+		{name: "dictionary set", args: "SLUG FILE", summary: "install FILE, a zstd dictionary (raw or zstd-compressed), as the one grab scripts fetch; each gets a new id", nargs: [2]int{2, 2}, setup: noOptions(runDictionarySet)},
+		{name: "dictionary list", args: "SLUG", summary: "print a project's dictionaries as JSON, newest (the one served) first", nargs: [2]int{1, 1}, setup: noOptions(runDictionaryList)},
+		{name: "dictionary train", args: "SLUG FILE...", summary: "build a zstd dictionary from sample files and install it", nargs: [2]int{2, -1},
+			setup: options(func(fs *flag.FlagSet, o *dictionaryTrainOptions) {
+				fs.IntVar(&o.MaxSize, "max-size", 110<<10, "largest dictionary to build, in bytes")
+				fs.StringVar(&o.Out, "out", "", "write the dictionary to this `file` instead of installing it")
+			}, runDictionaryTrain)},
 		{name: "items add", args: "SLUG [FILE]", summary: `queue newline-separated item names from FILE (none or "-": stdin)`, nargs: [2]int{1, 2},
 			setup: options(func(fs *flag.FlagSet, o *itemsAddOptions) {
 				fs.StringVar(&o.Queue, "queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")

@@ -1,0 +1,176 @@
+// Package dictionaries keeps each project's zstd dictionaries: the ones grab
+// scripts fetch through GET /dictionary and compress their WARCs with
+// (docs/PROTOCOL.md, "GET /dictionary").
+package dictionaries
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/klauspost/compress/dict"
+	"github.com/klauspost/compress/zstd"
+
+	"tracker/db"
+)
+
+// MaxSize bounds a dictionary, as uploaded and once decompressed. zstd's
+// own trainer makes 110 KB by default; a few MiB is already far past any
+// gain, and every warrior downloads it.
+const MaxSize = 16 << 20
+
+var (
+	// frameMagic starts a zstd frame: the upload is a compressed
+	// dictionary, which the scripts decompress after download.
+	frameMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
+	// dictMagic starts a zstd dictionary.
+	dictMagic = []byte{0x37, 0xA4, 0x30, 0xEC}
+)
+
+// ErrNone is the answer for a project without a dictionary.
+var ErrNone = errors.New("no dictionary")
+
+// ErrNotFound is the answer for an id no dictionary has.
+var ErrNotFound = errors.New("no such dictionary")
+
+// InvalidError says why bytes are not a dictionary the scripts can use.
+type InvalidError struct{ Reason string }
+
+func (e *InvalidError) Error() string { return "not a zstd dictionary: " + e.Reason }
+
+// Dictionary is one upload, without its bytes.
+type Dictionary struct {
+	ID        int64
+	ProjectID int32
+	// SHA256 is the hex SHA-256 of the bytes as uploaded and served.
+	SHA256    string
+	Size      int
+	CreatedAt time.Time
+	// CreatedBy is the admin who uploaded it; empty from the shell.
+	CreatedBy string
+}
+
+// Validate says why b cannot be served as a dictionary, or returns nil.
+// The scripts decompress b when it is a zstd frame and hand the result to
+// zstd as a dictionary: that result must start with the dictionary magic
+// and load as one.
+func Validate(b []byte) error {
+	if len(b) > MaxSize {
+		return &InvalidError{fmt.Sprintf("%d bytes, more than %d", len(b), MaxSize)}
+	}
+	raw := b
+	if bytes.HasPrefix(b, frameMagic) {
+		dec, err := zstd.NewReader(bytes.NewReader(b), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxSize+1))
+		if err != nil {
+			return err
+		}
+		defer dec.Close()
+		raw, err = io.ReadAll(io.LimitReader(dec, MaxSize+1))
+		if err != nil {
+			return &InvalidError{"the zstd frame does not decompress: " + err.Error()}
+		}
+		if len(raw) > MaxSize {
+			return &InvalidError{fmt.Sprintf("more than %d bytes decompressed", MaxSize)}
+		}
+	}
+	if !bytes.HasPrefix(raw, dictMagic) {
+		what := "the file"
+		if len(raw) != len(b) || !bytes.Equal(raw, b) {
+			what = "the decompressed file"
+		}
+		return &InvalidError{what + " does not start with the dictionary magic 37 A4 30 EC"}
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderDicts(raw))
+	if err != nil {
+		return &InvalidError{err.Error()}
+	}
+	dec.Close()
+	return nil
+}
+
+// Train builds a dictionary from sample files of what the scripts will
+// compress, with klauspost/compress's builder (which writes the dictionary
+// with zstd.BuildDict). It is made compatible with zstd 1.5.5 and older:
+// the warriors' zstd is whatever their image ships.
+func Train(samples [][]byte, maxSize int) ([]byte, error) {
+	if maxSize <= 0 {
+		maxSize = 110 << 10
+	}
+	if len(samples) == 0 {
+		return nil, errors.New("no samples")
+	}
+	b, err := dict.BuildZstdDict(samples, dict.Options{
+		MaxDictSize: maxSize, HashBytes: 6, ZstdDictCompat: true, ZstdLevel: zstd.SpeedBestCompression,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("training the dictionary: %w", err)
+	}
+	return b, nil
+}
+
+// Store reads and writes dictionaries.
+type Store struct {
+	q *db.Queries
+}
+
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.New(pool)} }
+
+// Add validates b and stores it as the project's newest dictionary, under
+// a new id.
+func (s *Store) Add(ctx context.Context, projectID int32, b []byte, by string) (Dictionary, error) {
+	if err := Validate(b); err != nil {
+		return Dictionary{}, err
+	}
+	sum := sha256.Sum256(b)
+	r, err := s.q.DictionaryInsert(ctx, db.DictionaryInsertParams{ProjectID: projectID, Bytes: b, Sha256: hex.EncodeToString(sum[:]), CreatedBy: by})
+	if err != nil {
+		return Dictionary{}, err
+	}
+	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}, nil
+}
+
+// Latest is the project's newest dictionary, the one served; ErrNone when
+// it has none.
+func (s *Store) Latest(ctx context.Context, projectID int32) (Dictionary, error) {
+	r, err := s.q.DictionaryLatest(ctx, projectID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Dictionary{}, ErrNone
+	}
+	if err != nil {
+		return Dictionary{}, err
+	}
+	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}, nil
+}
+
+// List is every dictionary of the project, newest first.
+func (s *Store) List(ctx context.Context, projectID int32) ([]Dictionary, error) {
+	rows, err := s.q.DictionariesForProject(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Dictionary, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy})
+	}
+	return out, nil
+}
+
+// Bytes is a dictionary by id with its bytes; ErrNotFound when there is
+// none.
+func (s *Store) Bytes(ctx context.Context, id int64) (Dictionary, []byte, error) {
+	r, err := s.q.DictionaryBytes(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Dictionary{}, nil, ErrNotFound
+	}
+	if err != nil {
+		return Dictionary{}, nil, err
+	}
+	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Size: len(r.Bytes)}, r.Bytes, nil
+}

@@ -1,0 +1,63 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"tracker/dictionaries"
+)
+
+// adminDictionarySet is POST /admin/projects/{slug}/dictionary, a multipart
+// form with the dictionary in "file" (raw, or zstd-compressed as the scripts
+// accept it). It becomes the project's served dictionary under a new id;
+// the old ones stay listed.
+func (h *Handler) adminDictionarySet(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	// The file plus the form's overhead.
+	r.Body = http.MaxBytesReader(w, r.Body, dictionaries.MaxSize+64<<10)
+	if err := r.ParseMultipartForm(dictionaries.MaxSize + 64<<10); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return h.refuseDictionary(w, r, fmt.Sprintf("Dictionary: larger than %d bytes.", dictionaries.MaxSize))
+		}
+		return errorf(http.StatusBadRequest, "bad-form", "send the dictionary as multipart/form-data")
+	}
+	defer r.MultipartForm.RemoveAll()
+	f, _, err := r.FormFile("file")
+	if err != nil {
+		return h.refuseDictionary(w, r, "Dictionary: choose a file.")
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, dictionaries.MaxSize+1))
+	if err != nil {
+		return err
+	}
+	d, err := dictionaries.NewStore(h.pool).Add(r.Context(), p.ID, b, account(r).Username)
+	var invalid *dictionaries.InvalidError
+	if errors.As(err, &invalid) {
+		return h.refuseDictionary(w, r, "Dictionary: "+invalid.Error()+".")
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.record(r, "dictionary.set", p.ID, map[string]any{"id": d.ID, "sha256": d.SHA256, "bytes": d.Size}); err != nil {
+		return err
+	}
+	return h.toSection(w, r, p, "queues", fmt.Sprintf("Dictionary %d installed (%d bytes); grab scripts fetch it within 30 minutes.", d.ID, d.Size))
+}
+
+// refuseDictionary shows the queues section again with why the upload was
+// refused, under the reason invalid-dictionary.
+func (h *Handler) refuseDictionary(w http.ResponseWriter, r *http.Request, msg string) error {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("X-Tracker-Reason", "invalid-dictionary")
+	return h.renderQueues(w, r, p, refused(msg))
+}
