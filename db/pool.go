@@ -17,9 +17,22 @@ import (
 // defaultMaxConns is the pool size when the address does not set one.
 const defaultMaxConns = 24
 
+// An Option changes how Open sets up the pool's connections.
+type Option func(*pgxpool.Config)
+
+// StatementTimeout makes PostgreSQL cancel any statement of the pool that
+// runs longer than d: for the pool of web requests, where one slow
+// statement must not hold a connection every other request waits for.
+// Jobs and imports, whose work may take long, use a pool without it.
+func StatementTimeout(d time.Duration) Option {
+	return func(cfg *pgxpool.Config) {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(d.Milliseconds())
+	}
+}
+
 // Open connects a pool to the database named by dsn (a URL or a key=value
 // connection string) and checks that it answers.
-func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("database address: %w", err)
@@ -50,6 +63,9 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	// and the jobs. pool_max_conns in the address still decides.
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = defaultMaxConns
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -75,6 +75,13 @@ func (h *Handler) classify(r *http.Request, err error) *Error {
 	if errors.As(err, &invalid) {
 		return errorf(http.StatusBadRequest, cmp.Or(invalid.Reason, "invalid-request"), "%v", invalid)
 	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "57014" && r.Context().Err() == nil {
+		// The web pool's statement timeout (or an operator) cancelled it.
+		h.log.Warn("statement cancelled", "method", r.Method, "path", r.URL.Path, "err", err)
+		return &Error{Status: http.StatusServiceUnavailable, Reason: "too-slow",
+			Msg: "the database took too long on this request; try again, or ask for less", RetryAfter: 10}
+	}
 	if unavailable(err) {
 		h.log.Warn("database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 		return &Error{Status: http.StatusServiceUnavailable, Reason: "database-unavailable",

@@ -15,6 +15,7 @@ import (
 // cluster in the data directory.
 type database struct {
 	pool    *pgxpool.Pool
+	dsn     string
 	cluster *pgcluster.Cluster // nil with $DATABASE_URL
 }
 
@@ -35,7 +36,7 @@ func (a *app) openDatabase(ctx context.Context) (*database, error) {
 		d.close(a)
 		return nil, err
 	}
-	d.pool = pool
+	d.pool, d.dsn = pool, dsn
 	changed, err := db.MigrateUp(pool)
 	if err != nil {
 		d.close(a)

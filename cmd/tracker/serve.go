@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/netutil"
 
+	"tracker/db"
 	"tracker/handlers"
 	"tracker/jobs"
 	"tracker/projects"
@@ -25,6 +26,9 @@ const (
 	maxHeaderBytes    = 64 << 10
 	shutdownTimeout   = 30 * time.Second
 	maxConnections    = 10_000
+	// webStatementTimeout bounds one statement of a web request: the
+	// slowest admin count over millions of claims takes seconds.
+	webStatementTimeout = 60 * time.Second
 	// How stale the warrior routes' view of a project (configuration,
 	// blocks, which queues hold items) may be: changes made by the CLI, the
 	// panel or another process take effect within it.
@@ -36,6 +40,7 @@ type serveOptions struct {
 	Streams handlers.StreamLimits // --max-streams, --max-streams-per-address, --stream-lifetime
 	// TrustedProxies: --trusted-proxies, $TRACKER_TRUSTED_PROXIES.
 	TrustedProxies string
+	PublicURL      string // --public-url, $TRACKER_PUBLIC_URL
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
@@ -45,6 +50,10 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	trusted, err := handlers.ParseTrustedProxies(o.TrustedProxies)
 	if err != nil {
 		return &usageError{fmt.Sprintf("--trusted-proxies %q: addresses or networks such as 127.0.0.1,10.0.0.0/8: %v", o.TrustedProxies, err)}
+	}
+	publicURL, err := handlers.ParsePublicURL(o.PublicURL)
+	if err != nil {
+		return &usageError{fmt.Sprintf("--public-url: %v", err)}
 	}
 	d, err := a.openDatabase(ctx)
 	if err != nil {
@@ -63,9 +72,17 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	}
 	defer runner.Stop() // after the server has drained, before the pool closes
 
-	h := handlers.New(a.log, d.pool, projectCacheTTL)
+	// Web requests have a pool of their own, whose statements PostgreSQL
+	// cancels past webStatementTimeout; the jobs keep the other.
+	web, err := db.Open(ctx, d.dsn, db.StatementTimeout(webStatementTimeout))
+	if err != nil {
+		return err
+	}
+	defer web.Close() // after the server has drained
+	h := handlers.New(a.log, web, projectCacheTTL)
 	h.SetStreamLimits(o.Streams)
 	h.SetTrustedProxies(trusted)
+	h.SetPublicURL(publicURL)
 	defer h.Close() // after the server has drained
 	if err := h.RegisterMetrics(jobs.NewCollector(d.pool)); err != nil {
 		return err
