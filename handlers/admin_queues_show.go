@@ -20,11 +20,11 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 		return err
 	}
 	v := views.AdminQueuesView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionQueues, st),
-		BackfeedURL:   baseURL(r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey,
-		DictionaryURL: baseURL(r) + "/dictionary?project=" + p.Slug}
+		BackfeedURL:   h.baseURL(w, r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey,
+		DictionaryURL: h.baseURL(w, r) + "/dictionary?project=" + p.Slug}
 	for _, d := range dicts {
 		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, SHA256: d.SHA256, Size: int64(d.Size),
-			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: dictionaryURL(r, d.ID)})
+			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: h.dictionaryURL(w, r, d.ID)})
 	}
 	return render(w, r, st.status, views.Layout("Queues · "+displayTitle(p), views.AdminQueues(v)))
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,14 +13,19 @@ import (
 
 // writeCached answers with a JSON document that many clients poll: with an
 // ETag (a 304 when the client has it), a short max-age, and gzip when the
-// client takes it.
+// client takes it. A document that varies on the Host header (made with
+// baseURL from the request) is for the client's own cache only.
 func writeCached(w http.ResponseWriter, r *http.Request, body []byte, maxAge time.Duration) error {
 	sum := sha256.Sum256(body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
 	h := w.Header()
 	h.Set("ETag", etag)
-	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge/time.Second)))
-	h.Set("Vary", "Accept-Encoding")
+	scope := "public"
+	if slices.Contains(h.Values("Vary"), "Host") {
+		scope = "private"
+	}
+	h.Set("Cache-Control", scope+", max-age="+strconv.Itoa(int(maxAge/time.Second)))
+	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Type", "application/json")
 	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
 		w.WriteHeader(http.StatusNotModified)

@@ -30,7 +30,7 @@ func (h *Handler) dictionaryShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, dictionaryJSON{ID: d.ID, URL: dictionaryURL(r, d.ID), SHA256: d.SHA256})
+	return writeJSON(w, http.StatusOK, dictionaryJSON{ID: d.ID, URL: h.dictionaryURL(w, r, d.ID), SHA256: d.SHA256})
 }
 
 // dictionaryJSON is the answer of GET /dictionary.
@@ -41,6 +41,6 @@ type dictionaryJSON struct {
 }
 
 // dictionaryURL is where a dictionary's bytes are served.
-func dictionaryURL(r *http.Request, id int64) string {
-	return baseURL(r) + "/dictionary/" + strconv.FormatInt(id, 10)
+func (h *Handler) dictionaryURL(w http.ResponseWriter, r *http.Request, id int64) string {
+	return h.baseURL(w, r) + "/dictionary/" + strconv.FormatInt(id, 10)
 }

@@ -54,7 +54,7 @@ func (h *Handler) projectsJSON(w http.ResponseWriter, r *http.Request) error {
 	}
 	f.BroadcastMessage, f.BannerHTML = settings.BroadcastMessage, settings.BannerHTML
 	f.Projects = []projectsFileItem{}
-	base := baseURL(r)
+	base := h.baseURL(w, r)
 	for _, p := range ps {
 		if p.Config.Hidden {
 			continue
@@ -82,14 +82,4 @@ func displayTitle(p projects.Project) string {
 		return p.Slug
 	}
 	return p.Title
-}
-
-// baseURL is the address clients reach this tracker at, as the request
-// shows it (a proxy's X-Forwarded-Proto names the scheme).
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }

@@ -82,6 +82,7 @@ func commands(getenv func(string) string) []command {
 			setup: options(func(fs *flag.FlagSet, o *serveOptions) {
 				fs.StringVar(&o.Addr, "addr", cmp.Or(getenv("TRACKER_ADDR"), "127.0.0.1:8080"), "address to listen on (also $TRACKER_ADDR)")
 				fs.StringVar(&o.TrustedProxies, "trusted-proxies", getenv("TRACKER_TRUSTED_PROXIES"), "reverse proxies whose X-Forwarded-For, X-Real-IP and X-Forwarded-Proto are believed, as CIDR,CIDR,... (also $TRACKER_TRUSTED_PROXIES)")
+				fs.StringVar(&o.PublicURL, "public-url", getenv("TRACKER_PUBLIC_URL"), "the address clients reach the tracker at, such as https://tracker.example.org, for the absolute URLs it makes; unset, the request's Host (also $TRACKER_PUBLIC_URL)")
 				fs.IntVar(&o.Streams.Total, "max-streams", handlers.DefaultStreamLimits.Total, "most live event streams open at once")
 				fs.IntVar(&o.Streams.PerAddress, "max-streams-per-address", handlers.DefaultStreamLimits.PerAddress, "most live event streams one client address holds open")
 				fs.DurationVar(&o.Streams.Lifetime, "stream-lifetime", handlers.DefaultStreamLimits.Lifetime, "how long a live event stream lasts before the browser reconnects")
