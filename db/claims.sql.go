@@ -40,7 +40,7 @@ func (q *Queries) BooksClaimsDoneCount(ctx context.Context, projectID int32) (in
 
 const claimGet = `-- name: ClaimGet :one
 
-SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count FROM claims WHERE project_id = $1 AND hash = item_hash($2)
+SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader FROM claims WHERE project_id = $1 AND hash = item_hash($2)
 `
 
 type ClaimGetParams struct {
@@ -63,12 +63,13 @@ func (q *Queries) ClaimGet(ctx context.Context, arg ClaimGetParams) (Claim, erro
 		&i.Version,
 		&i.ClaimedAt,
 		&i.ClaimCount,
+		&i.LastDownloader,
 	)
 	return i, err
 }
 
 const claimOfItem = `-- name: ClaimOfItem :one
-SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count FROM claims WHERE project_id = $1 AND hash = $2 AND id = $3
+SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader FROM claims WHERE project_id = $1 AND hash = $2 AND id = $3
 `
 
 type ClaimOfItemParams struct {
@@ -92,6 +93,7 @@ func (q *Queries) ClaimOfItem(ctx context.Context, arg ClaimOfItemParams) (Claim
 		&i.Version,
 		&i.ClaimedAt,
 		&i.ClaimCount,
+		&i.LastDownloader,
 	)
 	return i, err
 }
@@ -201,12 +203,13 @@ WITH expired AS (
         LIMIT $3
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
     SELECT $1, expired.queue,
            CASE WHEN item_type(expired.name) = ANY($4::text[]) THEN item_type(expired.name) ELSE '' END,
-           expired.id, expired.name, expired.claim_count
+           expired.id, expired.name, expired.claim_count, expired.downloader
     FROM expired
     RETURNING todo.queue
 ), counted AS (
@@ -412,7 +415,10 @@ WITH expired AS (
     FOR UPDATE SKIP LOCKED
 ), reclaimed AS (
     UPDATE claims c
-    SET downloader = $5, ip = $6, version = $7, claimed_at = now(), claim_count = c.claim_count + 1
+    -- The previous holder may still report the item done (see
+    -- DoneRecordBatch).
+    SET downloader = $5, last_downloader = c.downloader, ip = $6, version = $7,
+        claimed_at = now(), claim_count = c.claim_count + 1
     FROM expired
     WHERE c.project_id = expired.project_id AND c.hash = expired.hash
     RETURNING c.id, c.name
@@ -470,17 +476,26 @@ func (q *Queries) ClaimsReclaim(ctx context.Context, arg ClaimsReclaimParams) ([
 }
 
 const claimsRelease = `-- name: ClaimsRelease :many
-WITH released AS (
-    DELETE FROM claims
+WITH named AS (
+    SELECT claims.hash, claims.name, claims.downloader FROM claims
     WHERE claims.project_id = $1
       AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest($2::text[]) AS n))
-      AND ($3::text = '' OR claims.downloader = $3::text)
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+    FOR UPDATE
+), others AS (
+    SELECT named.name FROM named WHERE $3::text <> '' AND named.downloader <> $3::text
+), released AS (
+    -- Locked by named: still as read there.
+    DELETE FROM claims
+    WHERE claims.project_id = $1
+      AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
+      AND NOT EXISTS (SELECT 1 FROM others)
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
     SELECT $1, released.queue,
            CASE WHEN item_type(released.name) = ANY($4::text[]) THEN item_type(released.name) ELSE '' END,
-           released.id, released.name, released.claim_count
+           released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -493,7 +508,9 @@ WITH released AS (
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT released.name FROM released
+SELECT released.name, false AS refused FROM released
+UNION ALL
+SELECT others.name, true FROM others
 `
 
 type ClaimsReleaseParams struct {
@@ -503,10 +520,17 @@ type ClaimsReleaseParams struct {
 	LimitedTypes []string
 }
 
+type ClaimsReleaseRow struct {
+	Name    string
+	Refused bool
+}
+
 // Gives claimed items back to the queue they came from, in their old place,
-// remembering how often they were claimed. With @downloader set, only that
-// downloader's claims are released.
-func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([]string, error) {
+// remembering how often they were claimed and who held them. With
+// @downloader set, only that downloader's claims may be released: when
+// another holds any item named, nothing is released and the answer names
+// those items (refused). Returns the names released, or those refused.
+func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([]ClaimsReleaseRow, error) {
 	rows, err := q.db.Query(ctx, claimsRelease,
 		arg.ProjectID,
 		arg.Names,
@@ -517,13 +541,13 @@ func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([
 		return nil, err
 	}
 	defer rows.Close()
-	items := []string{}
+	items := []ClaimsReleaseRow{}
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
+		var i ClaimsReleaseRow
+		if err := rows.Scan(&i.Name, &i.Refused); err != nil {
 			return nil, err
 		}
-		items = append(items, name)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -547,12 +571,13 @@ WITH released AS (
         LIMIT $6
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
     SELECT $1, released.queue,
            CASE WHEN item_type(released.name) = ANY($7::text[]) THEN item_type(released.name) ELSE '' END,
-           released.id, released.name, released.claim_count
+           released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -612,24 +637,24 @@ WITH slots AS (
         LIMIT $8
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+    RETURNING todo.id, todo.name, todo.queue, todo.claim_count, todo.last_downloader
 ), numbered AS (
-    SELECT taken.id, taken.name, taken.queue, taken.claim_count, row_number() OVER (ORDER BY taken.id) AS slot
+    SELECT taken.id, taken.name, taken.queue, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
     FROM taken
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
-    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
-    SELECT $4, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1
+    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count, last_downloader)
+    SELECT $4, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
     FROM numbered n JOIN slots s ON s.slot = n.slot
     ON CONFLICT DO NOTHING
     RETURNING claims.id
 ), kept AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
-    SELECT $4, n.queue, $6::text, n.id, n.name, n.claim_count
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
+    SELECT $4, n.queue, $6::text, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), counted AS (

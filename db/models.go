@@ -53,16 +53,17 @@ type Block struct {
 }
 
 type Claim struct {
-	ProjectID  int32
-	Hash       []byte
-	ID         int64
-	Name       string
-	Queue      string
-	Downloader string
-	IP         *netip.Addr
-	Version    string
-	ClaimedAt  time.Time
-	ClaimCount int32
+	ProjectID      int32
+	Hash           []byte
+	ID             int64
+	Name           string
+	Queue          string
+	Downloader     string
+	IP             *netip.Addr
+	Version        string
+	ClaimedAt      time.Time
+	ClaimCount     int32
+	LastDownloader pgtype.Text
 }
 
 type Counter struct {
@@ -212,12 +213,13 @@ type Setting struct {
 }
 
 type Todo struct {
-	ProjectID  int32
-	Queue      string
-	Type       string
-	ID         int64
-	Name       string
-	ClaimCount int32
+	ProjectID      int32
+	Queue          string
+	Type           string
+	ID             int64
+	Name           string
+	ClaimCount     int32
+	LastDownloader pgtype.Text
 }
 
 type Upload struct {

@@ -99,8 +99,9 @@ func TestHotQueryPlans(t *testing.T) {
 		{"DoneRecordBatch", func() {
 			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1", "item:2"}, Requests: []int32{1, 2},
 				Downloaders: []string{"a", "b"}, Versions: []string{"", ""}, Bytes: []int64{1, 2}, Domains: []string{"{}", "{}"},
-				ClientIds: []string{"", ""}, Ips: []string{"", ""}})
-		}, []string{"claims_pkey", "Index Cond: ((hash = ANY"}, []string{"Seq Scan on claims", "Filter: (hash"}},
+				ClientIds: []string{"", ""}, Ips: []string{"", ""}, Queues: []string{"todo", "downloader:a"}, Types: []string{""}})
+		}, []string{"claims_pkey", "Index Cond: ((hash = ANY", "seen_pkey", "seen_item", "todo_pkey"},
+			[]string{"Seq Scan on claims", "Filter: (hash", "Seq Scan on seen", "Seq Scan on todo"}},
 		{"ClaimsReclaim", func() {
 			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: pgtype.Interval{Microseconds: 60e6, Valid: true}, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
 		}, []string{"claims_claimed_at"}, []string{"Seq Scan on claims"}},

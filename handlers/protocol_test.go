@@ -423,18 +423,25 @@ func TestDoneRequestReleaseUpload(t *testing.T) {
 	if a.status != 200 || a.body != `{"item_name":"b"}` {
 		t.Fatalf("done+request: %d %q", a.status, a.body)
 	}
+	// A release names its downloader: without one, or by anyone but the
+	// holder, nothing is released.
+	for _, body := range []string{`{"item":"b"}`, `{"item":"b","downloader":"bob"}`} {
+		if a := f.do(t, "POST", "/test/release", body); a.status != 403 || a.reason != "not-your-claim" {
+			t.Fatalf("release %s: %d %q", body, a.status, a.reason)
+		}
+	}
 	// Release puts b back where it was, first in line.
-	if a := f.do(t, "POST", "/test/release", `{"item":"b"}`); a.status != 200 {
+	if a := f.do(t, "POST", "/test/release", `{"item":"b","downloader":"alice"}`); a.status != 200 {
 		t.Fatalf("release: %d %q", a.status, a.body)
 	}
-	if a := f.do(t, "POST", "/test/release", `{"item":"b"}`); a.status != 404 || a.reason != "not-claimed" {
+	if a := f.do(t, "POST", "/test/release", `{"item":"b","downloader":"alice"}`); a.status != 404 || a.reason != "not-claimed" {
 		t.Fatalf("release of an unclaimed item: %d %q", a.status, a.reason)
 	}
 	if got, _ := f.request(t, "bob", 1); got[0] != "b" {
 		t.Fatalf("after release got %q, want b", got)
 	}
-	if a := f.do(t, "POST", "/test/release", `{"item":"b","downloader":"alice"}`); a.status != 404 {
-		t.Fatalf("alice released bob's claim: %d", a.status)
+	if a := f.do(t, "POST", "/test/release", `{"item":"b","downloader":"alice"}`); a.status != 403 || a.reason != "not-your-claim" {
+		t.Fatalf("alice released bob's claim: %d %q", a.status, a.reason)
 	}
 
 	// Upload targets: none → 404; disabled ones skipped; weights honoured.
@@ -492,7 +499,7 @@ func TestItemStatus(t *testing.T) {
 	if code != 200 || v["status"] != "done" || v["downloader"] != "bob" || v["done_at"] == nil || v["claim_count"] != 1.0 {
 		t.Fatalf("done item: %d %v", code, v)
 	}
-	f.do(t, "POST", "/test/release", `{"item":"user:kept"}`)
+	f.do(t, "POST", "/test/release", `{"item":"user:kept","downloader":"bob"}`)
 	code, v = show("user:kept")
 	if code != 200 || v["status"] != "todo" || v["queue"] != "todo" || v["claim_count"] != 1.0 {
 		t.Fatalf("released item: %d %v", code, v)

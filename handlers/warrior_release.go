@@ -1,14 +1,17 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
 	"tracker/items"
 )
 
-// warriorRelease gives claimed items back to their queue. With
-// "downloader" in the body, only that downloader's claims are released.
+// warriorRelease gives claimed items back to their queue: only the
+// claims of the "downloader" the body names. Without one, or naming an
+// item someone else holds, nothing is released (403 not-your-claim):
+// admins release anyone's claims from the panel.
 func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 	live, err := h.project(r)
 	if err != nil {
@@ -28,12 +31,16 @@ func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 			return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 		}
 	}
-	if body.Downloader != "" {
-		if err := items.ValidNick(body.Downloader); err != nil {
-			return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
-		}
+	if body.Downloader == "" {
+		return errorf(http.StatusForbidden, "not-your-claim", "A release names the downloader whose claims it gives back.")
+	}
+	if err := items.ValidNick(body.Downloader); err != nil {
+		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
 	released, err := h.items.Release(r.Context(), p, names, body.Downloader)
+	if errors.Is(err, items.ErrNotHeld) {
+		return errorf(http.StatusForbidden, "not-your-claim", "Another downloader holds this item.")
+	}
 	if err != nil {
 		return err
 	}

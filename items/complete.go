@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"tracker/db"
@@ -98,16 +99,22 @@ func (c *Completion) TotalBytes() int64 {
 type doneOp struct {
 	project  int32
 	c        Completion
-	credited int64  // the bytes that enter the stats
-	domains  string // the bytes per domain as JSON
+	credited int64    // the bytes that enter the stats
+	domains  string   // the bytes per domain as JSON
+	types    []string // the project's limited types: where its queued items are
 
-	completed int64 // result, set by every run
+	completed int64 // results, set by every run
+	refused   int64
 }
 
-// Complete records the claimed items of c as done and credits the
-// downloader; a completion that fails Validate is an *InvalidError. Items not claimed (a repeated done, or one never handed out)
-// are ignored. It returns how many items it recorded, once they are on
-// disk. When the project lists its domains and the done reports bytes for
+// Complete records the items of c its downloader holds, or held last, as
+// done and credits the downloader; a completion that fails Validate is an
+// *InvalidError. An item claimed by someone else, or queued when c's
+// downloader was not its last holder, stays as it is and is counted
+// (done_not_held): the warrior is still answered OK, since anything else
+// makes it retry forever. Items neither claimed nor queued (a repeated
+// done) are ignored. It returns how many items it recorded, once they are
+// on disk. When the project lists its domains and the done reports bytes for
 // another, the items are done but their bytes stay out of the totals.
 // Completions arriving together are recorded by the same statement.
 func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion) (int64, error) {
@@ -121,7 +128,8 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 	if c.Bytes == nil {
 		domains = []byte("{}")
 	}
-	op := &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains)}
+	op := &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains),
+		types: append(p.Config.LimitedTypes(), "")}
 	if !p.Config.AcceptsDomains(c.Bytes) {
 		e.log.Warn("done reports bytes for domains the project does not list; its bytes stay out of the stats",
 			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "bytes", op.domains)
@@ -129,6 +137,12 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 	}
 	if err := e.dones.do(op); err != nil {
 		return 0, err
+	}
+	if op.refused > 0 {
+		// A client bug or someone reporting names they were never given:
+		// worth a line, not an alarm.
+		e.log.Info("done reports items another downloader holds; they stay claimed",
+			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "items", op.refused, "completed", op.completed)
 	}
 	return op.completed, nil
 }
@@ -138,7 +152,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 	byProject := map[int32][]*doneOp{}
 	var order []int32
 	for _, o := range ops {
-		o.completed = 0
+		o.completed, o.refused = 0, 0
 		if _, ok := byProject[o.project]; !ok {
 			order = append(order, o.project)
 		}
@@ -146,8 +160,13 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 	}
 	for _, id := range order {
 		group := byProject[id]
-		p := db.DoneRecordBatchParams{ProjectID: id}
+		// A queued item is looked for in the standard queues and in the
+		// reporters' own: the queues a claim goes back to.
+		p := db.DoneRecordBatchParams{ProjectID: id, Queues: slices.Clone(projects.StandardQueues), Types: group[0].types}
 		for i, o := range group {
+			if q := DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
+				p.Queues = append(p.Queues, q)
+			}
 			for _, name := range o.c.Items {
 				p.Names = append(p.Names, name)
 				p.Requests = append(p.Requests, int32(i+1))
@@ -168,7 +187,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 			return err
 		}
 		for _, r := range rows {
-			group[r.Req-1].completed = r.Completed
+			group[r.Req-1].completed, group[r.Req-1].refused = r.Completed, r.Refused
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package items
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/netip"
 	"runtime"
@@ -70,23 +71,37 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 	return e
 }
 
+// ErrNotHeld is a release naming an item another downloader holds.
+var ErrNotHeld = errors.New("item claimed by another downloader")
+
 // Release gives claimed items back to their queue, in their old place. With
-// downloader set, only that downloader's claims are released. It returns the
-// names released.
+// downloader set, only that downloader's claims may be released: when
+// another holds any of the items, nothing is released and the error is
+// ErrNotHeld. It returns the names released.
 func (e *Engine) Release(ctx context.Context, p projects.Project, names []string, downloader string) ([]string, error) {
-	released, err := e.q.ClaimsRelease(ctx, db.ClaimsReleaseParams{
+	rows, err := e.q.ClaimsRelease(ctx, db.ClaimsReleaseParams{
 		ProjectID:    p.ID,
 		Names:        names,
 		Downloader:   downloader,
 		LimitedTypes: p.Config.LimitedTypes(),
 	})
+	if err != nil {
+		return nil, err
+	}
+	var released []string
+	for _, r := range rows {
+		if r.Refused {
+			return nil, ErrNotHeld
+		}
+		released = append(released, r.Name)
+	}
 	if len(released) > 0 {
 		// The items went back behind this process's heads: look from the
 		// start again. Other processes find them when a claim of theirs
 		// comes back short.
 		e.forgetHeads(p.ID)
 	}
-	return released, err
+	return released, nil
 }
 
 // noticeRequeued forgets the project's heads when items went back behind

@@ -37,6 +37,10 @@ type Summary struct {
 	RequestsReclaimServed int64
 	DoneReclaimed         int64
 	RoundTripMs           int64
+
+	// Items reported done by a downloader who neither holds them nor held
+	// them last: answered OK, completed for nobody.
+	DoneNotHeld int64
 }
 
 // Summary counts the project's items in every state, from the counters the
@@ -85,6 +89,8 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 			sum.DoneReclaimed = r.Value
 		case name == "round_trip_ms":
 			sum.RoundTripMs = r.Value
+		case name == "done_not_held":
+			sum.DoneNotHeld = r.Value
 		}
 	}
 	return sum, nil

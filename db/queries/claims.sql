@@ -13,7 +13,10 @@ WITH expired AS (
     FOR UPDATE SKIP LOCKED
 ), reclaimed AS (
     UPDATE claims c
-    SET downloader = @downloader, ip = @ip, version = @version, claimed_at = now(), claim_count = c.claim_count + 1
+    -- The previous holder may still report the item done (see
+    -- DoneRecordBatch).
+    SET downloader = @downloader, last_downloader = c.downloader, ip = @ip, version = @version,
+        claimed_at = now(), claim_count = c.claim_count + 1
     FROM expired
     WHERE c.project_id = expired.project_id AND c.hash = expired.hash
     RETURNING c.id, c.name
@@ -26,19 +29,30 @@ SELECT reclaimed.id, reclaimed.name FROM reclaimed ORDER BY reclaimed.id;
 
 -- name: ClaimsRelease :many
 -- Gives claimed items back to the queue they came from, in their old place,
--- remembering how often they were claimed. With @downloader set, only that
--- downloader's claims are released.
-WITH released AS (
-    DELETE FROM claims
+-- remembering how often they were claimed and who held them. With
+-- @downloader set, only that downloader's claims may be released: when
+-- another holds any item named, nothing is released and the answer names
+-- those items (refused). Returns the names released, or those refused.
+WITH named AS (
+    SELECT claims.hash, claims.name, claims.downloader FROM claims
     WHERE claims.project_id = @project_id
       AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
-      AND (@downloader::text = '' OR claims.downloader = @downloader::text)
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+    FOR UPDATE
+), others AS (
+    SELECT named.name FROM named WHERE @downloader::text <> '' AND named.downloader <> @downloader::text
+), released AS (
+    -- Locked by named: still as read there.
+    DELETE FROM claims
+    WHERE claims.project_id = @project_id
+      AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
+      AND NOT EXISTS (SELECT 1 FROM others)
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
     SELECT @project_id, released.queue,
            CASE WHEN item_type(released.name) = ANY(@limited_types::text[]) THEN item_type(released.name) ELSE '' END,
-           released.id, released.name, released.claim_count
+           released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -51,7 +65,9 @@ WITH released AS (
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT released.name FROM released;
+SELECT released.name, false AS refused FROM released
+UNION ALL
+SELECT others.name, true FROM others;
 
 -- name: ClaimsCountByDownloader :one
 SELECT count(*) FROM claims
@@ -85,24 +101,24 @@ WITH slots AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+    RETURNING todo.id, todo.name, todo.queue, todo.claim_count, todo.last_downloader
 ), numbered AS (
-    SELECT taken.id, taken.name, taken.queue, taken.claim_count, row_number() OVER (ORDER BY taken.id) AS slot
+    SELECT taken.id, taken.name, taken.queue, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
     FROM taken
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
-    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count)
-    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1
+    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count, last_downloader)
+    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
     FROM numbered n JOIN slots s ON s.slot = n.slot
     ON CONFLICT DO NOTHING
     RETURNING claims.id
 ), kept AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
-    SELECT @project_id, n.queue, @item_type::text, n.id, n.name, n.claim_count
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
+    SELECT @project_id, n.queue, @item_type::text, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), counted AS (
@@ -134,12 +150,13 @@ WITH expired AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
     SELECT @project_id, expired.queue,
            CASE WHEN item_type(expired.name) = ANY(@limited_types::text[]) THEN item_type(expired.name) ELSE '' END,
-           expired.id, expired.name, expired.claim_count
+           expired.id, expired.name, expired.claim_count, expired.downloader
     FROM expired
     RETURNING todo.queue
 ), counted AS (
@@ -179,12 +196,13 @@ WITH released AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
     SELECT @project_id, released.queue,
            CASE WHEN item_type(released.name) = ANY(@limited_types::text[]) THEN item_type(released.name) ELSE '' END,
-           released.id, released.name, released.claim_count
+           released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (

@@ -6,14 +6,21 @@ SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at 
 -- Completes the done requests of a batch in one statement. @names lists
 -- every item reported, @requests the (1-based) request each belongs to;
 -- the other arrays hold one entry per request ('' for a missing IP or
--- client id). Items not claimed are ignored; an item two requests of the
--- batch report counts for the first. Each request's bytes are shared out
--- over its items completed, so the shares add up to its total. Returns, per
--- request that completed something, how many items it completed.
+-- client id). An item is completed for the first request of the batch
+-- whose downloader holds its claim or held it last (before a reclaim
+-- handed it to someone else, or while it waits in its queue again after
+-- its claim expired or was released): they did the work. Anyone else's
+-- done for an item claimed or queued completes nothing and is counted
+-- ('done_not_held'); items neither claimed nor queued (a repeated done) are
+-- ignored. A queued item is looked for in @queues and @types (the standard
+-- queues and the reporters' own, the project's limited types and '').
+-- Each request's bytes are shared out over its items completed, so the
+-- shares add up to its total. Returns, per request that completed or was
+-- refused something, how many items it completed and how many it was
+-- refused.
 WITH reported AS (
-    SELECT DISTINCT ON (item_hash(r.name)) item_hash(r.name) AS hash, (@requests::integer[])[r.ord] AS req
+    SELECT DISTINCT item_hash(r.name) AS hash, (@requests::integer[])[r.ord] AS req
     FROM unnest(@names::text[]) WITH ORDINALITY AS r (name, ord)
-    ORDER BY item_hash(r.name), (@requests::integer[])[r.ord]
 ), reqs AS (
     SELECT q.req::integer AS req, q.downloader,
            (@versions::text[])[q.req] AS version,
@@ -22,18 +29,70 @@ WITH reported AS (
            (@client_ids::text[])[q.req] AS client_id,
            (@ips::text[])[q.req] AS ip
     FROM unnest(@downloaders::text[]) WITH ORDINALITY AS q (downloader, req)
-), finished AS (
-    -- "= ANY" of an array makes each hash a probe of the key; a join
-    -- could be planned as a read of all the project's claims.
+), held AS (
+    -- The claims of the items reported, locked: who holds each now. "=
+    -- ANY" of an array makes each hash a probe of the key; a join could be
+    -- planned as a read of all the project's claims.
+    SELECT claims.hash, claims.downloader, claims.last_downloader FROM claims
+    WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT DISTINCT reported.hash FROM reported))
+    FOR UPDATE
+), held_by AS (
+    SELECT DISTINCT ON (h.hash) h.hash, r.req
+    FROM held h JOIN reported r ON r.hash = h.hash JOIN reqs ON reqs.req = r.req
+    WHERE reqs.downloader IN (h.downloader, h.last_downloader)
+    ORDER BY h.hash, r.req
+), unheld AS (
+    -- Nobody holds these: done already, never handed out, or back in a
+    -- queue. Usually none, and then nothing below reads seen or todo.
+    SELECT DISTINCT reported.hash FROM reported WHERE reported.hash NOT IN (SELECT held.hash FROM held)
+), known AS (
+    -- Their ids: seen keeps an item under its key, and under its own hash
+    -- as well when the key is another (backfeed keys).
+    SELECT seen.id FROM seen
+    WHERE seen.project_id = @project_id AND seen.hash = ANY(ARRAY(SELECT unheld.hash FROM unheld))
+    UNION
+    SELECT seen.id FROM seen
+    WHERE seen.project_id = @project_id AND seen.item = ANY(ARRAY(SELECT unheld.hash FROM unheld)) AND seen.item IS NOT NULL
+), waiting AS (
+    SELECT todo.id, item_hash(todo.name) AS hash, todo.last_downloader FROM todo
+    WHERE todo.project_id = @project_id AND todo.queue = ANY(@queues::text[]) AND todo.type = ANY(@types::text[])
+      AND todo.id = ANY(ARRAY(SELECT known.id FROM known))
+    FOR UPDATE SKIP LOCKED
+), waiting_for AS (
+    SELECT DISTINCT ON (w.hash) w.id, w.hash, r.req
+    FROM waiting w JOIN reported r ON r.hash = w.hash JOIN reqs ON reqs.req = r.req
+    WHERE reqs.downloader = w.last_downloader
+    ORDER BY w.hash, r.req
+), refused AS (
+    -- A request's items that another downloader holds (or held last).
+    SELECT r.req FROM reported r JOIN reqs ON reqs.req = r.req
+    JOIN (SELECT held.hash, held.downloader, held.last_downloader FROM held
+          UNION ALL SELECT waiting.hash, NULL, waiting.last_downloader FROM waiting) o ON o.hash = r.hash
+    WHERE reqs.downloader IS DISTINCT FROM o.downloader AND reqs.downloader IS DISTINCT FROM o.last_downloader
+), finished_claims AS (
+    -- Locked by held: still as read there.
     DELETE FROM claims
-    WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT reported.hash FROM reported))
+    WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT held_by.hash FROM held_by))
     RETURNING claims.hash, claims.id, claims.name, claims.claimed_at, claims.claim_count
+), finished_todo AS (
+    DELETE FROM todo
+    WHERE todo.project_id = @project_id AND todo.queue = ANY(@queues::text[]) AND todo.type = ANY(@types::text[])
+      AND todo.id = ANY(ARRAY(SELECT waiting_for.id FROM waiting_for))
+    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.queue, todo.claim_count
+), finished AS (
+    -- When the item was claimed last is not kept once it is queued again:
+    -- its completion says now, and adds nothing to the round trips.
+    SELECT f.hash, f.id, f.name, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
+    FROM finished_claims f JOIN held_by hb ON hb.hash = f.hash
+    UNION ALL
+    SELECT f.hash, f.id, f.name, now(), f.claim_count, f.queue, wf.req
+    FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
 ), shared AS (
-    SELECT f.id, f.name, f.claimed_at, f.claim_count, r.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+    SELECT f.id, f.name, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
            div(reqs.bytes, count(*) OVER w)
              + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
-    FROM finished f JOIN reported r ON r.hash = f.hash JOIN reqs ON reqs.req = r.req
-    WINDOW w AS (PARTITION BY r.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+    FROM finished f JOIN reqs ON reqs.req = f.req
+    WINDOW w AS (PARTITION BY f.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
     INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip)
     SELECT @project_id, shared.id, shared.name, shared.downloader, shared.version, shared.share,
@@ -49,18 +108,29 @@ WITH reported AS (
     GROUP BY shared.req, shared.downloader, shared.version, shared.domains
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n, coalesce(sum(shared.share), 0) AS bytes,
-                 count(*) FILTER (WHERE shared.claim_count > 1) AS reclaimed,
-                 coalesce(sum(extract(epoch FROM now() - shared.claimed_at) * 1000), 0)::bigint AS round_trip_ms
-          FROM shared) t,
-         LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.n), ('done', t.n),
-                         ('done_reclaimed', t.reclaimed), ('round_trip_ms', t.round_trip_ms)) AS d (name, delta)
-    WHERE t.n > 0 AND d.delta <> 0
+    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
+    FROM (
+        SELECT v.name, v.delta
+        FROM (SELECT count(*) AS n, count(*) FILTER (WHERE shared.queue = '') AS claims,
+                     coalesce(sum(shared.share), 0) AS bytes,
+                     count(*) FILTER (WHERE shared.claim_count > 1) AS reclaimed,
+                     coalesce(sum(extract(epoch FROM now() - shared.claimed_at) * 1000), 0)::bigint AS round_trip_ms
+              FROM shared) t,
+             LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.claims), ('done', t.n),
+                             ('done_reclaimed', t.reclaimed), ('round_trip_ms', t.round_trip_ms)) AS v (name, delta)
+        UNION ALL
+        SELECT 'queue:' || shared.queue, -1 FROM shared WHERE shared.queue <> ''
+        UNION ALL
+        SELECT 'done_not_held', 1 FROM refused
+    ) d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT shared.req::integer AS req, count(*) AS completed FROM shared GROUP BY shared.req;
+SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
+FROM (SELECT shared.req, true AS done FROM shared UNION ALL SELECT refused.req, false FROM refused) o
+GROUP BY o.req;
 
 -- name: DoneRequeue :one
 -- Queues again, in queue @queue, up to @max completed items (archived ones
