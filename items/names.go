@@ -40,10 +40,16 @@ const MaxNickRunes = 64
 // ValidNick says why nick cannot name a downloader, or returns nil. Nicks
 // are 1-64 letters, digits, marks, '-', '_' and '.': a superset of the
 // original tracker's ^[-_a-zA-Z0-9]{3,30}$ that still needs no escaping in
-// a page or a path.
+// a page or a path. "." and ".." are refused (a path segment of that name
+// is the directory itself or its parent), and so are characters that show
+// as nothing, and nicks of combining marks alone: a nick must read as
+// something, and as itself.
 func ValidNick(nick string) error {
 	if nick == "" {
 		return errors.New("empty downloader name")
+	}
+	if nick == "." || nick == ".." {
+		return fmt.Errorf("downloader name %q is a path segment of its own", nick)
 	}
 	if !utf8.ValidString(nick) {
 		return errors.New("downloader name is not valid UTF-8")
@@ -51,10 +57,20 @@ func ValidNick(nick string) error {
 	if n := utf8.RuneCountInString(nick); n > MaxNickRunes {
 		return fmt.Errorf("downloader name longer than %d characters", MaxNickRunes)
 	}
+	marks := 0
 	for _, r := range nick {
+		if projects.Invisible(r) {
+			return fmt.Errorf("downloader name contains %U, which shows as nothing", r)
+		}
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && !strings.ContainsRune("-_.", r) {
 			return fmt.Errorf("downloader name contains %q: use letters, digits, '-', '_' and '.'", r)
 		}
+		if unicode.IsMark(r) {
+			marks++
+		}
+	}
+	if marks == utf8.RuneCountInString(nick) {
+		return errors.New("downloader name has only combining marks")
 	}
 	return nil
 }

@@ -12,6 +12,15 @@ func TestValidNick(t *testing.T) {
 		strings.Repeat("n", 64): true, strings.Repeat("ń", 64): true,
 		"": false, strings.Repeat("n", 65): false, "has space": false, "a/b": false,
 		"<script>": false, "tab\t": false, "nul\x00": false, "bad\xff": false,
+		// Path segments of their own; dots among other characters are fine.
+		".": false, "..": false, "...": true, "a.b": true, ".alice": true,
+		// Combining marks on a letter, and alone.
+		"e\u0301": true, "\u0301": false, "\u0301\u0308\u20dd": false,
+		// Characters that show as nothing, alone or hiding in a nick.
+		"\u3164": false, "\u115f\u1160": false, "\u034f": false, "alice\u200b": false,
+		"al\u200dice": false, "alice\ufe0f": false, "\uffa0": false, "a\u2060": false,
+		// Compatibility forms are nicks as sent (blocks fold them).
+		"ＡＬＩＣＥ": true, "STRASSE": true, "straße": true,
 	} {
 		if err := ValidNick(nick); (err == nil) != ok {
 			t.Errorf("ValidNick(%q) = %v, want ok=%v", nick, err, ok)

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 
 	"tracker/db"
 )
@@ -21,8 +25,34 @@ const (
 type Block struct {
 	ProjectID *int32
 	Kind      string
-	Value     string // a nick, or a network in CIDR notation
+	Value     string // a nick as the admin typed it, or a network in CIDR notation
 	Reason    string
+
+	key string // NickKey of a nick block's Value, set when read from the store
+}
+
+// NickKey is the form nicks are compared in: compatibility forms folded
+// (NFKC: "ＡＬＩＣＥ" is "ALICE"), then case folded ("STRASSE" is "straße"),
+// and characters that show as nothing dropped. Nicks are stored and shown
+// as sent; only blocks compare through this, so a block on one spelling
+// refuses every spelling that reads the same.
+func NickKey(nick string) string {
+	k := norm.NFKC.String(cases.Fold().String(norm.NFKC.String(nick)))
+	return strings.Map(func(r rune) rune {
+		if Invisible(r) {
+			return -1
+		}
+		return r
+	}, k)
+}
+
+// Invisible says whether r shows as nothing: format characters (zero-width
+// joiners, bidirectional marks), variation selectors, and the other
+// default-ignorable code points (the Hangul fillers, the combining
+// grapheme joiner).
+func Invisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) ||
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
 }
 
 // ParseBlock checks and normalises a block: an IP value may be an address
@@ -30,7 +60,7 @@ type Block struct {
 func ParseBlock(kind, value string) (Block, error) {
 	switch kind {
 	case BlockNick:
-		if value == "" || len(value) > 256 {
+		if value == "" || len(value) > 256 || NickKey(value) == "" {
 			return Block{}, errors.New("a nick block needs a nick")
 		}
 		return Block{Kind: kind, Value: value}, nil
@@ -71,18 +101,32 @@ func (s *Store) Blocks(ctx context.Context, p Project) (Blocks, error) {
 	}
 	bs := make(Blocks, 0, len(rows))
 	for _, r := range rows {
-		bs = append(bs, Block{ProjectID: r.ProjectID, Kind: r.Kind, Value: r.Value, Reason: r.Reason})
+		b := Block{ProjectID: r.ProjectID, Kind: r.Kind, Value: r.Value, Reason: r.Reason}
+		if b.Kind == BlockNick {
+			// Once per read of the project (the cache's), not per request.
+			b.key = NickKey(b.Value)
+		}
+		bs = append(bs, b)
 	}
 	return bs, nil
 }
 
-// Match finds the block refusing a nick or an address. Nicks compare
-// without regard to case, as people read them.
+// Match finds the block refusing a nick or an address. Nicks compare by
+// NickKey, as people read them: without regard to case, width or
+// compatibility forms.
 func (bs Blocks) Match(nick string, ip netip.Addr) (Block, bool) {
+	key := ""
 	for _, b := range bs {
 		switch b.Kind {
 		case BlockNick:
-			if strings.EqualFold(b.Value, nick) {
+			if key == "" {
+				key = NickKey(nick)
+			}
+			k := b.key
+			if k == "" {
+				k = NickKey(b.Value)
+			}
+			if k == key {
 				return b, true
 			}
 		case BlockIP:
