@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,7 +206,12 @@ func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part strin
 			last := doneAt
 			m.lastDone = &last
 			m.items++
-			m.bytes += bytes
+			// Saturating, like the byte totals in the database.
+			if bytes > 0 && m.bytes > math.MaxInt64-bytes {
+				m.bytes = math.MaxInt64
+			} else {
+				m.bytes += bytes
+			}
 			_, err := io.WriteString(zw, line+"\n")
 			return err
 		})

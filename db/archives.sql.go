@@ -146,7 +146,7 @@ func (q *Queries) BooksArchivedCount(ctx context.Context, projectID int32) (int6
 }
 
 const booksArchivesBytes = `-- name: BooksArchivesBytes :one
-SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM archives WHERE project_id = $1
+SELECT LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint AS bytes FROM archives WHERE project_id = $1
 `
 
 // The books: the bytes of the archived days, discarded ones included.

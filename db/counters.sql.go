@@ -29,7 +29,8 @@ func (q *Queries) BooksQueueCountersOff(ctx context.Context, projectID int32) (i
 const counterAdd = `-- name: CounterAdd :exec
 INSERT INTO counters AS c (project_id, name, shard, value)
 VALUES ($1, $2, counter_shard(), $3)
-ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+ON CONFLICT (project_id, name, shard) DO UPDATE
+SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 `
 
 type CounterAddParams struct {
@@ -38,13 +39,14 @@ type CounterAddParams struct {
 	Delta     int64
 }
 
+// A shard saturates at the largest bigint rather than fail the write.
 func (q *Queries) CounterAdd(ctx context.Context, arg CounterAddParams) error {
 	_, err := q.db.Exec(ctx, counterAdd, arg.ProjectID, arg.Name, arg.Delta)
 	return err
 }
 
 const counterGet = `-- name: CounterGet :one
-SELECT coalesce(sum(value), 0)::bigint FROM counters
+SELECT LEAST(coalesce(sum(value), 0), 9223372036854775807)::bigint FROM counters
 WHERE project_id = $1 AND name = $2
 `
 
@@ -65,7 +67,8 @@ INSERT INTO counters AS c (project_id, name, shard, value)
 SELECT $1, x.name, counter_shard(), ($2::bigint[])[x.i]
 FROM unnest($3::text[]) WITH ORDINALITY AS x (name, i)
 ORDER BY x.name
-ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+ON CONFLICT (project_id, name, shard) DO UPDATE
+SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 `
 
 type CountersAddParams struct {
@@ -75,14 +78,15 @@ type CountersAddParams struct {
 }
 
 // Adds @deltas[i] to counter @names[i], in name order (so concurrent
-// writers lock shards' rows in one order).
+// writers lock shards' rows in one order). A shard saturates at the
+// largest bigint rather than fail the write.
 func (q *Queries) CountersAdd(ctx context.Context, arg CountersAddParams) error {
 	_, err := q.db.Exec(ctx, countersAdd, arg.ProjectID, arg.Deltas, arg.Names)
 	return err
 }
 
 const countersByProject = `-- name: CountersByProject :many
-SELECT name, sum(value)::bigint AS value FROM counters
+SELECT name, LEAST(sum(value), 9223372036854775807)::bigint AS value FROM counters
 WHERE project_id = $1
 GROUP BY name
 ORDER BY name
@@ -93,6 +97,8 @@ type CountersByProjectRow struct {
 	Value int64
 }
 
+// Sums of shards saturate at the largest bigint (the bytes counter can
+// get there) rather than fail the read.
 func (q *Queries) CountersByProject(ctx context.Context, projectID int32) ([]CountersByProjectRow, error) {
 	rows, err := q.db.Query(ctx, countersByProject, projectID)
 	if err != nil {

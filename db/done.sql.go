@@ -10,10 +10,11 @@ import (
 )
 
 const booksDoneBytes = `-- name: BooksDoneBytes :one
-SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM done WHERE project_id = $1
+SELECT LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint AS bytes FROM done WHERE project_id = $1
 `
 
-// The books: the bytes of the completions in the hot table.
+// The books: the bytes of the completions in the hot table, saturated at
+// the largest bigint like the totals it is checked against.
 func (q *Queries) BooksDoneBytes(ctx context.Context, projectID int32) (int64, error) {
 	row := q.db.QueryRow(ctx, booksDoneBytes, projectID)
 	var bytes int64
@@ -176,8 +177,9 @@ WITH reported AS (
     FROM shared
     GROUP BY shared.req, shared.downloader, shared.version, shared.domains
 ), counted AS (
+    -- Bytes saturate at the largest bigint rather than fail the batch.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $9, d.name, counter_shard(), sum(d.delta)
+    SELECT $9, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM (
         SELECT v.name, v.delta
         FROM (SELECT count(*) AS n, count(*) FILTER (WHERE shared.queue = '') AS claims,
@@ -195,7 +197,8 @@ WITH reported AS (
     GROUP BY d.name
     HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
 FROM (SELECT shared.req, true AS done FROM shared UNION ALL SELECT refused.req, false FROM refused) o

@@ -13,76 +13,84 @@ import (
 const doneTalliesFold = `-- name: DoneTalliesFold :one
 WITH taken AS (
     DELETE FROM done_tallies
-    WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t LIMIT $1))
+    WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t
+                           WHERE $1::integer = 0 OR t.project_id = $1::integer LIMIT $2))
     RETURNING done_tallies.project_id, done_tallies.downloader, done_tallies.items, done_tallies.bytes,
               done_tallies.version, done_tallies.domains, done_tallies.item, done_tallies.at
 ), totals AS (
     INSERT INTO downloaders AS d (project_id, nick, items, bytes, version, first_seen, last_seen)
-    SELECT taken.project_id, taken.downloader, sum(taken.items), sum(taken.bytes),
+    SELECT taken.project_id, taken.downloader, sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint,
            (array_agg(taken.version ORDER BY taken.at DESC))[1], min(taken.at), max(taken.at)
     FROM taken
     GROUP BY taken.project_id, taken.downloader
     ORDER BY taken.project_id, taken.downloader
     ON CONFLICT (project_id, nick) DO UPDATE
     SET items = d.items + excluded.items,
-        bytes = d.bytes + excluded.bytes,
+        bytes = LEAST(d.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint,
         version = CASE WHEN excluded.last_seen >= d.last_seen THEN excluded.version ELSE d.version END,
         last_seen = greatest(d.last_seen, excluded.last_seen)
 ), minutes AS (
     INSERT INTO series_minutes AS s (project_id, minute, items, bytes)
-    SELECT taken.project_id, date_trunc('minute', taken.at, 'UTC'), sum(taken.items), sum(taken.bytes)
+    SELECT taken.project_id, date_trunc('minute', taken.at, 'UTC'), sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint
     FROM taken
     GROUP BY 1, 2
     ORDER BY 1, 2
-    ON CONFLICT (project_id, minute) DO UPDATE SET items = s.items + excluded.items, bytes = s.bytes + excluded.bytes
+    ON CONFLICT (project_id, minute) DO UPDATE
+    SET items = s.items + excluded.items, bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), hours AS (
     INSERT INTO series_hours AS s (project_id, hour, items, bytes)
-    SELECT taken.project_id, date_trunc('hour', taken.at, 'UTC'), sum(taken.items), sum(taken.bytes)
+    SELECT taken.project_id, date_trunc('hour', taken.at, 'UTC'), sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint
     FROM taken
     GROUP BY 1, 2
     ORDER BY 1, 2
-    ON CONFLICT (project_id, hour) DO UPDATE SET items = s.items + excluded.items, bytes = s.bytes + excluded.bytes
+    ON CONFLICT (project_id, hour) DO UPDATE
+    SET items = s.items + excluded.items, bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), downloader_hours AS (
     INSERT INTO downloader_hours AS s (project_id, downloader, hour, items, bytes)
-    SELECT taken.project_id, taken.downloader, date_trunc('hour', taken.at, 'UTC'), sum(taken.items), sum(taken.bytes)
+    SELECT taken.project_id, taken.downloader, date_trunc('hour', taken.at, 'UTC'), sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint
     FROM taken
     GROUP BY 1, 2, 3
     ORDER BY 1, 2, 3
-    ON CONFLICT (project_id, downloader, hour) DO UPDATE SET items = s.items + excluded.items, bytes = s.bytes + excluded.bytes
+    ON CONFLICT (project_id, downloader, hour) DO UPDATE
+    SET items = s.items + excluded.items, bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), domains AS (
     INSERT INTO domain_totals AS s (project_id, domain, bytes)
-    SELECT taken.project_id, d.key, sum(d.value::bigint)
+    SELECT taken.project_id, d.key, LEAST(sum(d.value::numeric), 9223372036854775807)::bigint
     FROM taken, jsonb_each_text(taken.domains) AS d
     GROUP BY 1, 2
     ORDER BY 1, 2
-    ON CONFLICT (project_id, domain) DO UPDATE SET bytes = s.bytes + excluded.bytes
+    ON CONFLICT (project_id, domain) DO UPDATE SET bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), fed AS (
     -- The newest of the batch only: the feed keeps feedKept per project.
     INSERT INTO feed (project_id, at, downloader, items, bytes, item)
     SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item
     FROM (SELECT taken.project_id, taken.downloader, taken.items, taken.bytes, taken.version, taken.domains, taken.item, taken.at, row_number() OVER (PARTITION BY taken.project_id ORDER BY taken.at DESC) AS n FROM taken) newest
-    WHERE newest.n <= $2::integer
+    WHERE newest.n <= $3::integer
 )
 SELECT count(*) FROM taken
 `
 
 type DoneTalliesFoldParams struct {
-	Max      int32
-	FeedKept int32
+	ProjectID int32
+	Max       int32
+	FeedKept  int32
 }
 
-// Folds up to @max tallies into the downloaders' totals and the time
-// series, in one transaction: a tally is either still pending or counted
-// everywhere. Returns how many were folded.
+// Folds up to @max tallies (of project @project_id, or of any project when
+// it is 0) into the downloaders' totals and the time series, in one
+// transaction: a tally is either still pending or counted everywhere.
+// Returns how many were folded. Byte totals saturate at the largest
+// bigint rather than fail: sums are numeric, and what is stored is capped,
+// so a total near 2^63 stays there instead of stopping every fold.
 func (q *Queries) DoneTalliesFold(ctx context.Context, arg DoneTalliesFoldParams) (int64, error) {
-	row := q.db.QueryRow(ctx, doneTalliesFold, arg.Max, arg.FeedKept)
+	row := q.db.QueryRow(ctx, doneTalliesFold, arg.ProjectID, arg.Max, arg.FeedKept)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
 const doneTalliesPending = `-- name: DoneTalliesPending :many
-SELECT downloader, sum(items)::bigint AS items, sum(bytes)::bigint AS bytes,
+SELECT downloader, sum(items)::bigint AS items, LEAST(sum(bytes), 9223372036854775807)::bigint AS bytes,
        (array_agg(version ORDER BY at DESC))[1]::text AS version, max(at)::timestamptz AS last_seen
 FROM done_tallies
 WHERE project_id = $1
@@ -115,6 +123,40 @@ func (q *Queries) DoneTalliesPending(ctx context.Context, projectID int32) ([]Do
 			&i.Version,
 			&i.LastSeen,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const doneTalliesProjects = `-- name: DoneTalliesProjects :many
+SELECT t.project_id, coalesce(max(p.slug), '')::text AS slug
+FROM done_tallies t LEFT JOIN projects p ON p.id = t.project_id
+GROUP BY t.project_id
+ORDER BY t.project_id
+`
+
+type DoneTalliesProjectsRow struct {
+	ProjectID int32
+	Slug      string
+}
+
+// The projects with tallies to fold: the rollup folds them one by one when
+// folding them together fails.
+func (q *Queries) DoneTalliesProjects(ctx context.Context) ([]DoneTalliesProjectsRow, error) {
+	rows, err := q.db.Query(ctx, doneTalliesProjects)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DoneTalliesProjectsRow{}
+	for rows.Next() {
+		var i DoneTalliesProjectsRow
+		if err := rows.Scan(&i.ProjectID, &i.Slug); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -11,11 +11,12 @@ import (
 )
 
 const booksDownloadersBytes = `-- name: BooksDownloadersBytes :one
-SELECT ((SELECT coalesce(sum(d.bytes), 0) FROM downloaders d WHERE d.project_id = $1)
-      + (SELECT coalesce(sum(t.bytes), 0) FROM done_tallies t WHERE t.project_id = $1))::bigint AS bytes
+SELECT LEAST((SELECT coalesce(sum(d.bytes), 0) FROM downloaders d WHERE d.project_id = $1)
+           + (SELECT coalesce(sum(t.bytes), 0) FROM done_tallies t WHERE t.project_id = $1), 9223372036854775807)::bigint AS bytes
 `
 
-// The books: the downloaders' bytes, folded and not folded yet.
+// The books: the downloaders' bytes, folded and not folded yet, saturated
+// at the largest bigint like the totals.
 func (q *Queries) BooksDownloadersBytes(ctx context.Context, projectID int32) (int64, error) {
 	row := q.db.QueryRow(ctx, booksDownloadersBytes, projectID)
 	var bytes int64

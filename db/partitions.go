@@ -31,11 +31,12 @@ type DonePartitionTotalsRow struct {
 }
 
 // DonePartitionTotals counts a day partition's completions and their bytes,
-// with the first and last completion times (nil when it is empty). Not
-// sqlc: the table is the partition's name.
+// with the first and last completion times (nil when it is empty); the
+// bytes saturate at the largest bigint, like every byte total. Not sqlc:
+// the table is the partition's name.
 func DonePartitionTotals(ctx context.Context, conn DBTX, part string) (DonePartitionTotalsRow, error) {
 	var r DonePartitionTotalsRow
-	err := conn.QueryRow(ctx, "SELECT count(*), coalesce(sum(bytes), 0)::bigint, min(done_at), max(done_at) FROM "+
+	err := conn.QueryRow(ctx, "SELECT count(*), LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint, min(done_at), max(done_at) FROM "+
 		pgx.Identifier{part}.Sanitize()).Scan(&r.Items, &r.Bytes, &r.FirstDoneAt, &r.LastDoneAt)
 	return r, err
 }

@@ -69,7 +69,7 @@ func (q *Queries) DownloaderHoursSince(ctx context.Context, arg DownloaderHoursS
 }
 
 const downloaderHoursTotals = `-- name: DownloaderHoursTotals :many
-SELECT downloader, sum(items)::bigint AS items, sum(bytes)::bigint AS bytes
+SELECT downloader, sum(items)::bigint AS items, LEAST(sum(bytes), 9223372036854775807)::bigint AS bytes
 FROM downloader_hours
 WHERE project_id = $1 AND hour >= $2
 GROUP BY downloader
@@ -86,7 +86,8 @@ type DownloaderHoursTotalsRow struct {
 	Bytes      int64
 }
 
-// Each downloader's completions since @since: the 24-hour and 7-day boards.
+// Each downloader's completions since @since: the 24-hour and 7-day boards
+// (bytes saturated at the largest bigint).
 func (q *Queries) DownloaderHoursTotals(ctx context.Context, arg DownloaderHoursTotalsParams) ([]DownloaderHoursTotalsRow, error) {
 	rows, err := q.db.Query(ctx, downloaderHoursTotals, arg.ProjectID, arg.Since)
 	if err != nil {

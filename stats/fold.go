@@ -5,6 +5,9 @@ package stats
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -36,13 +39,28 @@ const MinutesKept = 48 * time.Hour
 // and the minute and hour series, batch by batch (each its own
 // transaction), until none are left or ctx ends. It returns how many
 // tallies it folded.
+//
+// Batches take every project's tallies together. When one fails, Fold
+// folds project by project instead, so a project whose tallies cannot be
+// folded keeps them pending and holds up no other project: every other
+// project is folded, and the error is a *FoldError naming the projects
+// left pending.
 func (s *Store) Fold(ctx context.Context) (int64, error) {
 	var total int64
 	for ctx.Err() == nil {
 		n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{Max: foldBatch, FeedKept: FeedKept})
 		total += n
 		if err != nil {
-			return total, err
+			if ctx.Err() != nil {
+				return total, err
+			}
+			n, err := s.foldEach(ctx)
+			total += n
+			if err != nil && ctx.Err() != nil {
+				return total, err
+			}
+			_, perr := s.q.FeedPrune(ctx, FeedKept)
+			return total, errors.Join(err, perr)
 		}
 		if n < foldBatch {
 			_, err := s.q.FeedPrune(ctx, FeedKept)
@@ -50,6 +68,84 @@ func (s *Store) Fold(ctx context.Context) (int64, error) {
 		}
 	}
 	return total, ctx.Err()
+}
+
+// foldEach folds the pending tallies project by project, each project
+// until it has none left or one of its batches fails.
+func (s *Store) foldEach(ctx context.Context) (int64, error) {
+	pending, err := s.q.DoneTalliesProjects(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	var failed FoldError
+	for _, p := range pending {
+		for {
+			n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{ProjectID: p.ProjectID, Max: foldBatch, FeedKept: FeedKept})
+			total += n
+			if ctx.Err() != nil {
+				return total, ctx.Err()
+			}
+			if err != nil {
+				failed.Projects = append(failed.Projects, ProjectFoldError{ProjectID: p.ProjectID, Slug: p.Slug, Err: err})
+				break
+			}
+			if n < foldBatch {
+				break
+			}
+		}
+	}
+	if len(failed.Projects) == 0 {
+		return total, nil
+	}
+	return total, &failed
+}
+
+// FoldError lists the projects whose tallies could not be folded; they stay
+// pending, and every other project's were folded.
+type FoldError struct {
+	Projects []ProjectFoldError
+}
+
+// ProjectFoldError is why one project's tallies could not be folded.
+type ProjectFoldError struct {
+	ProjectID int32
+	Slug      string // empty when the project is gone
+	Err       error
+}
+
+// Name is how the project is named in messages: its slug, or its id once
+// it has none.
+func (e ProjectFoldError) Name() string {
+	if e.Slug != "" {
+		return e.Slug
+	}
+	return fmt.Sprintf("#%d", e.ProjectID)
+}
+
+func (e *FoldError) Error() string {
+	parts := make([]string, len(e.Projects))
+	for i, p := range e.Projects {
+		parts[i] = fmt.Sprintf("project %s: %v", p.Name(), p.Err)
+	}
+	return "folding tallies: " + strings.Join(parts, "; ")
+}
+
+// Names are the slugs (or ids) of the projects left pending.
+func (e *FoldError) Names() []string {
+	out := make([]string, len(e.Projects))
+	for i, p := range e.Projects {
+		out[i] = p.Name()
+	}
+	return out
+}
+
+func (e *FoldError) Unwrap() []error {
+	out := make([]error, len(e.Projects))
+	for i, p := range e.Projects {
+		out[i] = p.Err
+	}
+	return out
 }
 
 // Prune drops the minute buckets older than MinutesKept.

@@ -39,7 +39,7 @@ SELECT count(*) FROM archived WHERE project_id = @project_id;
 
 -- name: BooksArchivesBytes :one
 -- The books: the bytes of the archived days, discarded ones included.
-SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM archives WHERE project_id = @project_id;
+SELECT LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint AS bytes FROM archives WHERE project_id = @project_id;
 
 -- name: BooksArchivesItems :one
 -- The books: the completions of the archived days, discarded ones included.

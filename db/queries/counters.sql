@@ -1,26 +1,32 @@
 -- name: CountersByProject :many
-SELECT name, sum(value)::bigint AS value FROM counters
+-- Sums of shards saturate at the largest bigint (the bytes counter can
+-- get there) rather than fail the read.
+SELECT name, LEAST(sum(value), 9223372036854775807)::bigint AS value FROM counters
 WHERE project_id = @project_id
 GROUP BY name
 ORDER BY name;
 
 -- name: CounterGet :one
-SELECT coalesce(sum(value), 0)::bigint FROM counters
+SELECT LEAST(coalesce(sum(value), 0), 9223372036854775807)::bigint FROM counters
 WHERE project_id = @project_id AND name = @name;
 
 -- name: CounterAdd :exec
+-- A shard saturates at the largest bigint rather than fail the write.
 INSERT INTO counters AS c (project_id, name, shard, value)
 VALUES (@project_id, @name, counter_shard(), @delta)
-ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value;
+ON CONFLICT (project_id, name, shard) DO UPDATE
+SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END;
 
 -- name: CountersAdd :exec
 -- Adds @deltas[i] to counter @names[i], in name order (so concurrent
--- writers lock shards' rows in one order).
+-- writers lock shards' rows in one order). A shard saturates at the
+-- largest bigint rather than fail the write.
 INSERT INTO counters AS c (project_id, name, shard, value)
 SELECT @project_id, x.name, counter_shard(), (@deltas::bigint[])[x.i]
 FROM unnest(@names::text[]) WITH ORDINALITY AS x (name, i)
 ORDER BY x.name
-ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value;
+ON CONFLICT (project_id, name, shard) DO UPDATE
+SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END;
 
 -- name: CountersPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see projects.Purge).

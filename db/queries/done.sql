@@ -107,8 +107,9 @@ WITH reported AS (
     FROM shared
     GROUP BY shared.req, shared.downloader, shared.version, shared.domains
 ), counted AS (
+    -- Bytes saturate at the largest bigint rather than fail the batch.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM (
         SELECT v.name, v.delta
         FROM (SELECT count(*) AS n, count(*) FILTER (WHERE shared.queue = '') AS claims,
@@ -126,7 +127,8 @@ WITH reported AS (
     GROUP BY d.name
     HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
 FROM (SELECT shared.req, true AS done FROM shared UNION ALL SELECT refused.req, false FROM refused) o
@@ -169,8 +171,9 @@ SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id)
 SELECT count(*) FROM done WHERE project_id = @project_id;
 
 -- name: BooksDoneBytes :one
--- The books: the bytes of the completions in the hot table.
-SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM done WHERE project_id = @project_id;
+-- The books: the bytes of the completions in the hot table, saturated at
+-- the largest bigint like the totals it is checked against.
+SELECT LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint AS bytes FROM done WHERE project_id = @project_id;
 
 -- name: DoneCountWhere :one
 -- How many completed items DoneRequeue would look at (items claimed or

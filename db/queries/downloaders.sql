@@ -33,6 +33,7 @@ SELECT ((SELECT coalesce(sum(d.items), 0) FROM downloaders d WHERE d.project_id 
       + (SELECT coalesce(sum(t.items), 0) FROM done_tallies t WHERE t.project_id = @project_id))::bigint AS items;
 
 -- name: BooksDownloadersBytes :one
--- The books: the downloaders' bytes, folded and not folded yet.
-SELECT ((SELECT coalesce(sum(d.bytes), 0) FROM downloaders d WHERE d.project_id = @project_id)
-      + (SELECT coalesce(sum(t.bytes), 0) FROM done_tallies t WHERE t.project_id = @project_id))::bigint AS bytes;
+-- The books: the downloaders' bytes, folded and not folded yet, saturated
+-- at the largest bigint like the totals.
+SELECT LEAST((SELECT coalesce(sum(d.bytes), 0) FROM downloaders d WHERE d.project_id = @project_id)
+           + (SELECT coalesce(sum(t.bytes), 0) FROM done_tallies t WHERE t.project_id = @project_id), 9223372036854775807)::bigint AS bytes;

@@ -19,8 +19,9 @@ WHERE project_id = @project_id AND downloader = @downloader AND hour >= @since
 ORDER BY hour;
 
 -- name: DownloaderHoursTotals :many
--- Each downloader's completions since @since: the 24-hour and 7-day boards.
-SELECT downloader, sum(items)::bigint AS items, sum(bytes)::bigint AS bytes
+-- Each downloader's completions since @since: the 24-hour and 7-day boards
+-- (bytes saturated at the largest bigint).
+SELECT downloader, sum(items)::bigint AS items, LEAST(sum(bytes), 9223372036854775807)::bigint AS bytes
 FROM downloader_hours
 WHERE project_id = @project_id AND hour >= @since
 GROUP BY downloader;
