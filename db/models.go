@@ -43,6 +43,13 @@ type AuditLog struct {
 	Detail    []byte
 }
 
+type BackfeedMinute struct {
+	ProjectID int32
+	Shard     string
+	Minute    time.Time
+	Items     int64
+}
+
 type Block struct {
 	ID        int32
 	ProjectID *int32

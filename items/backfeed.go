@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"tracker/db"
 	"tracker/projects"
 )
 
@@ -113,10 +115,29 @@ func (e *Engine) Backfeed(ctx context.Context, p projects.Project, shard string,
 		}
 		n, err := e.queueKeyed(ctx, p, "backfeed", shard, names, keys)
 		if err != nil {
+			e.tallyBackfeed(ctx, p, shard, fresh)
 			return fresh, dups, err
 		}
 		fresh += n
 		dups += int64(len(batch)) - n
 	}
+	e.tallyBackfeed(ctx, p, shard, fresh)
 	return fresh, dups, nil
+}
+
+// tallyBackfeed adds a post's new items to its shard's minute, for the
+// leaderboard: one statement a post, whatever its size. The items are
+// queued by then, so a failure here only loses a statistic and must not
+// fail the post (the script would post again and find only duplicates); and
+// the tally is written even when the client has gone, so nothing queued
+// goes uncounted.
+func (e *Engine) tallyBackfeed(ctx context.Context, p projects.Project, shard string, fresh int64) {
+	if fresh == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := e.q.BackfeedMinutesAdd(ctx, db.BackfeedMinutesAddParams{ProjectID: p.ID, Shard: shard, Items: fresh}); err != nil {
+		e.log.Warn("backfeed tally not written", "project", p.Slug, "shard", shard, "new", fresh, "err", err)
+	}
 }

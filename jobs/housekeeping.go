@@ -13,9 +13,16 @@ import (
 	"tracker/warriors"
 )
 
+// BackfeedMinutesKept is how long the new items per backfeed shard and
+// minute are kept: the board shows the last hour, and the rest is there to
+// look back on a day's posts in the database, as long as the completions'
+// minute series.
+const BackfeedMinutesKept = 48 * time.Hour
+
 // Housekeeping creates the completion partitions of the days ahead, drops
 // expired web sessions, audit entries older than auditKept, day-old
-// failed logins, and the records of warriors not seen for warriors.Kept.
+// failed logins, backfeed minutes older than BackfeedMinutesKept, and the
+// records of warriors not seen for warriors.Kept.
 func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Duration) Job {
 	q := db.New(pool)
 	warriorStore := warriors.NewStore(pool)
@@ -35,6 +42,9 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 				return "", err
 			}
 			if _, err := q.LoginFailuresPrune(ctx); err != nil {
+				return "", err
+			}
+			if _, err := q.BackfeedMinutesPrune(ctx, pgtype.Interval{Microseconds: BackfeedMinutesKept.Microseconds(), Valid: true}); err != nil {
 				return "", err
 			}
 			gone, err := warriorStore.Prune(ctx, time.Now())

@@ -48,3 +48,27 @@ func TestHousekeepingDropsAbsentWarriors(t *testing.T) {
 		t.Fatalf("left: %v %v", left, rows.Err())
 	}
 }
+
+// Housekeeping drops the backfeed minutes older than BackfeedMinutesKept.
+func TestHousekeepingPrunesBackfeedMinutes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	_, err := pool.Exec(ctx, `INSERT INTO backfeed_minutes (project_id, shard, minute, items) VALUES
+		(1, 'onetime', date_trunc('minute', now()), 3),
+		(1, 'onetime', date_trunc('minute', now()) - interval '47 hours', 2),
+		(1, '', date_trunc('minute', now()) - interval '49 hours', 1)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Housekeeping(pool, projects.NewStore(pool), 24*time.Hour).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n, items int64
+	if err := pool.QueryRow(ctx, "SELECT count(*), coalesce(sum(items), 0) FROM backfeed_minutes").Scan(&n, &items); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || items != 5 {
+		t.Fatalf("left %d minutes of %d items, want 2 of 5", n, items)
+	}
+}

@@ -256,6 +256,7 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 		{"downloader_hours", purgeBatchOf(s.q.DownloaderHoursPurgeBatch)},
 		{"series_minutes", purgeBatchOf(s.q.SeriesMinutesPurgeBatch)},
 		{"series_hours", purgeBatchOf(s.q.SeriesHoursPurgeBatch)},
+		{"backfeed_minutes", purgeBatchOf(s.q.BackfeedMinutesPurgeBatch)},
 		{"domain_totals", purgeBatchOf(s.q.DomainTotalsPurgeBatch)},
 		{"feed", purgeBatchOf(s.q.FeedPurgeBatch)},
 		{"rate_limits", purgeBatchOf(s.q.RateLimitsPurgeBatch)},

@@ -13,11 +13,15 @@ type Board struct {
 	Seq int64     `json:"seq"`
 	At  time.Time `json:"at"`
 
-	Totals  Totals      `json:"totals"`
-	Rates   Rates       `json:"rates"`
-	Health  Health      `json:"health"`
-	Domains []Domain    `json:"domains"`
-	Feed    []FeedEntry `json:"feed"`
+	Totals  Totals   `json:"totals"`
+	Rates   Rates    `json:"rates"`
+	Health  Health   `json:"health"`
+	Domains []Domain `json:"domains"`
+	// Shards are the items backfeed posts queued in the last hour, per
+	// shard, largest first: ShardsShown of them, the rest summed in one
+	// last entry.
+	Shards []ShardNew  `json:"shards"`
+	Feed   []FeedEntry `json:"feed"`
 	// Leaders are the first downloaders of the all-time board by bytes
 	// (LeadersShown of them); pages read longer boards from Ranking.
 	Leaders []Leader `json:"leaders"`
@@ -94,6 +98,22 @@ type Domain struct {
 	Domain string `json:"domain"`
 	Bytes  int64  `json:"bytes"`
 }
+
+// ShardNew is how many new items backfeed posts queued in one shard.
+type ShardNew struct {
+	// Shard is "" for the project's default scope (posts naming no shard).
+	Shard string `json:"shard"`
+	New   int64  `json:"new"`
+	// Others, when not 0, makes this the entry summing that many smaller
+	// shards (Shard is then "").
+	Others int `json:"others,omitempty"`
+}
+
+// ShardsShown is how many shards a Board names; the others are summed.
+const ShardsShown = 20
+
+// ShardsWindow is the span a Board's Shards count.
+const ShardsWindow = time.Hour
 
 // FeedEntry is one recent done request.
 type FeedEntry struct {

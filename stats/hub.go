@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -158,7 +159,10 @@ func (h *Hub) Board(ctx context.Context, p projects.Project) (*Board, []byte, <-
 // refresh reads a new board and hands it to the waiting viewers.
 func (h *Hub) refresh(ctx context.Context, w *watch) error {
 	w.mu.Lock()
-	p, history := w.project, w.history
+	// Clipped: read appends its sample to the history, and two refreshes
+	// at once (a first viewer's and the loop's) must not both write into
+	// the spare room of the one array.
+	p, history := w.project, slices.Clip(w.history)
 	w.mu.Unlock()
 
 	r, err := h.rankingsOf(ctx, w)

@@ -55,6 +55,9 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 		if b.Domains, err = h.domains(ctx, q, p, pending); err != nil {
 			return err
 		}
+		if b.Shards, err = shards(ctx, q, p, b.At); err != nil {
+			return err
+		}
 		minutes, err := q.SeriesMinutesSince(ctx, db.SeriesMinutesSinceParams{ProjectID: p.ID, Since: b.At.Add(-61 * time.Minute)})
 		if err != nil {
 			return err
@@ -205,6 +208,29 @@ func (h *Hub) domains(ctx context.Context, q *db.Queries, p projects.Project, pe
 	slices.SortFunc(out, func(a, b Domain) int {
 		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Domain, b.Domain))
 	})
+	return out, nil
+}
+
+// shards are the new backfeed items per shard over the ShardsWindow's
+// whole minutes up to now, the minute being filled included.
+func shards(ctx context.Context, q *db.Queries, p projects.Project, now time.Time) ([]ShardNew, error) {
+	since := now.Truncate(time.Minute).Add(-ShardsWindow + time.Minute)
+	rows, err := q.BackfeedMinutesByShardSince(ctx, db.BackfeedMinutesByShardSinceParams{ProjectID: p.ID, Since: since})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ShardNew, 0, min(len(rows), ShardsShown+1))
+	for i, r := range rows {
+		if i < ShardsShown {
+			out = append(out, ShardNew{Shard: r.Shard, New: r.Items})
+			continue
+		}
+		if i == ShardsShown {
+			out = append(out, ShardNew{})
+		}
+		out[ShardsShown].New += r.Items
+		out[ShardsShown].Others++
+	}
 	return out, nil
 }
 

@@ -174,3 +174,17 @@ func intPtr(n *int64) string {
 	}
 	return FormatInt(*n)
 }
+
+// shardName labels a row of the backfeed table: the default scope has no
+// name of its own, and the last row may sum the smaller shards.
+func shardName(s stats.ShardNew) string {
+	switch {
+	case s.Others == 1:
+		return "1 other shard"
+	case s.Others > 1:
+		return FormatInt(int64(s.Others)) + " other shards"
+	case s.Shard == "":
+		return "(no shard)"
+	}
+	return s.Shard
+}
