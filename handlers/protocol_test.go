@@ -362,9 +362,12 @@ func TestRateLimitIsSmooth(t *testing.T) {
 		for j < len(claimed) && claimed[j].Sub(claimed[i]) < time.Second {
 			j++
 		}
-		if n := j - i; n > limit/60+1 {
+		// The limiter grants 10 a second; a claim is stamped when its batch
+		// runs, up to a moment after its grant, so a second of stamps may
+		// hold a couple of grants from just before it.
+		if n := j - i; n > limit/60+3 {
 			t.Fatalf("%d items claimed within one second from %s, limit %d/min allows %d",
-				n, claimed[i].Format(time.StampMicro), limit, limit/60+1)
+				n, claimed[i].Format(time.StampMicro), limit, limit/60+3)
 		}
 	}
 	// 2.5 s at 10/s: at most about 25 items. (How many fewer depends on
@@ -403,8 +406,28 @@ func TestTypeLimits(t *testing.T) {
 			}
 		}
 	}
-	if gotPosts != 1 {
-		t.Errorf("%d posts handed out in well under a second at post:60", gotPosts)
+	// At post:60, one post a second, however long the loop took on a
+	// loaded machine: checked on the claim times the database recorded.
+	if gotPosts < 1 {
+		t.Errorf("no post handed out")
+	}
+	rows, err := f.pool.Query(context.Background(),
+		"SELECT claimed_at FROM claims WHERE project_id = $1 AND starts_with(name, 'post:') ORDER BY claimed_at", f.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(claimed) != gotPosts {
+		t.Fatalf("%d post claims on record, %d handed out", len(claimed), gotPosts)
+	}
+	// The limiter grants a post a second; a claim is stamped when its
+	// batch runs, up to a moment later: over the span of the claims, at
+	// most one post a second plus that moment's worth.
+	if span := claimed[len(claimed)-1].Sub(claimed[0]); len(claimed) > int(span/time.Second)+2 {
+		t.Errorf("%d posts claimed within %v at post:60", len(claimed), span)
 	}
 	if gotUsers != 50 {
 		t.Errorf("%d users handed out, want all 50", gotUsers)
