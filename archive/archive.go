@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,12 +205,7 @@ func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part strin
 			last := doneAt
 			m.lastDone = &last
 			m.items++
-			// Saturating, like the byte totals in the database.
-			if bytes > 0 && m.bytes > math.MaxInt64-bytes {
-				m.bytes = math.MaxInt64
-			} else {
-				m.bytes += bytes
-			}
+			m.bytes = db.AddBytes(m.bytes, bytes)
 			_, err := io.WriteString(zw, line+"\n")
 			return err
 		})

@@ -7,7 +7,6 @@ package books
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -105,7 +104,7 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 		add("the queue counters count the queues (queues off)", 0, queuesCounted)
 		add("the done counter counts the completions, archived ones included", r.DoneRows+archivedItems, doneCounter)
 		add("the archive counters count the archives", archivedItems, archivedCounter+discardedCounter)
-		add("the bytes counter sums the completions' bytes", addBytes(doneBytes, archivedBytes), bytesCounter)
+		add("the bytes counter sums the completions' bytes", db.AddBytes(doneBytes, archivedBytes), bytesCounter)
 		add("the downloaders' items add up to the completions", doneCounter, downloaderItems)
 		add("the downloaders' bytes add up to the bytes", bytesCounter, downloaderBytes)
 		return nil
@@ -115,13 +114,4 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 		r.Balanced = r.Balanced && c.OK
 	}
 	return r, err
-}
-
-// addBytes adds byte counts, saturating at the largest int64 as the byte
-// totals in the database do, so a project near 2^63 bytes still balances.
-func addBytes(a, b int64) int64 {
-	if b > 0 && a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

@@ -40,12 +40,7 @@ func nginx(t *testing.T) string {
 func startNginx(t *testing.T, path, upstream string) string {
 	t.Helper()
 	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	conf := fmt.Sprintf(`daemon off;
 master_process off;
 worker_processes 1;

@@ -25,11 +25,8 @@ func (h *Handler) adminBlockRemove(w http.ResponseWriter, r *http.Request) error
 }
 
 func (h *Handler) blockAction(w http.ResponseWriter, r *http.Request, action string, fn func(projects.Project, projects.Block) error) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	b, err := projects.ParseBlock(r.PostForm.Get("kind"), strings.TrimSpace(r.PostForm.Get("value")))

@@ -15,11 +15,8 @@ import (
 // prefix and matching pattern (each when given) go back to their queues,
 // once the admin confirmed how many.
 func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	downloader, sel := strings.TrimSpace(r.PostForm.Get("downloader")), selection(r.PostForm)

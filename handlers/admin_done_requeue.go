@@ -13,11 +13,8 @@ import (
 // items whose names start with "prefix" and match "pattern" are queued
 // again in "queue", once the admin confirmed how many.
 func (h *Handler) adminDoneRequeue(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	queue, sel := cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "redo"), selection(r.PostForm)

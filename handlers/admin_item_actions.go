@@ -48,11 +48,8 @@ func (h *Handler) adminItemDone(w http.ResponseWriter, r *http.Request) error {
 // itemAction runs an action on the item a form names, records it, and
 // shows the item again.
 func (h *Handler) itemAction(w http.ResponseWriter, r *http.Request, action string, fn func(context.Context, *projects.Live, string) error) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	ctx, name := r.Context(), r.PostForm.Get("name")

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -47,12 +48,20 @@ func (h *Handler) adminProject(r *http.Request) (projects.Project, error) {
 	return p, canRun(r, p.ID)
 }
 
+// adminProjectForm is adminProject for a POST whose small form it reads.
+func (h *Handler) adminProjectForm(w http.ResponseWriter, r *http.Request) (projects.Project, error) {
+	p, err := h.adminProject(r)
+	if err != nil {
+		return p, err
+	}
+	return p, parseSmallForm(w, r)
+}
+
 // formState is what a page shows after a refused form: the status, the
 // refusal, and, for a settings form, the values sent and each field's
 // refusal.
 type formState struct {
 	status int
-	flash  string
 	err    string
 	values map[string]string
 	errs   projects.FieldErrors
@@ -70,9 +79,6 @@ func (h *Handler) projectPage(r *http.Request, p projects.Project, section strin
 		return views.AdminProjectPage{}, s, err
 	}
 	page := h.adminPageOf(r)
-	if st.flash != "" {
-		page.Flash = st.flash
-	}
 	if st.err != "" {
 		page.Flash, page.Error = "", st.err
 	}
@@ -172,4 +178,30 @@ func parseSmallForm(w http.ResponseWriter, r *http.Request) error {
 // selection is the items a bulk action's form picks by name.
 func selection(form url.Values) items.Selection {
 	return items.Selection{Prefix: form.Get("prefix"), Pattern: strings.TrimSpace(form.Get("pattern"))}
+}
+
+// invalid is the message of an error in what the admin asked (a bad
+// queue, a bad pattern), and whether err is one.
+func invalid(err error) (string, bool) {
+	var e *items.InvalidError
+	if errors.As(err, &e) {
+		return e.Error(), true
+	}
+	return "", false
+}
+
+// describeSelection says which names a bulk action picks, for its
+// confirmation.
+func describeSelection(sel items.Selection) string {
+	var parts []string
+	if sel.Prefix != "" {
+		parts = append(parts, fmt.Sprintf("starting with %q", sel.Prefix))
+	}
+	if sel.Pattern != "" {
+		parts = append(parts, fmt.Sprintf("matching %q", sel.Pattern))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "(names " + strings.Join(parts, " and ") + ") "
 }

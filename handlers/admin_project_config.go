@@ -14,11 +14,8 @@ import (
 // none; a refusal shows the form again with the values sent and each
 // refused key's reason beside it. Every change is in the audit log.
 func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	section := projects.Section(r.PostForm.Get("section"))

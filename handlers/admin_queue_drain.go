@@ -12,11 +12,8 @@ import (
 // selected items of queue "from" are dropped for good (they stay seen),
 // once the admin saw how many and typed the queue's name.
 func (h *Handler) adminQueueDrain(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	from, sel := strings.TrimSpace(r.PostForm.Get("from")), selection(r.PostForm)

@@ -1,12 +1,10 @@
 package handlers
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
-	"tracker/items"
 	"tracker/views"
 )
 
@@ -15,11 +13,8 @@ import (
 // PostgreSQL regular expression; both optional) go to queue "to", once the
 // admin confirmed how many.
 func (h *Handler) adminQueueMove(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	from, to := strings.TrimSpace(r.PostForm.Get("from")), strings.TrimSpace(r.PostForm.Get("to"))
@@ -54,30 +49,4 @@ func (h *Handler) adminQueueMove(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return h.toSection(w, r, p, "queues", fmt.Sprintf("Moved %d items from %s to %s.", n, from, to))
-}
-
-// invalid is the message of an error in what the admin asked (a bad
-// queue, a bad pattern), and whether err is one.
-func invalid(err error) (string, bool) {
-	var e *items.InvalidError
-	if errors.As(err, &e) {
-		return e.Error(), true
-	}
-	return "", false
-}
-
-// describeSelection says which names a bulk action picks, for its
-// confirmation.
-func describeSelection(sel items.Selection) string {
-	var parts []string
-	if sel.Prefix != "" {
-		parts = append(parts, fmt.Sprintf("starting with %q", sel.Prefix))
-	}
-	if sel.Pattern != "" {
-		parts = append(parts, fmt.Sprintf("matching %q", sel.Pattern))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "(names " + strings.Join(parts, " and ") + ") "
 }

@@ -12,11 +12,8 @@ import (
 // adminTargetAdd is POST /admin/projects/{slug}/targets/add: url, weight
 // and the checkbox "enabled"; a URL already listed is changed.
 func (h *Handler) adminTargetAdd(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	u := strings.TrimSpace(r.PostForm.Get("url"))
@@ -36,11 +33,8 @@ func (h *Handler) adminTargetAdd(w http.ResponseWriter, r *http.Request) error {
 
 // adminTargetRemove is POST /admin/projects/{slug}/targets/remove: url.
 func (h *Handler) adminTargetRemove(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.adminProject(r)
+	p, err := h.adminProjectForm(w, r)
 	if err != nil {
-		return err
-	}
-	if err := parseSmallForm(w, r); err != nil {
 		return err
 	}
 	u := strings.TrimSpace(r.PostForm.Get("url"))

@@ -134,11 +134,34 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 // project's name and progress stay out of it as they stay out of the home
 // page and /projects.json.
 type projectCollector struct {
-	store *projects.Store
+	store  *projects.Store
+	cached cachedMetrics
+}
 
+// cachedMetrics holds a collector's metrics, read at most once a second
+// however often /metrics is scraped: each read costs queries.
+type cachedMetrics struct {
 	mu      sync.Mutex
 	read    time.Time
 	metrics []prometheus.Metric
+}
+
+// send sends the metrics, reading them again with read when they are a
+// second old; a failed read is reported as an invalid metric of desc.
+func (c *cachedMetrics) send(ch chan<- prometheus.Metric, desc *prometheus.Desc, read func() ([]prometheus.Metric, error)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.read) >= time.Second {
+		ms, err := read()
+		if err != nil {
+			ch <- prometheus.NewInvalidMetric(desc, err)
+			return
+		}
+		c.metrics, c.read = ms, time.Now()
+	}
+	for _, m := range c.metrics {
+		ch <- m
+	}
 }
 
 var (
@@ -158,19 +181,7 @@ func (c *projectCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *projectCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Since(c.read) >= time.Second {
-		ms, err := c.collect()
-		if err != nil {
-			ch <- prometheus.NewInvalidMetric(projDone, err)
-			return
-		}
-		c.metrics, c.read = ms, time.Now()
-	}
-	for _, m := range c.metrics {
-		ch <- m
-	}
+	c.cached.send(ch, projDone, c.collect)
 }
 
 func (c *projectCollector) collect() ([]prometheus.Metric, error) {

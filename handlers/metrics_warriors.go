@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,11 +19,8 @@ var (
 // warriorCollector reports the warriors online, read at most once a second
 // however often it is scraped.
 type warriorCollector struct {
-	h *Handler
-
-	mu      sync.Mutex
-	read    time.Time
-	metrics []prometheus.Metric
+	h      *Handler
+	cached cachedMetrics
 }
 
 func (c *warriorCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -33,19 +29,7 @@ func (c *warriorCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *warriorCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Since(c.read) >= time.Second {
-		ms, err := c.collect()
-		if err != nil {
-			ch <- prometheus.NewInvalidMetric(warriorsByProject, err)
-			return
-		}
-		c.metrics, c.read = ms, time.Now()
-	}
-	for _, m := range c.metrics {
-		ch <- m
-	}
+	c.cached.send(ch, warriorsByProject, c.collect)
 }
 
 func (c *warriorCollector) collect() ([]prometheus.Metric, error) {

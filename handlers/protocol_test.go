@@ -345,15 +345,7 @@ func TestRateLimitIsSmooth(t *testing.T) {
 	if refused == 0 {
 		t.Fatal("nothing was refused")
 	}
-	rows, err := f.pool.Query(context.Background(),
-		"SELECT claimed_at FROM claims WHERE project_id = $1 ORDER BY claimed_at", f.project.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claimed, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
-	if err != nil {
-		t.Fatal(err)
-	}
+	claimed := f.claimTimes(t, "")
 	if len(claimed) != granted {
 		t.Fatalf("%d claims on record, %d items handed out", len(claimed), granted)
 	}
@@ -411,15 +403,7 @@ func TestTypeLimits(t *testing.T) {
 	if gotPosts < 1 {
 		t.Errorf("no post handed out")
 	}
-	rows, err := f.pool.Query(context.Background(),
-		"SELECT claimed_at FROM claims WHERE project_id = $1 AND starts_with(name, 'post:') ORDER BY claimed_at", f.project.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claimed, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
-	if err != nil {
-		t.Fatal(err)
-	}
+	claimed := f.claimTimes(t, "post:")
 	if len(claimed) != gotPosts {
 		t.Fatalf("%d post claims on record, %d handed out", len(claimed), gotPosts)
 	}
@@ -737,4 +721,21 @@ func TestTwoServersManyWarriors(t *testing.T) {
 	if r, err := books.Of(context.Background(), f.pool, f.project); err != nil || !r.Balanced {
 		t.Fatalf("the books do not balance: %+v, %v", r, err)
 	}
+}
+
+// claimTimes are the times the database stamped on the project's claims of
+// names starting with prefix, in order: what a limit is checked on, however
+// long a loaded machine took to ask.
+func (f fixture) claimTimes(t *testing.T, prefix string) []time.Time {
+	t.Helper()
+	rows, err := f.pool.Query(context.Background(),
+		"SELECT claimed_at FROM claims WHERE project_id = $1 AND starts_with(name, $2) ORDER BY claimed_at", f.project.ID, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return claimed
 }

@@ -79,7 +79,7 @@ func buckets(rows []Point, start, now time.Time, width time.Duration) []Point {
 		i := int(r.At.Sub(start) / width)
 		if i >= 0 && i < n {
 			out[i].Items += r.Items
-			out[i].Bytes = addBytes(out[i].Bytes, r.Bytes)
+			out[i].Bytes = db.AddBytes(out[i].Bytes, r.Bytes)
 		}
 	}
 	return out
@@ -108,7 +108,7 @@ func (h *Hub) Downloader(ctx context.Context, p projects.Project, nick string) (
 			continue
 		}
 		out.Items += t.Items
-		out.Bytes = addBytes(out.Bytes, t.Bytes)
+		out.Bytes = db.AddBytes(out.Bytes, t.Bytes)
 		if out.LastSeen == nil || t.LastSeen.After(*out.LastSeen) {
 			last := t.LastSeen
 			out.LastSeen, out.Version = &last, t.Version
@@ -156,7 +156,7 @@ func (h *Hub) Nick(ctx context.Context, nick string) (NickTotals, error) {
 	for _, d := range rows {
 		first, last := d.FirstSeen, d.LastSeen
 		out.Items += d.Items
-		out.Bytes = addBytes(out.Bytes, d.Bytes)
+		out.Bytes = db.AddBytes(out.Bytes, d.Bytes)
 		out.Projects = append(out.Projects, DownloaderStats{Project: d.Slug, Nick: nick, Items: d.Items, Bytes: d.Bytes,
 			Version: d.Version, FirstSeen: &first, LastSeen: &last})
 	}

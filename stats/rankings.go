@@ -49,7 +49,7 @@ func newBoard(at time.Time, entries []entry) board {
 	for i, e := range entries {
 		b.byNick[e.nick] = i
 		b.items += e.items
-		b.bytes = addBytes(b.bytes, e.bytes)
+		b.bytes = db.AddBytes(b.bytes, e.bytes)
 	}
 	b.byBytes = rank(entries, func(e entry) int64 { return e.bytes })
 	b.byItems = rank(entries, func(e entry) int64 { return e.items })

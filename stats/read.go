@@ -142,7 +142,7 @@ func (h *Hub) leaders(ctx context.Context, q *db.Queries, p projects.Project, pe
 	for _, t := range pending {
 		l := byNick[t.Downloader]
 		l.Items += t.Items
-		l.Bytes = addBytes(l.Bytes, t.Bytes)
+		l.Bytes = db.AddBytes(l.Bytes, t.Bytes)
 		if t.At.After(l.LastSeen) {
 			l.LastSeen, l.Version = t.At, t.Version
 		}
@@ -191,13 +191,13 @@ func (h *Hub) domains(ctx context.Context, q *db.Queries, p projects.Project, pe
 	}
 	bytes := map[string]int64{}
 	for _, r := range rows {
-		bytes[r.Domain] = addBytes(bytes[r.Domain], r.Bytes)
+		bytes[r.Domain] = db.AddBytes(bytes[r.Domain], r.Bytes)
 	}
 	for _, t := range pending {
 		var ds map[string]int64
 		if json.Unmarshal(t.Domains, &ds) == nil {
 			for d, n := range ds {
-				bytes[d] = addBytes(bytes[d], n)
+				bytes[d] = db.AddBytes(bytes[d], n)
 			}
 		}
 	}
@@ -281,7 +281,7 @@ func rates(history []sample, minutes []db.SeriesMinutesSinceRow, now time.Time) 
 		for _, m := range minutes {
 			if !m.At.Before(start) && m.At.Before(end) {
 				n += m.Items
-				b = addBytes(b, m.Bytes)
+				b = db.AddBytes(b, m.Bytes)
 			}
 		}
 		*x.items = float64(n) / x.window.Seconds()
