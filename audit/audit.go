@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/netip"
 	"time"
 
@@ -15,37 +16,106 @@ import (
 	"tracker/db"
 )
 
-// Entry is one admin action.
-type Entry struct {
-	UserID    int32  // 0 for the shell
-	Username  string // kept when the account is deleted
-	IP        netip.Addr
-	Action    string // "project.config", "items.add", ...
-	ProjectID int32  // 0 when the action is not about one project
-	Detail    map[string]any
+// Actor is who changes something and from where. An admin request carries
+// its actor in its context (NewContext); the packages that make a change
+// record it in the actor's name, in the transaction of the change.
+type Actor struct {
+	UserID   int32  // 0 for the shell
+	Username string // kept when the account is deleted
+	IP       netip.Addr
 }
 
-// Record writes the entry through q, inside the caller's transaction when q
-// is one: an action and its record commit together.
-func Record(ctx context.Context, q *db.Queries, e Entry) error {
-	detail, err := json.Marshal(e.Detail)
-	if err != nil {
+type actorKey struct{}
+
+// NewContext returns ctx carrying the actor: changes made with it are
+// recorded.
+func NewContext(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+func actorOf(ctx context.Context) (Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(Actor)
+	return a, ok
+}
+
+// Record writes an action (on projectID, when not 0) through q, inside the
+// caller's transaction: an action and its record commit together, so the log
+// never tells of a change that did not happen nor misses one that did.
+// Without an actor in ctx (a job, a warrior, a test) nothing is recorded.
+func Record(ctx context.Context, q *db.Queries, action string, projectID int32, detail map[string]any) error {
+	p, ok, err := params(ctx, action, projectID, detail)
+	if !ok || err != nil {
 		return err
 	}
-	if e.Detail == nil {
-		detail = []byte("{}")
+	return q.AuditLogInsert(ctx, db.AuditLogInsertParams(p))
+}
+
+func params(ctx context.Context, action string, projectID int32, detail map[string]any) (db.AuditLogBeginParams, bool, error) {
+	a, ok := actorOf(ctx)
+	if !ok {
+		return db.AuditLogBeginParams{}, false, nil
 	}
-	p := db.AuditLogInsertParams{Username: e.Username, Action: e.Action, Detail: detail}
-	if e.UserID != 0 {
-		p.UserID = &e.UserID
+	doc := []byte("{}")
+	if detail != nil {
+		var err error
+		if doc, err = json.Marshal(detail); err != nil {
+			return db.AuditLogBeginParams{}, false, err
+		}
 	}
-	if e.ProjectID != 0 {
-		p.ProjectID = &e.ProjectID
+	p := db.AuditLogBeginParams{Username: a.Username, Action: action, Detail: doc}
+	if a.UserID != 0 {
+		p.UserID = &a.UserID
 	}
-	if e.IP.IsValid() {
-		p.IP = &e.IP
+	if projectID != 0 {
+		p.ProjectID = &projectID
 	}
-	return q.AuditLogInsert(ctx, p)
+	if a.IP.IsValid() {
+		p.IP = &a.IP
+	}
+	return p, true, nil
+}
+
+// A Tally is the record of an action done in many transactions (a queue
+// move goes 5,000 items at a time): its entry is written before the first
+// with a count of 0, and each batch adds what it changed to the count in its
+// own transaction. However far the action gets, the entry counts exactly
+// what was committed. A nil Tally records nothing.
+type Tally struct {
+	id  int64
+	key string
+}
+
+// Begin writes the entry of a batched action with detail[key] = 0 and
+// returns its tally; without an actor in ctx it returns nil.
+func Begin(ctx context.Context, q *db.Queries, action string, projectID int32, detail map[string]any, key string) (*Tally, error) {
+	counted := map[string]any{key: 0}
+	maps.Copy(counted, detail)
+	p, ok, err := params(ctx, action, projectID, counted)
+	if !ok || err != nil {
+		return nil, err
+	}
+	id, err := q.AuditLogBegin(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Tally{id: id, key: key}, nil
+}
+
+// Batch runs one batch of the action in a transaction of pool, adding the
+// number of things it changed to the count before committing.
+func (t *Tally) Batch(ctx context.Context, pool db.TxStarter, batch func(q *db.Queries) (int64, error)) (int64, error) {
+	var n int64
+	err := db.WithTx(ctx, pool, func(q *db.Queries) error {
+		var err error
+		if n, err = batch(q); err != nil || t == nil || n == 0 {
+			return err
+		}
+		return q.AuditLogCount(ctx, db.AuditLogCountParams{ID: t.id, Key: t.key, N: n})
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // Log is the audit log of a database.
@@ -55,8 +125,9 @@ type Log struct {
 
 func New(pool *pgxpool.Pool) *Log { return &Log{q: db.New(pool)} }
 
-// Record writes an entry on its own.
-func (l *Log) Record(ctx context.Context, e Entry) error { return Record(ctx, l.q, e) }
+// Record writes an action that changes nothing else (a sign-in) in the name
+// of ctx's actor.
+func (l *Log) Record(ctx context.Context, action string) error { return Record(ctx, l.q, action, 0, nil) }
 
 // Filter picks entries; each field applies when set. Before continues a
 // page: entries older than the one with that id.

@@ -13,6 +13,56 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const auditLogBegin = `-- name: AuditLogBegin :one
+INSERT INTO audit_log (user_id, username, ip, action, project_id, detail)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING id
+`
+
+type AuditLogBeginParams struct {
+	UserID    *int32
+	Username  string
+	IP        *netip.Addr
+	Action    string
+	ProjectID *int32
+	Detail    []byte
+}
+
+// Writes the entry of an action done in batches, before the first.
+func (q *Queries) AuditLogBegin(ctx context.Context, arg AuditLogBeginParams) (int64, error) {
+	row := q.db.QueryRow(ctx, auditLogBegin,
+		arg.UserID,
+		arg.Username,
+		arg.IP,
+		arg.Action,
+		arg.ProjectID,
+		arg.Detail,
+	)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
+const auditLogCount = `-- name: AuditLogCount :exec
+UPDATE audit_log
+SET detail = jsonb_set(detail, ARRAY[$1::text],
+                       to_jsonb(coalesce((detail ->> $1::text)::bigint, 0) + $2::bigint))
+WHERE id = $3
+`
+
+type AuditLogCountParams struct {
+	Key string
+	N   int64
+	ID  int64
+}
+
+// Adds @n to the count @key of a batched action's entry, in the batch's
+// transaction.
+func (q *Queries) AuditLogCount(ctx context.Context, arg AuditLogCountParams) error {
+	_, err := q.db.Exec(ctx, auditLogCount, arg.Key, arg.N, arg.ID)
+	return err
+}
+
 const auditLogInsert = `-- name: AuditLogInsert :exec
 INSERT INTO audit_log (user_id, username, ip, action, project_id, detail)
 VALUES ($1, $2, $3, $4, $5, $6)

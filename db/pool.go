@@ -80,10 +80,14 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*pgxpool.Pool, error
 	return pool, nil
 }
 
+// TxStarter begins transactions: a pool, a connection, or a transaction
+// (whose "transaction" is a savepoint).
+type TxStarter interface {
+	Begin(context.Context) (pgx.Tx, error)
+}
+
 // WithTx runs fn in a transaction, committed when fn returns nil and rolled
 // back otherwise.
-func WithTx(ctx context.Context, pool interface {
-	Begin(context.Context) (pgx.Tx, error)
-}, fn func(q *Queries) error) error {
+func WithTx(ctx context.Context, pool TxStarter, fn func(q *Queries) error) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return fn(New(tx)) })
 }

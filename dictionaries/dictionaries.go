@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/dict"
 	"github.com/klauspost/compress/zstd"
 
+	"tracker/audit"
 	"tracker/db"
 )
 
@@ -117,10 +118,11 @@ func Train(samples [][]byte, maxSize int) ([]byte, error) {
 
 // Store reads and writes dictionaries.
 type Store struct {
-	q *db.Queries
+	pool *pgxpool.Pool
+	q    *db.Queries
 }
 
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.New(pool)} }
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.New(pool)} }
 
 // Add validates b and stores it as the project's newest dictionary, under
 // a new id.
@@ -129,7 +131,15 @@ func (s *Store) Add(ctx context.Context, projectID int32, b []byte, by string) (
 		return Dictionary{}, err
 	}
 	sum := sha256.Sum256(b)
-	r, err := s.q.DictionaryInsert(ctx, db.DictionaryInsertParams{ProjectID: projectID, Bytes: b, Sha256: hex.EncodeToString(sum[:]), CreatedBy: by})
+	var r db.DictionaryInsertRow
+	err := db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		var err error
+		r, err = q.DictionaryInsert(ctx, db.DictionaryInsertParams{ProjectID: projectID, Bytes: b, Sha256: hex.EncodeToString(sum[:]), CreatedBy: by})
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, q, "dictionary.set", projectID, map[string]any{"id": r.ID, "sha256": r.Sha256, "bytes": r.Size})
+	})
 	if err != nil {
 		return Dictionary{}, err
 	}

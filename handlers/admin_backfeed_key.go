@@ -12,8 +12,5 @@ func (h *Handler) adminBackfeedKey(w http.ResponseWriter, r *http.Request) error
 	if p, err = h.projects.RotateBackfeedKey(r.Context(), p); err != nil {
 		return err
 	}
-	if err := h.record(r, "project.backfeed_key", p.ID, nil); err != nil {
-		return err
-	}
 	return h.toSection(w, r, p, "queues", "New backfeed key: the old URL no longer works.")
 }

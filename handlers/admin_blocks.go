@@ -34,20 +34,14 @@ func (h *Handler) blockAction(w http.ResponseWriter, r *http.Request, action str
 		return h.renderLimits(w, r, p, refused(err.Error()))
 	}
 	b.Reason = strings.TrimSpace(r.PostForm.Get("reason"))
-	scope := p.Slug
 	if r.PostForm.Get("scope") == "all" {
 		if err := globalOnly(r); err != nil {
 			return err
 		}
-		scope = "all"
 	} else {
 		b.ProjectID = &p.ID
 	}
 	if err := fn(p, b); err != nil {
-		return err
-	}
-	detail := map[string]any{"kind": b.Kind, "value": b.Value, "reason": b.Reason, "scope": scope}
-	if err := h.record(r, "block."+action, p.ID, detail); err != nil {
 		return err
 	}
 	return h.toSection(w, r, p, "limits", "Block "+action+": "+b.Kind+" "+b.Value+".")

@@ -57,9 +57,5 @@ func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	detail := map[string]any{"downloader": downloader, "older_than_minutes": minutes, "prefix": sel.Prefix, "pattern": sel.Pattern, "released": n}
-	if err := h.record(r, "claims.release", p.ID, detail); err != nil {
-		return err
-	}
 	return h.toSection(w, r, p, "claims", fmt.Sprintf("Released %d claims.", n))
 }

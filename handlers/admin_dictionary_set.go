@@ -45,9 +45,6 @@ func (h *Handler) adminDictionarySet(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	if err := h.record(r, "dictionary.set", p.ID, map[string]any{"id": d.ID, "sha256": d.SHA256, "bytes": d.Size}); err != nil {
-		return err
-	}
 	return h.toSection(w, r, p, "queues", fmt.Sprintf("Dictionary %d installed (%d bytes); grab scripts fetch it within 30 minutes.", d.ID, d.Size))
 }
 

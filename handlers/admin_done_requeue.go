@@ -41,9 +41,5 @@ func (h *Handler) adminDoneRequeue(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	detail := map[string]any{"queue": queue, "prefix": sel.Prefix, "pattern": sel.Pattern, "items": n}
-	if err := h.record(r, "done.requeue", p.ID, detail); err != nil {
-		return err
-	}
 	return h.toSection(w, r, p, "queues", fmt.Sprintf("Queued %d completed items again in %s.", n, queue))
 }

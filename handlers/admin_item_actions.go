@@ -16,8 +16,8 @@ import (
 // item ("name") goes back to its queue.
 func (h *Handler) adminItemRelease(w http.ResponseWriter, r *http.Request) error {
 	return h.itemAction(w, r, "release", func(ctx context.Context, live *projects.Live, name string) error {
-		released, err := h.items.Release(ctx, live.Project, []string{name}, "")
-		if err == nil && len(released) == 0 {
+		n, err := h.items.ReleaseWhere(ctx, live.Project, "", 0, items.Exactly(name))
+		if err == nil && n == 0 {
 			err = &items.InvalidError{Err: errors.New("the item is not claimed")}
 		}
 		return err
@@ -45,8 +45,8 @@ func (h *Handler) adminItemDone(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// itemAction runs an action on the item a form names, records it, and
-// shows the item again.
+// itemAction runs an action on the item a form names and shows the item
+// again.
 func (h *Handler) itemAction(w http.ResponseWriter, r *http.Request, action string, fn func(context.Context, *projects.Live, string) error) error {
 	p, err := h.adminProjectForm(w, r)
 	if err != nil {
@@ -65,9 +65,6 @@ func (h *Handler) itemAction(w http.ResponseWriter, r *http.Request, action stri
 		return h.renderOverview(w, r, p, refused(name+": "+bad))
 	}
 	if err != nil {
-		return err
-	}
-	if err := h.record(r, "item."+action, p.ID, map[string]any{"item": name}); err != nil {
 		return err
 	}
 	return h.redirectWithFlash(w, r, "/admin/projects/"+p.Slug+"/?item="+url.QueryEscape(name), name+": "+action+" done.")

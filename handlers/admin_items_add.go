@@ -52,10 +52,6 @@ func (h *Handler) adminItemsAdd(w http.ResponseWriter, r *http.Request) error {
 		}
 		part.Close()
 	}
-	detail := map[string]any{"queue": queue, "added": total.Added, "skipped": total.Skipped, "invalid": total.Invalid}
-	if err := h.record(r, "items.add", p.ID, detail); err != nil {
-		return err
-	}
 	msg := fmt.Sprintf("Added %d to %s, skipped %d seen before", total.Added, queue, total.Skipped)
 	if total.Invalid > 0 {
 		msg += fmt.Sprintf(", left out %d invalid lines (%s)", total.Invalid, strings.Join(total.InvalidLines, "; "))

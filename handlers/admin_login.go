@@ -47,7 +47,7 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sm.Put(r.Context(), sessionUserKey, u.ID)
-	if err := h.audit.Record(r.Context(), audit.Entry{UserID: u.ID, Username: u.Username, IP: clientIP(r), Action: "login"}); err != nil {
+	if err := h.audit.Record(audit.NewContext(r.Context(), audit.Actor{UserID: u.ID, Username: u.Username, IP: clientIP(r)}), "login"); err != nil {
 		return err
 	}
 	next := v.Next

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"tracker/audit"
 	"tracker/items"
 	"tracker/projects"
 	"tracker/views"
@@ -17,7 +16,7 @@ import (
 
 // What the admin pages share: the chrome of a page, a project's header,
 // the fields of a settings form, the state of a refused form, the
-// confirmation of bulk actions, and the audit record of every change.
+// confirmation of bulk actions.
 
 // adminPageOf is the chrome of an admin page for the request's account,
 // with the message the last action left in the session.
@@ -156,14 +155,6 @@ func (h *Handler) askConfirmation(w http.ResponseWriter, r *http.Request, p proj
 		}
 	}
 	return render(w, r, http.StatusOK, views.Layout("Confirm · "+displayTitle(p), views.AdminConfirm(v)))
-}
-
-// record writes an admin action to the audit log.
-func (h *Handler) record(r *http.Request, action string, projectID int32, detail map[string]any) error {
-	a := account(r)
-	return h.audit.Record(r.Context(), audit.Entry{
-		UserID: a.ID, Username: a.Username, IP: clientIP(r), Action: action, ProjectID: projectID, Detail: detail,
-	})
 }
 
 // parseSmallForm reads a form of at most 1 MiB, all of it text.

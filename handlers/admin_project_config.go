@@ -36,7 +36,6 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 	globalAdmin := account(r).IsAdmin()
 	st := formState{status: http.StatusBadRequest, values: map[string]string{}, errs: projects.FieldErrors{}}
 	var assignments, changed []string
-	changes := map[string]any{}
 	for _, k := range keys {
 		value, sent := formValue(r.PostForm, k.Name, k.Input)
 		if k.GlobalOnly && !globalAdmin && k.Input == projects.InputBool {
@@ -57,7 +56,6 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 		}
 		assignments = append(assignments, k.Name+"="+value)
 		changed = append(changed, k.Name)
-		changes[k.Name] = map[string]string{"from": old, "to": value}
 	}
 	if len(st.errs) > 0 {
 		st.err = "Nothing was saved: " + st.errs.Error()
@@ -73,9 +71,6 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 		return h.renderSection(w, r, p, string(section), st)
 	}
 	if err != nil {
-		return err
-	}
-	if err := h.record(r, "project.config", p.ID, changes); err != nil {
 		return err
 	}
 	return h.toSection(w, r, updated, string(section), "Saved "+strings.Join(changed, ", ")+".")
@@ -101,9 +96,6 @@ func (h *Handler) setPaused(w http.ResponseWriter, r *http.Request, paused bool)
 		value, msg = "true", "Paused: no items are handed out."
 	}
 	if p, err = h.projects.Set(r.Context(), p, []string{"paused=" + value}); err != nil {
-		return err
-	}
-	if err := h.record(r, "project.config", p.ID, map[string]any{"paused": map[string]string{"to": value}}); err != nil {
 		return err
 	}
 	return h.toSection(w, r, p, "", msg)

@@ -27,8 +27,5 @@ func (h *Handler) adminProjectCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	if err := h.record(r, "project.create", p.ID, map[string]any{"slug": slug, "title": title}); err != nil {
-		return err
-	}
 	return h.toSection(w, r, p, "", "Created "+p.Slug+".")
 }

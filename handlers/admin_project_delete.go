@@ -24,8 +24,5 @@ func (h *Handler) adminProjectDelete(w http.ResponseWriter, r *http.Request) err
 	if err := h.projects.MarkDeleting(r.Context(), p); err != nil {
 		return err
 	}
-	if err := h.record(r, "project.delete", p.ID, map[string]any{"slug": p.Slug}); err != nil {
-		return err
-	}
 	return h.redirectWithFlash(w, r, "/admin/", "Deleting "+p.Slug+": its rows go in the background.")
 }

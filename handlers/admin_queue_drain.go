@@ -39,9 +39,5 @@ func (h *Handler) adminQueueDrain(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	detail := map[string]any{"from": from, "prefix": sel.Prefix, "pattern": sel.Pattern, "items": n}
-	if err := h.record(r, "queue.drain", p.ID, detail); err != nil {
-		return err
-	}
 	return h.toSection(w, r, p, "danger", fmt.Sprintf("Drained %d items from %s.", n, from))
 }

@@ -44,9 +44,5 @@ func (h *Handler) adminQueueMove(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	detail := map[string]any{"from": from, "to": to, "prefix": sel.Prefix, "pattern": sel.Pattern, "items": n}
-	if err := h.record(r, "queue.move", p.ID, detail); err != nil {
-		return err
-	}
 	return h.toSection(w, r, p, "queues", fmt.Sprintf("Moved %d items from %s to %s.", n, from, to))
 }

@@ -47,9 +47,6 @@ func (h *Handler) adminSettingsSave(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	if err := h.record(r, "settings", 0, map[string]any{"settings": updated}); err != nil {
-		return err
-	}
 	return h.redirectWithFlash(w, r, "/admin/settings", "Saved.")
 }
 

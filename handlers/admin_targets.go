@@ -25,9 +25,6 @@ func (h *Handler) adminTargetAdd(w http.ResponseWriter, r *http.Request) error {
 	if err := h.projects.AddTarget(r.Context(), p, projects.Target{URL: u, Weight: int32(weight), Enabled: enabled}); err != nil {
 		return h.renderWarriors(w, r, p, refused(err.Error()))
 	}
-	if err := h.record(r, "target.add", p.ID, map[string]any{"url": u, "weight": weight, "enabled": enabled}); err != nil {
-		return err
-	}
 	return h.toSection(w, r, p, "warriors", "Upload target added: "+u+".")
 }
 
@@ -39,9 +36,6 @@ func (h *Handler) adminTargetRemove(w http.ResponseWriter, r *http.Request) erro
 	}
 	u := strings.TrimSpace(r.PostForm.Get("url"))
 	if _, err := h.projects.RemoveTarget(r.Context(), p, u); err != nil {
-		return err
-	}
-	if err := h.record(r, "target.remove", p.ID, map[string]any{"url": u}); err != nil {
 		return err
 	}
 	return h.toSection(w, r, p, "warriors", "Upload target removed: "+u+".")

@@ -18,8 +18,8 @@ import (
 // adminUserPassword is .../password: a new password. The account's
 // sessions end: whoever knew the old password is signed out.
 func (h *Handler) adminUserPassword(w http.ResponseWriter, r *http.Request) error {
-	return h.userAction(w, r, "password", func(ctx context.Context, u users.Account, _ map[string]any) error {
-		if err := h.users.SetPassword(ctx, u.ID, r.PostForm.Get("password")); err != nil {
+	return h.userAction(w, r, "password", func(ctx context.Context, u users.Account) error {
+		if err := h.users.SetPassword(ctx, u, r.PostForm.Get("password")); err != nil {
 			return err
 		}
 		return h.sessions.endFor(r, u.ID)
@@ -28,58 +28,56 @@ func (h *Handler) adminUserPassword(w http.ResponseWriter, r *http.Request) erro
 
 // adminUserRole is .../role: admin or project_admin.
 func (h *Handler) adminUserRole(w http.ResponseWriter, r *http.Request) error {
-	return h.userAction(w, r, "role", func(ctx context.Context, u users.Account, detail map[string]any) error {
-		detail["role"] = r.PostForm.Get("role")
-		return h.users.SetRole(ctx, u.ID, r.PostForm.Get("role"))
+	return h.userAction(w, r, "role", func(ctx context.Context, u users.Account) error {
+		return h.users.SetRole(ctx, u, r.PostForm.Get("role"))
 	})
 }
 
 // adminUserGrant is .../grant: a project (its slug) the account may run.
 func (h *Handler) adminUserGrant(w http.ResponseWriter, r *http.Request) error {
-	return h.userAction(w, r, "grant", func(ctx context.Context, u users.Account, detail map[string]any) error {
-		p, err := h.formProject(r, detail)
+	return h.userAction(w, r, "grant", func(ctx context.Context, u users.Account) error {
+		p, err := h.formProject(r)
 		if err != nil {
 			return err
 		}
-		return h.users.Grant(ctx, u.ID, p.ID)
+		return h.users.Grant(ctx, u, p.ID)
 	})
 }
 
 // adminUserRevoke is .../revoke: a project the account may run no more.
 func (h *Handler) adminUserRevoke(w http.ResponseWriter, r *http.Request) error {
-	return h.userAction(w, r, "revoke", func(ctx context.Context, u users.Account, detail map[string]any) error {
-		p, err := h.formProject(r, detail)
+	return h.userAction(w, r, "revoke", func(ctx context.Context, u users.Account) error {
+		p, err := h.formProject(r)
 		if err != nil {
 			return err
 		}
-		return h.users.Revoke(ctx, u.ID, p.ID)
+		return h.users.Revoke(ctx, u, p.ID)
 	})
 }
 
 // adminUserDelete is .../delete, once "confirm" repeats the name.
 func (h *Handler) adminUserDelete(w http.ResponseWriter, r *http.Request) error {
-	return h.userAction(w, r, "delete", func(ctx context.Context, u users.Account, _ map[string]any) error {
+	return h.userAction(w, r, "delete", func(ctx context.Context, u users.Account) error {
 		if r.PostForm.Get("confirm") != u.Username {
 			return &users.InvalidError{Err: fmt.Errorf("to delete %s, type the name to confirm", u.Username)}
 		}
-		return h.users.Delete(ctx, u.ID)
+		return h.users.Delete(ctx, u)
 	})
 }
 
 // formProject is the project a form's "project" names.
-func (h *Handler) formProject(r *http.Request, detail map[string]any) (projects.Project, error) {
+func (h *Handler) formProject(r *http.Request) (projects.Project, error) {
 	slug := strings.TrimSpace(r.PostForm.Get("project"))
 	p, err := h.projects.Get(r.Context(), slug)
 	if errors.Is(err, projects.ErrNotFound) {
 		return p, &users.InvalidError{Err: fmt.Errorf("no project %q", slug)}
 	}
-	detail["project"] = p.Slug
 	return p, err
 }
 
-// userAction runs a change to the account of the path, records it, and
-// shows the users again; a change refused shows why.
-func (h *Handler) userAction(w http.ResponseWriter, r *http.Request, action string, fn func(context.Context, users.Account, map[string]any) error) error {
+// userAction runs a change to the account of the path and shows the
+// users again; a change refused shows why.
+func (h *Handler) userAction(w http.ResponseWriter, r *http.Request, action string, fn func(context.Context, users.Account) error) error {
 	if err := globalOnly(r); err != nil {
 		return err
 	}
@@ -98,8 +96,7 @@ func (h *Handler) userAction(w http.ResponseWriter, r *http.Request, action stri
 	if err != nil {
 		return err
 	}
-	detail := map[string]any{"user": target.Username}
-	err = fn(ctx, target, detail)
+	err = fn(ctx, target)
 	if errors.Is(err, users.ErrLastAdmin) {
 		return h.renderUsers(w, r, formState{status: http.StatusConflict, err: err.Error()})
 	}
@@ -108,9 +105,6 @@ func (h *Handler) userAction(w http.ResponseWriter, r *http.Request, action stri
 		return h.renderUsers(w, r, refused(err.Error()))
 	}
 	if err != nil {
-		return err
-	}
-	if err := h.record(r, "user."+action, 0, detail); err != nil {
 		return err
 	}
 	return h.redirectWithFlash(w, r, "/admin/users", fmt.Sprintf("%s: %s done.", target.Username, action))

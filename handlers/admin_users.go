@@ -63,8 +63,5 @@ func (h *Handler) adminUserCreate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := h.record(r, "user.create", 0, map[string]any{"user": u.Username, "role": role}); err != nil {
-		return err
-	}
 	return h.redirectWithFlash(w, r, "/admin/users", "Created "+u.Username+".")
 }

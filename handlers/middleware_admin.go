@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"tracker/audit"
 	"tracker/users"
 )
 
@@ -40,7 +41,11 @@ func (h *Handler) admin(fn func(http.ResponseWriter, *http.Request) error) http.
 			h.page(func(http.ResponseWriter, *http.Request) error { return err }).ServeHTTP(w, r)
 			return
 		}
-		page.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, a)))
+		// The packages that make the changes record them in the admin's
+		// name, in the transaction of the change.
+		ctx := audit.NewContext(context.WithValue(r.Context(), accountKey{}, a),
+			audit.Actor{UserID: a.ID, Username: a.Username, IP: clientIP(r)})
+		page.ServeHTTP(w, r.WithContext(ctx))
 	})
 	return adminHeaders(h.sessions.loadAndSave(h.csrf.Handler(signedIn)))
 }

@@ -88,8 +88,8 @@ func FuzzRoutes(f *testing.F) {
 			return
 		}
 		// A case changed the admin's password or role.
-		accounts.SetPassword(ctx, root.ID, password)
-		accounts.SetRole(ctx, root.ID, users.RoleAdmin)
+		accounts.SetPassword(ctx, root, password)
+		accounts.SetRole(ctx, root, users.RoleAdmin)
 		if code := signIn(); code != http.StatusSeeOther {
 			t.Fatalf("admin sign-in: %d", code)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"tracker/audit"
 	"tracker/db"
 	"tracker/projects"
 )
@@ -42,6 +43,10 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 	if err := ValidQueue(queue); err != nil {
 		return AddResult{}, err
 	}
+	tally, err := audit.Begin(ctx, e.q, "items.add", p.ID, map[string]any{"queue": queue}, "added")
+	if err != nil {
+		return AddResult{}, err
+	}
 	// Each batch is written by a goroutine of the group; at most addWriters
 	// at once, so reading waits (and memory stays bounded) while they are
 	// all busy. The first failure cancels the others and the reading.
@@ -63,7 +68,9 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 		}
 		batch := names
 		g.Go(func() error {
-			n, err := e.queueBlock(gctx, p, queue, block, batch)
+			n, err := tally.Batch(gctx, e.pool, func(q *db.Queries) (int64, error) {
+				return queueBlock(gctx, q, p, queue, "", block, batch, nil)
+			})
 			added.Add(n)
 			return err
 		})
@@ -71,7 +78,7 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 		names = make([]string, 0, addBatch)
 		return nil
 	}
-	err := e.readNames(r, &res, func(name string) error {
+	err = e.readNames(r, &res, func(name string) error {
 		names = append(names, name)
 		if len(names) == addBatch {
 			return send()
@@ -136,15 +143,13 @@ func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shar
 	if err != nil {
 		return 0, err
 	}
-	return e.queueBlockKeyed(ctx, p, queue, shard, block, names, keys)
+	return queueBlock(ctx, e.q, p, queue, shard, block, names, keys)
 }
 
-func (e *Engine) queueBlock(ctx context.Context, p projects.Project, queue string, block int64, names []string) (int64, error) {
-	return e.queueBlockKeyed(ctx, p, queue, "", block, names, nil)
-}
-
-func (e *Engine) queueBlockKeyed(ctx context.Context, p projects.Project, queue, shard string, block int64, names, keys []string) (int64, error) {
-	return e.q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{
+// queueBlock adds names the project has never seen to a queue through q,
+// with ids from block.
+func queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, block int64, names, keys []string) (int64, error) {
+	return q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{
 		ProjectID:    p.ID,
 		Queue:        queue,
 		Shard:        shard,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"tracker/audit"
 	"tracker/db"
 	"tracker/projects"
 )
@@ -53,9 +54,20 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 			e.forgetHeads(p.ID)
 		}
 	}()
+	action, detail := "queue.move", map[string]any{"from": from, "to": to, "prefix": sel.Prefix, "pattern": sel.Pattern}
+	if to == "" {
+		action = "queue.drain"
+		delete(detail, "to")
+	}
+	tally, err := audit.Begin(ctx, e.q, action, p.ID, detail, "items")
+	if err != nil {
+		return 0, err
+	}
 	for ctx.Err() == nil {
-		n, err := e.q.TodoMove(ctx, db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
-			Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch})
+		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
+			return q.TodoMove(ctx, db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch})
+		})
 		total += n
 		if err != nil || n < moveBatch {
 			return total, badPattern(err)
@@ -85,15 +97,25 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 		queues = append(queues, queue)
 	}
 	types := append(p.Config.LimitedTypes(), "")
+	tally, err := audit.Begin(ctx, e.q, "done.requeue", p.ID,
+		map[string]any{"queue": queue, "prefix": sel.Prefix, "pattern": sel.Pattern}, "items")
+	if err != nil {
+		return 0, err
+	}
 	for ctx.Err() == nil {
-		r, err := e.q.DoneRequeue(ctx, db.DoneRequeueParams{ProjectID: p.ID, Queue: queue, AfterID: after,
-			Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes(),
-			Queues: queues, Types: types})
-		total += r.Queued
-		if err != nil || r.LastID == 0 {
+		var last int64
+		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
+			r, err := q.DoneRequeue(ctx, db.DoneRequeueParams{ProjectID: p.ID, Queue: queue, AfterID: after,
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes(),
+				Queues: queues, Types: types})
+			last = r.LastID
+			return r.Queued, err
+		})
+		total += n
+		if err != nil || last == 0 {
 			return total, badPattern(err)
 		}
-		after = r.LastID
+		after = last
 	}
 	return total, ctx.Err()
 }
@@ -103,30 +125,42 @@ func Exactly(name string) Selection { return Selection{Pattern: "^" + regexp.Quo
 
 // MarkDone completes one item by hand for nick: a queued item is handed to
 // nick first; a claimed one is completed for its claimant. It reports no
-// bytes.
+// bytes. Claim, completion and record are one transaction.
 func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick string) error {
 	st, err := e.Lookup(ctx, live, name)
 	if err != nil {
 		return err
 	}
-	switch st.Status {
-	case StatusClaimed:
-		nick = st.Downloader
-	case StatusTodo:
-		queues := slices.Clone(projects.StandardQueues)
-		queues = append(queues, st.Queue)
-		n, err := e.q.TodoClaimOne(ctx, db.TodoClaimOneParams{ProjectID: live.ID, ID: st.id, Downloader: nick,
-			Queues: queues, Types: append(live.Config.LimitedTypes(), "")})
+	if st.Status != StatusClaimed && st.Status != StatusTodo {
+		return &InvalidError{Err: fmt.Errorf("the item is %s, not queued or claimed", st.Status)}
+	}
+	return db.WithTx(ctx, e.pool, func(q *db.Queries) error {
+		switch st.Status {
+		case StatusClaimed:
+			nick = st.Downloader
+		case StatusTodo:
+			queues := slices.Clone(projects.StandardQueues)
+			queues = append(queues, st.Queue)
+			n, err := q.TodoClaimOne(ctx, db.TodoClaimOneParams{ProjectID: live.ID, ID: st.id, Downloader: nick,
+				Queues: queues, Types: append(live.Config.LimitedTypes(), "")})
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return &InvalidError{Err: errors.New("the item was handed out meanwhile")}
+			}
+		}
+		// By the name it was queued under: a backfeed key may differ from it.
+		op, err := newDoneOp(live.Project, Completion{Downloader: nick, Items: []string{st.item}, Bytes: map[string]int64{}})
 		if err != nil {
 			return err
 		}
-		if n == 0 {
-			return &InvalidError{Err: errors.New("the item was handed out meanwhile")}
+		if err := e.runDones(ctx, q, []*doneOp{op}); err != nil {
+			return err
 		}
-	default:
-		return &InvalidError{Err: fmt.Errorf("the item is %s, not queued or claimed", st.Status)}
-	}
-	// By the name it was queued under: a backfeed key may differ from it.
-	_, err = e.Complete(ctx, live.Project, Completion{Downloader: nick, Items: []string{st.item}, Bytes: map[string]int64{}})
-	return err
+		if op.completed == 0 {
+			return &InvalidError{Err: errors.New("the item changed hands meanwhile")}
+		}
+		return audit.Record(ctx, q, "item.done", live.ID, map[string]any{"item": name, "downloader": nick})
+	})
 }

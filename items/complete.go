@@ -118,18 +118,10 @@ type doneOp struct {
 // another, the items are done but their bytes stay out of the totals.
 // Completions arriving together are recorded by the same statement.
 func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion) (int64, error) {
-	if err := c.Validate(); err != nil {
-		return 0, &InvalidError{Reason: "invalid-done", Err: err}
-	}
-	domains, err := json.Marshal(c.Bytes)
+	op, err := newDoneOp(p, c)
 	if err != nil {
 		return 0, err
 	}
-	if c.Bytes == nil {
-		domains = []byte("{}")
-	}
-	op := &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains),
-		types: append(p.Config.LimitedTypes(), "")}
 	if !p.Config.AcceptsDomains(c.Bytes) {
 		e.log.Warn("done reports bytes for domains the project does not list; its bytes stay out of the stats",
 			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "bytes", op.domains)
@@ -145,6 +137,22 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "items", op.refused, "completed", op.completed)
 	}
 	return op.completed, nil
+}
+
+// newDoneOp checks c and prepares its share of a batch.
+func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
+	if err := c.Validate(); err != nil {
+		return nil, &InvalidError{Reason: "invalid-done", Err: err}
+	}
+	domains, err := json.Marshal(c.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	if c.Bytes == nil {
+		domains = []byte("{}")
+	}
+	return &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains),
+		types: append(p.Config.LimitedTypes(), "")}, nil
 }
 
 // runDones records a batch of completions: one statement per project.

@@ -63,10 +63,8 @@ func TestCompleteOnlyByHolder(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			f := setup(t)
-			p := f.project
-			p.Config.ReclaimTTL = 60
 			var err error
-			if f.project, err = f.store.Update(ctx, f.project, p); err != nil {
+			if f.project, err = f.store.Set(ctx, f.project, []string{"reclaim_ttl=60"}); err != nil {
 				t.Fatal(err)
 			}
 			f.add(t, "todo", "a")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"tracker/audit"
 	"tracker/db"
 	"tracker/projects"
 )
@@ -43,11 +44,18 @@ func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloade
 			e.forgetHeads(p.ID)
 		}
 	}()
+	tally, err := audit.Begin(ctx, e.q, "claims.release", p.ID, map[string]any{"downloader": downloader,
+		"older_than_minutes": int64(olderThan / time.Minute), "prefix": sel.Prefix, "pattern": sel.Pattern}, "released")
+	if err != nil {
+		return 0, err
+	}
 	for {
-		n, err := e.q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
-			ProjectID: p.ID, Downloader: downloader, Max: releaseBatch, LimitedTypes: p.Config.LimitedTypes(),
-			Prefix: sel.Prefix, Pattern: sel.Pattern,
-			OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
+		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
+			return q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
+				ProjectID: p.ID, Downloader: downloader, Max: releaseBatch, LimitedTypes: p.Config.LimitedTypes(),
+				Prefix: sel.Prefix, Pattern: sel.Pattern,
+				OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
+			})
 		})
 		total += n
 		if err != nil || n < releaseBatch {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
+	"tracker/audit"
 	"tracker/db"
 )
 
@@ -80,14 +81,41 @@ func ParseBlock(kind, value string) (Block, error) {
 
 // AddBlock stores a block (its reason replaced if it exists).
 func (s *Store) AddBlock(ctx context.Context, b Block) error {
-	_, err := s.q.BlockInsert(ctx, db.BlockInsertParams{ProjectID: b.ProjectID, Kind: b.Kind, Value: b.Value, Reason: b.Reason})
-	return err
+	return db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		_, err := q.BlockInsert(ctx, db.BlockInsertParams{ProjectID: b.ProjectID, Kind: b.Kind, Value: b.Value, Reason: b.Reason})
+		if err != nil {
+			return err
+		}
+		return b.record(ctx, q, "block.add")
+	})
 }
 
 // RemoveBlock deletes a block and says whether there was one.
 func (s *Store) RemoveBlock(ctx context.Context, b Block) (bool, error) {
-	n, err := s.q.BlockDelete(ctx, db.BlockDeleteParams{ProjectID: b.ProjectID, Kind: b.Kind, Value: b.Value})
+	var n int64
+	err := db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		var err error
+		if n, err = q.BlockDelete(ctx, db.BlockDeleteParams{ProjectID: b.ProjectID, Kind: b.Kind, Value: b.Value}); err != nil || n == 0 {
+			return err
+		}
+		return b.record(ctx, q, "block.remove")
+	})
 	return n > 0, err
+}
+
+// record writes a change of the block to the audit log: a global block's
+// entry belongs to no project.
+func (b Block) record(ctx context.Context, q *db.Queries, action string) error {
+	var project int32
+	scope := "all"
+	if b.ProjectID != nil {
+		project, scope = *b.ProjectID, ""
+	}
+	detail := map[string]any{"kind": b.Kind, "value": b.Value, "reason": b.Reason}
+	if scope != "" {
+		detail["scope"] = scope
+	}
+	return audit.Record(ctx, q, action, project, detail)
 }
 
 // Blocks are the blocks that apply to one project.

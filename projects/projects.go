@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tracker/audit"
 	"tracker/db"
 )
 
@@ -81,7 +82,10 @@ func (s *Store) Create(ctx context.Context, slug, title string) (Project, error)
 		if p, err = decode(row); err != nil {
 			return err
 		}
-		return ensurePartitions(ctx, q, p.ID, time.Now())
+		if err := ensurePartitions(ctx, q, p.ID, time.Now()); err != nil {
+			return err
+		}
+		return audit.Record(ctx, q, "project.create", p.ID, map[string]any{"slug": slug, "title": title})
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
@@ -158,10 +162,11 @@ func decode(row db.Project) (Project, error) {
 	return Project{ID: row.ID, Slug: row.Slug, Title: row.Title, Config: cfg, CreatedAt: row.CreatedAt}, nil
 }
 
-// Update stores a project's title and configuration. When the per-type
-// limits change, the queued items are regrouped by type in the same
-// transaction, so the new limits hold for every item from then on.
-func (s *Store) Update(ctx context.Context, old, p Project) (Project, error) {
+// update stores a project's title and configuration and records the action
+// with detail. When the per-type limits change, the queued items are
+// regrouped by type in the same transaction, so the new limits hold for
+// every item from then on.
+func (s *Store) update(ctx context.Context, old, p Project, action string, detail map[string]any) (Project, error) {
 	if err := p.validate(); err != nil {
 		return Project{}, err
 	}
@@ -179,9 +184,12 @@ func (s *Store) Update(ctx context.Context, old, p Project) (Project, error) {
 			return err
 		}
 		if !slices.Equal(old.Config.LimitedTypes(), p.Config.LimitedTypes()) {
-			return q.TodoRetype(ctx, db.TodoRetypeParams{ProjectID: p.ID, LimitedTypes: p.Config.LimitedTypes()})
+			err := q.TodoRetype(ctx, db.TodoRetypeParams{ProjectID: p.ID, LimitedTypes: p.Config.LimitedTypes()})
+			if err != nil {
+				return err
+			}
 		}
-		return nil
+		return audit.Record(ctx, q, action, p.ID, detail)
 	})
 	return updated, err
 }
@@ -193,7 +201,19 @@ func (s *Store) Set(ctx context.Context, p Project, assignments []string) (Proje
 	if err != nil {
 		return Project{}, err
 	}
-	return s.Update(ctx, p, changed)
+	return s.update(ctx, p, changed, "project.config", changes(p, changed))
+}
+
+// changes tells what differs between two versions of a project, key by key:
+// {"key": {"from": old, "to": new}}.
+func changes(old, p Project) map[string]any {
+	diff := map[string]any{}
+	for _, k := range Keys {
+		if from, to := k.Value(old), k.Value(p); from != to {
+			diff[k.Name] = map[string]string{"from": from, "to": to}
+		}
+	}
+	return diff
 }
 
 // newKey returns a random secret for backfeed URLs.
@@ -208,7 +228,7 @@ func newKey() string {
 func (s *Store) RotateBackfeedKey(ctx context.Context, p Project) (Project, error) {
 	changed := p
 	changed.Config.BackfeedKey = newKey()
-	return s.Update(ctx, p, changed)
+	return s.update(ctx, p, changed, "project.backfeed_key", nil)
 }
 
 // MarkDeleting starts a project's deletion: from now on it is not found,
@@ -216,7 +236,7 @@ func (s *Store) RotateBackfeedKey(ctx context.Context, p Project) (Project, erro
 func (s *Store) MarkDeleting(ctx context.Context, p Project) error {
 	changed := p
 	changed.Config.Paused, changed.Config.Hidden, changed.Config.Deleting = true, true, true
-	_, err := s.Update(ctx, p, changed)
+	_, err := s.update(ctx, p, changed, "project.delete", map[string]any{"slug": p.Slug})
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"tracker/audit"
 	"tracker/db"
 )
 
@@ -105,7 +106,7 @@ func (s *Store) SetSettings(ctx context.Context, assignments []string) (Settings
 				return err
 			}
 		}
-		return nil
+		return audit.Record(ctx, q, "settings", 0, map[string]any{"settings": cur})
 	})
 	return cur, err
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"tracker/audit"
 	"tracker/db"
 )
 
@@ -40,13 +41,25 @@ func (s *Store) AddTarget(ctx context.Context, p Project, t Target) error {
 	if t.Weight < 1 {
 		return errors.New("a target's weight is 1 or more")
 	}
-	_, err := s.q.UploadTargetInsert(ctx, db.UploadTargetInsertParams{ProjectID: p.ID, URL: t.URL, Weight: t.Weight, Enabled: t.Enabled})
-	return err
+	return db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		_, err := q.UploadTargetInsert(ctx, db.UploadTargetInsertParams{ProjectID: p.ID, URL: t.URL, Weight: t.Weight, Enabled: t.Enabled})
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, q, "target.add", p.ID, map[string]any{"url": t.URL, "weight": t.Weight, "enabled": t.Enabled})
+	})
 }
 
 // RemoveTarget deletes a target and says whether there was one.
 func (s *Store) RemoveTarget(ctx context.Context, p Project, u string) (bool, error) {
-	n, err := s.q.UploadTargetDelete(ctx, db.UploadTargetDeleteParams{ProjectID: p.ID, URL: u})
+	var n int64
+	err := db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		var err error
+		if n, err = q.UploadTargetDelete(ctx, db.UploadTargetDeleteParams{ProjectID: p.ID, URL: u}); err != nil || n == 0 {
+			return err
+		}
+		return audit.Record(ctx, q, "target.remove", p.ID, map[string]any{"url": u})
+	})
 	return n > 0, err
 }
 

@@ -3,11 +3,12 @@ package users
 import (
 	"context"
 	"errors"
+	"maps"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
 
+	"tracker/audit"
 	"tracker/db"
 )
 
@@ -45,32 +46,43 @@ func (s *Store) List(ctx context.Context) ([]Account, error) {
 }
 
 // SetPassword gives an account a new password.
-func (s *Store) SetPassword(ctx context.Context, id int32, password string) error {
+func (s *Store) SetPassword(ctx context.Context, u Account, password string) error {
 	hash, err := hashPassword(password)
 	if err != nil {
 		return err
 	}
-	return s.q.UserSetPassword(ctx, db.UserSetPasswordParams{ID: id, PasswordHash: hash})
+	return db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		if err := q.UserSetPassword(ctx, db.UserSetPasswordParams{ID: u.ID, PasswordHash: hash}); err != nil {
+			return err
+		}
+		return u.record(ctx, q, "user.password", 0, nil)
+	})
 }
 
 // SetRole changes an account's role; the last global admin stays one.
-func (s *Store) SetRole(ctx context.Context, id int32, role string) error {
+func (s *Store) SetRole(ctx context.Context, u Account, role string) error {
 	if role != RoleAdmin && role != RoleProjectAdmin {
 		return invalidf("unknown role %q", role)
 	}
-	return s.keepingAnAdmin(ctx, id, role != RoleAdmin, func(q *db.Queries) error {
-		return q.UserSetRole(ctx, db.UserSetRoleParams{ID: id, Role: role})
+	return s.keepingAnAdmin(ctx, u.ID, role != RoleAdmin, func(q *db.Queries) error {
+		if err := q.UserSetRole(ctx, db.UserSetRoleParams{ID: u.ID, Role: role}); err != nil {
+			return err
+		}
+		return u.record(ctx, q, "user.role", 0, map[string]any{"role": role})
 	})
 }
 
 // Delete removes an account; the last global admin stays.
-func (s *Store) Delete(ctx context.Context, id int32) error {
-	return s.keepingAnAdmin(ctx, id, true, func(q *db.Queries) error {
-		n, err := q.UserDelete(ctx, id)
+func (s *Store) Delete(ctx context.Context, u Account) error {
+	return s.keepingAnAdmin(ctx, u.ID, true, func(q *db.Queries) error {
+		n, err := q.UserDelete(ctx, u.ID)
 		if err == nil && n == 0 {
 			return ErrNoUser
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return u.record(ctx, q, "user.delete", 0, nil)
 	})
 }
 
@@ -78,8 +90,7 @@ func (s *Store) Delete(ctx context.Context, id int32) error {
 // admins' rows, refusing it when it removes (removes: true) account id
 // and id is the only global admin.
 func (s *Store) keepingAnAdmin(ctx context.Context, id int32, removes bool, change func(*db.Queries) error) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
+	return db.WithTx(ctx, s.pool, func(q *db.Queries) error {
 		admins, err := q.UsersAdminsLock(ctx)
 		if err != nil {
 			return err
@@ -92,10 +103,27 @@ func (s *Store) keepingAnAdmin(ctx context.Context, id int32, removes bool, chan
 }
 
 // Grant lets a project admin run a project; Revoke takes it back.
-func (s *Store) Grant(ctx context.Context, id, projectID int32) error {
-	return s.q.ProjectAdminGrant(ctx, db.ProjectAdminGrantParams{UserID: id, ProjectID: projectID})
+func (s *Store) Grant(ctx context.Context, u Account, projectID int32) error {
+	return db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		if err := q.ProjectAdminGrant(ctx, db.ProjectAdminGrantParams{UserID: u.ID, ProjectID: projectID}); err != nil {
+			return err
+		}
+		return u.record(ctx, q, "user.grant", projectID, nil)
+	})
 }
 
-func (s *Store) Revoke(ctx context.Context, id, projectID int32) error {
-	return s.q.ProjectAdminRevoke(ctx, db.ProjectAdminRevokeParams{UserID: id, ProjectID: projectID})
+func (s *Store) Revoke(ctx context.Context, u Account, projectID int32) error {
+	return db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		if err := q.ProjectAdminRevoke(ctx, db.ProjectAdminRevokeParams{UserID: u.ID, ProjectID: projectID}); err != nil {
+			return err
+		}
+		return u.record(ctx, q, "user.revoke", projectID, nil)
+	})
+}
+
+// record writes a change to the account to the audit log, naming it.
+func (u Account) record(ctx context.Context, q *db.Queries, action string, projectID int32, detail map[string]any) error {
+	named := map[string]any{"user": u.Username}
+	maps.Copy(named, detail)
+	return audit.Record(ctx, q, action, projectID, named)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tracker/audit"
 	"tracker/db"
 )
 
@@ -61,7 +62,14 @@ func (s *Store) Create(ctx context.Context, username, password, role string) (Ac
 	if err != nil {
 		return Account{}, err
 	}
-	u, err := s.q.UserInsert(ctx, db.UserInsertParams{Username: username, PasswordHash: hash, Role: role})
+	var u db.User
+	err = db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		var err error
+		if u, err = q.UserInsert(ctx, db.UserInsertParams{Username: username, PasswordHash: hash, Role: role}); err != nil {
+			return err
+		}
+		return audit.Record(ctx, q, "user.create", 0, map[string]any{"user": username, "role": role})
+	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return Account{}, &InvalidError{fmt.Errorf("%w: %s", ErrExists, username)}

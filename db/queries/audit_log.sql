@@ -17,3 +17,17 @@ WHERE (@project_id::integer = 0 OR a.project_id = @project_id::integer)
   AND (@before_id::bigint = 0 OR a.id < @before_id::bigint)
 ORDER BY a.id DESC
 LIMIT @max;
+
+-- name: AuditLogBegin :one
+-- Writes the entry of an action done in batches, before the first.
+INSERT INTO audit_log (user_id, username, ip, action, project_id, detail)
+VALUES (@user_id, @username, @ip, @action, @project_id, @detail)
+RETURNING id;
+
+-- name: AuditLogCount :exec
+-- Adds @n to the count @key of a batched action's entry, in the batch's
+-- transaction.
+UPDATE audit_log
+SET detail = jsonb_set(detail, ARRAY[@key::text],
+                       to_jsonb(coalesce((detail ->> @key::text)::bigint, 0) + @n::bigint))
+WHERE id = @id;
