@@ -127,7 +127,9 @@ func New(pool *pgxpool.Pool) *Log { return &Log{q: db.New(pool)} }
 
 // Record writes an action that changes nothing else (a sign-in) in the name
 // of ctx's actor.
-func (l *Log) Record(ctx context.Context, action string) error { return Record(ctx, l.q, action, 0, nil) }
+func (l *Log) Record(ctx context.Context, action string) error {
+	return Record(ctx, l.q, action, 0, nil)
+}
 
 // Filter picks entries; each field applies when set. Before continues a
 // page: entries older than the one with that id.
