@@ -203,27 +203,36 @@ WITH expired AS (
         LIMIT $3
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader, claims.claimed_at
+), history AS (
+    INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
+    SELECT $1, expired.id, expired.downloader, expired.claimed_at FROM expired
 ), queued AS (
-    -- The holder is remembered: it may still report the item done.
+    -- The holder is remembered: it may still report the item done. The
+    -- error queue is one stretch, whatever the types.
     INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT $1, expired.queue,
-           CASE WHEN item_type(expired.name) = ANY($4::text[]) THEN item_type(expired.name) ELSE '' END,
+    SELECT $1, f.queue,
+           CASE WHEN f.queue <> 'error' AND item_type(expired.name) = ANY($4::text[]) THEN item_type(expired.name) ELSE '' END,
            expired.id, expired.name, expired.claim_count, expired.downloader
-    FROM expired
+    FROM expired,
+         LATERAL (SELECT CASE WHEN $5::bigint > 0 AND expired.claim_count >= $5::bigint
+                              THEN 'error' ELSE expired.queue END AS queue) f
     RETURNING todo.queue
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), sum(d.delta)
     FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
           UNION ALL SELECT 'reclaims', 1 FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
+          UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
           UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
     GROUP BY d.name
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT count(*) FROM queued
+SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
+       count(*) FILTER (WHERE queued.queue = 'error') AS failed
+FROM queued
 `
 
 type ClaimsExpireParams struct {
@@ -231,21 +240,30 @@ type ClaimsExpireParams struct {
 	Ttl          pgtype.Interval
 	Max          int32
 	LimitedTypes []string
+	MaxClaims    int64
+}
+
+type ClaimsExpireRow struct {
+	Requeued int64
+	Failed   int64
 }
 
 // Puts up to @max expired claims (older than @ttl times their claim count)
-// back in the queue they came from, in their old place, oldest first.
-// Returns how many went back.
-func (q *Queries) ClaimsExpire(ctx context.Context, arg ClaimsExpireParams) (int64, error) {
+// back in the queue they came from, in their old place, oldest first; an
+// item handed out @max_claims times (when not 0) goes to the error queue
+// instead. Each expiry is kept in claim_expiries. Returns how many went
+// back and how many failed.
+func (q *Queries) ClaimsExpire(ctx context.Context, arg ClaimsExpireParams) (ClaimsExpireRow, error) {
 	row := q.db.QueryRow(ctx, claimsExpire,
 		arg.ProjectID,
 		arg.Ttl,
 		arg.Max,
 		arg.LimitedTypes,
+		arg.MaxClaims,
 	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+	var i ClaimsExpireRow
+	err := row.Scan(&i.Requeued, &i.Failed)
+	return i, err
 }
 
 const claimsList = `-- name: ClaimsList :many
@@ -404,20 +422,26 @@ func (q *Queries) ClaimsPurgeBatch(ctx context.Context, arg ClaimsPurgeBatchPara
 
 const claimsReclaim = `-- name: ClaimsReclaim :many
 WITH expired AS (
-    SELECT c.project_id, c.hash FROM claims c
+    SELECT c.project_id, c.hash, c.id, c.downloader, c.claimed_at FROM claims c
     WHERE c.project_id = $1
       AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - $2::interval
       AND c.claimed_at < now() - c.claim_count * $2::interval
       AND item_type(c.name) <> ALL($3::text[])
+      -- An item handed out max_claims times fails instead: the reclaim
+      -- job sends it to the error queue.
+      AND ($4::bigint = 0 OR c.claim_count < $4::bigint)
     ORDER BY c.claimed_at, c.id
-    LIMIT $4
+    LIMIT $5
     FOR UPDATE SKIP LOCKED
+), history AS (
+    INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
+    SELECT expired.project_id, expired.id, expired.downloader, expired.claimed_at FROM expired
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see
     -- DoneRecordBatch).
-    SET downloader = $5, last_downloader = c.downloader, ip = $6, version = $7,
+    SET downloader = $6, last_downloader = c.downloader, ip = $7, version = $8,
         claimed_at = now(), claim_count = c.claim_count + 1
     FROM expired
     WHERE c.project_id = expired.project_id AND c.hash = expired.hash
@@ -434,6 +458,7 @@ type ClaimsReclaimParams struct {
 	ProjectID    int32
 	Ttl          pgtype.Interval
 	RefusedTypes []string
+	MaxClaims    int64
 	Max          int32
 	Downloader   string
 	IP           *netip.Addr
@@ -452,6 +477,7 @@ func (q *Queries) ClaimsReclaim(ctx context.Context, arg ClaimsReclaimParams) ([
 		arg.ProjectID,
 		arg.Ttl,
 		arg.RefusedTypes,
+		arg.MaxClaims,
 		arg.Max,
 		arg.Downloader,
 		arg.IP,

@@ -73,6 +73,14 @@ type Claim struct {
 	LastDownloader pgtype.Text
 }
 
+type ClaimExpiry struct {
+	ProjectID  int32
+	ID         int64
+	Downloader string
+	ClaimedAt  time.Time
+	ExpiredAt  time.Time
+}
+
 type Counter struct {
 	ProjectID int32
 	Name      string

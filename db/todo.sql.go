@@ -248,10 +248,15 @@ WITH moved AS (
         LIMIT $5
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.type, todo.id, todo.name, todo.claim_count
+    RETURNING todo.id, todo.name, todo.claim_count, todo.last_downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
-    SELECT $1, $6::text, moved.type, moved.id, moved.name, moved.claim_count
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
+    SELECT $1, $6::text,
+           CASE WHEN $6::text <> 'error' AND item_type(moved.name) = ANY($7::text[])
+                THEN item_type(moved.name) ELSE '' END,
+           moved.id, moved.name,
+           CASE WHEN $2::text = 'error' THEN 0 ELSE moved.claim_count END,
+           moved.last_downloader
     FROM moved
     WHERE $6::text <> ''
     ON CONFLICT DO NOTHING
@@ -272,19 +277,21 @@ SELECT count(*) FROM moved
 `
 
 type TodoMoveParams struct {
-	ProjectID int32
-	FromQueue string
-	Prefix    string
-	Pattern   string
-	Max       int32
-	ToQueue   string
+	ProjectID    int32
+	FromQueue    string
+	Prefix       string
+	Pattern      string
+	Max          int32
+	ToQueue      string
+	LimitedTypes []string
 }
 
 // Moves up to @max items of queue @from_queue whose names start with
 // @prefix and match the regular expression @pattern (each when not empty)
 // to queue @to_queue, or, when @to_queue is empty, drops them (a drained
-// queue: the items stay seen, so they are not queued again). Returns how
-// many.
+// queue: the items stay seen, so they are not queued again). An item
+// leaves the error queue with a fresh count of hand-outs, and lands in the
+// stretch of its type in a queue served by type. Returns how many.
 func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoMove,
 		arg.ProjectID,
@@ -293,10 +300,72 @@ func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, erro
 		arg.Pattern,
 		arg.Max,
 		arg.ToQueue,
+		arg.LimitedTypes,
 	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const todoPage = `-- name: TodoPage :many
+SELECT id, name, claim_count, coalesce(last_downloader, '')::text AS last_downloader FROM todo
+WHERE project_id = $1 AND queue = $2::text AND type = ANY($3::text[])
+  AND id > $4
+  AND ($5::text = '' OR starts_with(name, $5::text))
+ORDER BY id
+LIMIT $6
+`
+
+type TodoPageParams struct {
+	ProjectID int32
+	Queue     string
+	Types     []string
+	AfterID   int64
+	Prefix    string
+	Max       int32
+}
+
+type TodoPageRow struct {
+	ID             int64
+	Name           string
+	ClaimCount     int32
+	LastDownloader string
+}
+
+// A page of a queue in order, after item @after_id, of names starting with
+// @prefix (when set): the error queue's items for the admin panel and
+// `tracker queue list`. On the primary key: a page costs the same however
+// long the queue.
+func (q *Queries) TodoPage(ctx context.Context, arg TodoPageParams) ([]TodoPageRow, error) {
+	rows, err := q.db.Query(ctx, todoPage,
+		arg.ProjectID,
+		arg.Queue,
+		arg.Types,
+		arg.AfterID,
+		arg.Prefix,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TodoPageRow{}
+	for rows.Next() {
+		var i TodoPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.ClaimCount,
+			&i.LastDownloader,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const todoPurgeBatch = `-- name: TodoPurgeBatch :execrows

@@ -77,6 +77,13 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 			v.Downloaders = append(v.Downloaders, views.AdminClaimCount{Downloader: c.Downloader, Claims: c.Claims, Oldest: c.Oldest})
 		}
 	}
+	expiries, err := h.stats.TopExpiries(ctx, p, 20)
+	if err != nil {
+		return err
+	}
+	for _, e := range expiries {
+		v.Expiries = append(v.Expiries, views.AdminExpiries{Downloader: e.Nick, Expired: e.Expired, Completed: e.Completed})
+	}
 	return render(w, r, st.status, views.Layout("Claims · "+displayTitle(p), views.AdminClaims(v)))
 }
 

@@ -23,12 +23,8 @@ func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		var queued int64
-		for _, n := range s.Queues {
-			queued += n
-		}
 		v.Projects = append(v.Projects, views.AdminProjectRow{Slug: p.Slug, Title: p.Title, Paused: p.Config.Paused,
-			Queued: queued, Claims: s.Claims, Done: s.Done})
+			Queued: s.Queued(), Claims: s.Claims, Done: s.Done, Errors: s.Errors()})
 	}
 	js, err := jobs.List(ctx, h.pool)
 	if err != nil {

@@ -25,16 +25,46 @@ func (h *Handler) adminItemRelease(w http.ResponseWriter, r *http.Request) error
 }
 
 // adminItemRequeue is POST /admin/projects/{slug}/item/requeue: a
-// completed item is queued again in "queue" (redo by default).
+// completed item is queued again in "queue" (redo by default), a failed one
+// (todo by default) with a fresh count of hand-outs.
 func (h *Handler) adminItemRequeue(w http.ResponseWriter, r *http.Request) error {
 	return h.itemAction(w, r, "requeue", func(ctx context.Context, live *projects.Live, name string) error {
+		if failed, err := h.fromErrorQueue(ctx, live, name, cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "todo")); failed || err != nil {
+			return err
+		}
 		queue := cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "redo")
 		n, err := h.items.RequeueDone(ctx, live.Project, queue, items.Exactly(name))
 		if err == nil && n == 0 {
-			err = &items.InvalidError{Err: errors.New("the item is not among the completed items (archived ones cannot be queued again)")}
+			err = &items.InvalidError{Err: errors.New("the item is not among the completed or failed items (archived ones cannot be queued again)")}
 		}
 		return err
 	})
+}
+
+// adminItemDrop is POST /admin/projects/{slug}/item/drop: a failed item is
+// dropped for good (it stays seen, so it is not queued again).
+func (h *Handler) adminItemDrop(w http.ResponseWriter, r *http.Request) error {
+	return h.itemAction(w, r, "drop", func(ctx context.Context, live *projects.Live, name string) error {
+		failed, err := h.fromErrorQueue(ctx, live, name, "")
+		if err == nil && !failed {
+			err = &items.InvalidError{Err: errors.New("only failed items are dropped one by one: drain a queue for the others")}
+		}
+		return err
+	})
+}
+
+// fromErrorQueue moves a failed item to queue, or drops it when queue is
+// empty, and says whether the item was failed.
+func (h *Handler) fromErrorQueue(ctx context.Context, live *projects.Live, name, queue string) (bool, error) {
+	st, err := h.items.Lookup(ctx, live, name)
+	if err != nil || st.Status != items.StatusFailed {
+		return false, err
+	}
+	n, err := h.items.MoveQueue(ctx, live.Project, projects.ErrorQueue, queue, items.Exactly(st.Name))
+	if err == nil && n == 0 {
+		err = &items.InvalidError{Err: errors.New("the item left the error queue meanwhile")}
+	}
+	return true, err
 }
 
 // adminItemDone is POST /admin/projects/{slug}/item/done: a queued or

@@ -22,6 +22,10 @@ func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name stri
 	if err != nil {
 		return nil, err
 	}
-	return &views.Lookup{Query: name, Found: true, Status: st.Status, Queue: st.Queue, ClaimCount: st.ClaimCount,
-		Downloader: st.Downloader, ClaimedAt: st.ClaimedAt, DoneAt: st.DoneAt, Archive: st.Archive}, nil
+	v := &views.Lookup{Query: name, Found: true, Status: st.Status, Queue: st.Queue, ClaimCount: st.ClaimCount,
+		Downloader: st.Downloader, ClaimedAt: st.ClaimedAt, DoneAt: st.DoneAt, Archive: st.Archive}
+	for _, x := range st.Expired {
+		v.Expired = append(v.Expired, views.LookupExpiry{Downloader: x.Downloader, ClaimedAt: x.ClaimedAt, ExpiredAt: x.ExpiredAt})
+	}
+	return v, nil
 }

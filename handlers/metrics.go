@@ -172,10 +172,11 @@ var (
 	projReclaims = prometheus.NewDesc("tracker_project_reclaims_total", "Claims handed out again after expiring.", []string{"project"}, nil)
 	projRequests = prometheus.NewDesc("tracker_project_item_requests_total", "Item requests, by whether they got items.", []string{"project", "served"}, nil)
 	projNotHeld  = prometheus.NewDesc("tracker_project_done_not_held_total", "Items reported done by a downloader who neither held nor holds them; not completed.", []string{"project"}, nil)
+	projFailed   = prometheus.NewDesc("tracker_project_items_failed_total", "Items sent to the error queue: handed out max_claims times, the last claim expired.", []string{"project"}, nil)
 )
 
 func (c *projectCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld} {
+	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projFailed} {
 		ch <- d
 	}
 }
@@ -209,6 +210,7 @@ func (c *projectCollector) collect() ([]prometheus.Metric, error) {
 			prometheus.MustNewConstMetric(projBytes, prometheus.CounterValue, float64(s.Bytes), p.Slug),
 			prometheus.MustNewConstMetric(projReclaims, prometheus.CounterValue, float64(s.Reclaims), p.Slug),
 			prometheus.MustNewConstMetric(projNotHeld, prometheus.CounterValue, float64(s.DoneNotHeld), p.Slug),
+			prometheus.MustNewConstMetric(projFailed, prometheus.CounterValue, float64(s.Failed), p.Slug),
 			prometheus.MustNewConstMetric(projRequests, prometheus.CounterValue, float64(s.RequestsServed), p.Slug, "true"),
 			prometheus.MustNewConstMetric(projRequests, prometheus.CounterValue, float64(s.Requests-s.RequestsServed), p.Slug, "false"),
 		)

@@ -10,6 +10,22 @@ import (
 	"github.com/prometheus/common/model"
 )
 
+// metrics reads /metrics.
+func (f fixture) metrics(t *testing.T) string {
+	t.Helper()
+	// The default client asks for gzip and decompresses.
+	resp, err := http.Get(f.srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/metrics: %d %v", resp.StatusCode, err)
+	}
+	return string(b)
+}
+
 // metricValue finds the value of a metric with the given labels in a
 // Prometheus text exposition.
 func metricValue(t *testing.T, body, name string, labels map[string]string) (float64, bool) {
@@ -57,17 +73,7 @@ func TestMetrics(t *testing.T) {
 	f.do(t, "GET", "/no/such/page/at/all", "")
 	f.do(t, "GET", "/test/items/item:9.json", "")
 
-	// The default client asks for gzip and decompresses.
-	resp, err := http.Get(f.srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("/metrics: %d %v", resp.StatusCode, err)
-	}
-	body := string(b)
+	body := f.metrics(t)
 	for _, c := range []struct {
 		name   string
 		labels map[string]string

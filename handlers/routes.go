@@ -117,6 +117,7 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/item/release", h.adminItemRelease},
 		{"POST /admin/projects/{slug}/item/requeue", h.adminItemRequeue},
 		{"POST /admin/projects/{slug}/item/done", h.adminItemDone},
+		{"POST /admin/projects/{slug}/item/drop", h.adminItemDrop},
 		{"POST /admin/projects/{slug}/claims/release", h.adminClaimsRelease},
 		{"POST /admin/projects/{slug}/blocks/add", h.adminBlockAdd},
 		{"POST /admin/projects/{slug}/blocks/remove", h.adminBlockRemove},

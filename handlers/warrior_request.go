@@ -70,6 +70,7 @@ var refusalStatus = map[string]int{
 	items.ReasonRateLimited:           http.StatusTooManyRequests,
 	items.ReasonTypeRateLimited:       http.StatusTooManyRequests,
 	items.ReasonDownloaderClaimsLimit: http.StatusTooManyRequests,
+	items.ReasonTooManyExpired:        http.StatusTooManyRequests,
 }
 
 // refusalError turns the engine's refusal into an answer. A 404 keeps the

@@ -66,7 +66,7 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 	for ctx.Err() == nil {
 		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
 			return q.TodoMove(ctx, db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
-				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch})
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes()})
 		})
 		total += n
 		if err != nil || n < moveBatch {
@@ -131,14 +131,14 @@ func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick s
 	if err != nil {
 		return err
 	}
-	if st.Status != StatusClaimed && st.Status != StatusTodo {
-		return &InvalidError{Err: fmt.Errorf("the item is %s, not queued or claimed", st.Status)}
+	if st.Status != StatusClaimed && st.Status != StatusTodo && st.Status != StatusFailed {
+		return &InvalidError{Err: fmt.Errorf("the item is %s, not queued, failed or claimed", st.Status)}
 	}
 	return db.WithTx(ctx, e.pool, func(q *db.Queries) error {
 		switch st.Status {
 		case StatusClaimed:
 			nick = st.Downloader
-		case StatusTodo:
+		case StatusTodo, StatusFailed:
 			queues := slices.Clone(projects.StandardQueues)
 			queues = append(queues, st.Queue)
 			n, err := q.TodoClaimOne(ctx, db.TodoClaimOneParams{ProjectID: live.ID, ID: st.id, Downloader: nick,

@@ -43,6 +43,10 @@ type claimOp struct {
 
 func (o *claimOp) left() int { return o.want - len(o.names) }
 
+// ExpiredClaimsWindow is how far back a project's expired_claims_limit
+// counts a downloader's expired claims.
+const ExpiredClaimsWindow = time.Hour
+
 // Request hands up to req.Max items to a warrior, or refuses with a
 // *Refusal saying why. The order (the project's claims limit aside, which
 // leaves only expired claims): the downloader's own queue, todo, backfeed,
@@ -83,6 +87,17 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 				Detail: fmt.Sprintf("%s holds %d claims, the most one downloader may", req.Downloader, mine)}
 		}
 		op.want = int(min(int64(op.want), cfg.DownloaderClaimsLimit-mine))
+	}
+	if cfg.ExpiredClaimsLimit > 0 {
+		expired, err := e.q.ClaimExpiriesCountSince(ctx, db.ClaimExpiriesCountSinceParams{ProjectID: p.ID,
+			Downloader: req.Downloader, Since: time.Now().Add(-ExpiredClaimsWindow)})
+		if err != nil {
+			return nil, err
+		}
+		if expired >= cfg.ExpiredClaimsLimit {
+			return nil, &Refusal{Reason: ReasonTooManyExpired, RetryAfter: 5 * time.Minute,
+				Detail: fmt.Sprintf("%d claims of %s expired in the last hour, the most the project allows: finish the items you take", expired, req.Downloader)}
+		}
 	}
 	// Rate slots are taken before the claim, outside its transaction: they
 	// commit without waiting for the disk, which a claim must not.
@@ -304,6 +319,7 @@ func (e *Engine) fromExpiredClaims(ctx context.Context, q *db.Queries, live *pro
 			Downloader:   o.req.Downloader,
 			IP:           addrOrNil(o.req.IP),
 			Version:      o.req.Version,
+			MaxClaims:    live.Config.MaxClaims,
 		})
 		if err != nil {
 			return err

@@ -134,7 +134,7 @@ func (f fixture) age(t *testing.T) {
 func (f fixture) expire(t *testing.T) {
 	t.Helper()
 	f.age(t)
-	if n, err := f.engine.ReclaimExpired(context.Background(), f.project, 100); err != nil || n == 0 {
+	if n, _, err := f.engine.ReclaimExpired(context.Background(), f.project, 100); err != nil || n == 0 {
 		t.Fatalf("reclaimed %d: %v", n, err)
 	}
 }

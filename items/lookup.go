@@ -24,7 +24,17 @@ const (
 	// StatusDiscarded is a completion archived in a project's discard mode:
 	// only its dedup record is left.
 	StatusDiscarded = "discarded"
+	// StatusFailed is an item in the error queue: handed out max_claims
+	// times, the last claim expired.
+	StatusFailed = "failed"
 )
+
+// ExpiredClaim is a claim of an item that ran out.
+type ExpiredClaim struct {
+	Downloader string    `json:"downloader"`
+	ClaimedAt  time.Time `json:"claimed_at"`
+	ExpiredAt  time.Time `json:"expired_at"`
+}
 
 // ItemStatus is where an item stands.
 type ItemStatus struct {
@@ -38,6 +48,9 @@ type ItemStatus struct {
 	// Archive is the file, under the archive directory, holding an
 	// archived item's completion.
 	Archive string `json:"archive,omitempty"`
+	// Expired are the item's claims that ran out, oldest first (the first
+	// 100; those older than a month are forgotten unless the item failed).
+	Expired []ExpiredClaim `json:"expired_claims,omitempty"`
 
 	// The item's id, and its name as queued (its key may differ): what
 	// completing it by hand acts on. Empty item once it left the hot tables.
@@ -82,6 +95,13 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	}
 	id := seen.ID
 	st.id = id
+	expired, err := q.ClaimExpiriesOfItem(ctx, db.ClaimExpiriesOfItemParams{ProjectID: p.ID, ID: id})
+	if err != nil {
+		return st, err
+	}
+	for _, x := range expired {
+		st.Expired = append(st.Expired, ExpiredClaim{Downloader: x.Downloader, ClaimedAt: x.ClaimedAt, ExpiredAt: x.ExpiredAt})
+	}
 
 	claim, err := q.ClaimOfItem(ctx, db.ClaimOfItemParams{ProjectID: p.ID, Hash: seen.Item, ID: id})
 	switch {
@@ -108,6 +128,9 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	case err == nil:
 		st.Name, st.item = todo.Name, todo.Name
 		st.Status, st.Queue, st.ClaimCount = StatusTodo, todo.Queue, todo.ClaimCount
+		if todo.Queue == projects.ErrorQueue {
+			st.Status = StatusFailed
+		}
 		return st, nil
 	case !errors.Is(err, pgx.ErrNoRows):
 		return st, err

@@ -5,6 +5,7 @@ package items
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -107,10 +108,8 @@ func ValidQueue(queue string) error {
 		}
 		return nil
 	}
-	for _, q := range projects.StandardQueues {
-		if queue == q {
-			return nil
-		}
+	if slices.Contains(projects.StandardQueues, queue) || queue == projects.ErrorQueue {
+		return nil
 	}
-	return fmt.Errorf("unknown queue %q: use todo, backfeed, secondary, redo or downloader:NICK", queue)
+	return fmt.Errorf("unknown queue %q: use todo, backfeed, secondary, redo, error or downloader:NICK", queue)
 }

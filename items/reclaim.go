@@ -12,23 +12,26 @@ import (
 )
 
 // ReclaimExpired puts back in their queues up to max of the project's claims
-// that outlived its reclaim TTL times their claim count, oldest first, and
-// returns how many. One statement, so each batch is whole or not at all.
-func (e *Engine) ReclaimExpired(ctx context.Context, p projects.Project, max int) (int64, error) {
+// that outlived its reclaim TTL times their claim count, oldest first; an
+// item handed out max_claims times fails instead (the error queue). It
+// returns how many went back and how many failed. One statement, so each
+// batch is whole or not at all.
+func (e *Engine) ReclaimExpired(ctx context.Context, p projects.Project, max int) (requeued, failed int64, err error) {
 	ttl := p.Config.ReclaimTTL
 	if ttl <= 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
-	n, err := e.q.ClaimsExpire(ctx, db.ClaimsExpireParams{
+	r, err := e.q.ClaimsExpire(ctx, db.ClaimsExpireParams{
 		ProjectID:    p.ID,
 		Ttl:          pgtype.Interval{Microseconds: ttl * 1e6, Valid: true},
 		Max:          int32(max),
 		LimitedTypes: p.Config.LimitedTypes(),
+		MaxClaims:    p.Config.MaxClaims,
 	})
-	if n > 0 {
+	if r.Requeued > 0 {
 		e.forgetHeads(p.ID)
 	}
-	return n, err
+	return r.Requeued, r.Failed, err
 }
 
 // releaseBatch bounds one statement of ReleaseWhere.

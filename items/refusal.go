@@ -15,6 +15,7 @@ const (
 	ReasonTypeRateLimited       = "type-rate-limited"
 	ReasonClaimsLimit           = "claims-limit"
 	ReasonDownloaderClaimsLimit = "downloader-claims-limit"
+	ReasonTooManyExpired        = "too-many-expired"
 	ReasonNoItems               = "no-items"
 )
 

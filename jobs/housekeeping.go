@@ -19,10 +19,19 @@ import (
 // minute series.
 const BackfeedMinutesKept = 48 * time.Hour
 
+// ExpiriesKept is how long expired claims are remembered, for the
+// downloaders' records; those of items in the error queue stay while the
+// items do.
+const ExpiriesKept = 30 * 24 * time.Hour
+
+// expiriesBatch bounds one delete of old expiries.
+const expiriesBatch = 10_000
+
 // Housekeeping creates the completion partitions of the days ahead, drops
 // expired web sessions, audit entries older than auditKept, day-old
-// failed logins, backfeed minutes older than BackfeedMinutesKept, and the
-// records of warriors not seen for warriors.Kept.
+// failed logins, backfeed minutes older than BackfeedMinutesKept, expired
+// claims older than ExpiriesKept, and the records of warriors not seen for
+// warriors.Kept.
 func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Duration) Job {
 	q := db.New(pool)
 	warriorStore := warriors.NewStore(pool)
@@ -46,6 +55,16 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 			}
 			if _, err := q.BackfeedMinutesPrune(ctx, pgtype.Interval{Microseconds: BackfeedMinutesKept.Microseconds(), Valid: true}); err != nil {
 				return "", err
+			}
+			for ctx.Err() == nil {
+				n, err := q.ClaimExpiriesPrune(ctx, db.ClaimExpiriesPruneParams{
+					Keep: pgtype.Interval{Microseconds: ExpiriesKept.Microseconds(), Valid: true}, Max: expiriesBatch})
+				if err != nil {
+					return "", err
+				}
+				if n < expiriesBatch {
+					break
+				}
 			}
 			gone, err := warriorStore.Prune(ctx, time.Now())
 			if err != nil {

@@ -14,7 +14,8 @@ import (
 const reclaimBatch = 5000
 
 // Reclaim puts claims that were never finished back in their queues, for
-// every project with a reclaim TTL, so they are handed out again.
+// every project with a reclaim TTL, so they are handed out again; items
+// handed out a project's max_claims times go to its error queue instead.
 func Reclaim(store *projects.Store, engine *items.Engine) Job {
 	return Job{
 		Name:  "reclaim",
@@ -24,20 +25,21 @@ func Reclaim(store *projects.Store, engine *items.Engine) Job {
 			if err != nil {
 				return "", err
 			}
-			var total int64
+			var requeued, failed int64
+			summary := func() string { return fmt.Sprintf("reclaimed %d items, %d failed", requeued, failed) }
 			for _, p := range ps {
 				for ctx.Err() == nil {
-					n, err := engine.ReclaimExpired(ctx, p, reclaimBatch)
-					total += n
+					n, f, err := engine.ReclaimExpired(ctx, p, reclaimBatch)
+					requeued, failed = requeued+n, failed+f
 					if err != nil {
-						return fmt.Sprintf("reclaimed %d items", total), fmt.Errorf("project %s: %w", p.Slug, err)
+						return summary(), fmt.Errorf("project %s: %w", p.Slug, err)
 					}
-					if n < reclaimBatch {
+					if n+f < reclaimBatch {
 						break
 					}
 				}
 			}
-			return fmt.Sprintf("reclaimed %d items", total), ctx.Err()
+			return summary(), ctx.Err()
 		},
 	}
 }

@@ -50,14 +50,14 @@ func TestReclaimPutsExpiredClaimsBack(t *testing.T) {
 	r := NewRunner(quietLog(), pool, Reclaim(store, engine))
 
 	// Without a reclaim TTL nothing expires.
-	if s, err := r.RunNow(ctx, "reclaim"); err != nil || s != "reclaimed 0 items" {
+	if s, err := r.RunNow(ctx, "reclaim"); err != nil || s != "reclaimed 0 items, 0 failed" {
 		t.Fatalf("no TTL: %q, %v", s, err)
 	}
 	// With one of an hour, a first claim two hours old has expired.
 	if p, err = store.Set(ctx, p, []string{"reclaim_ttl=3600"}); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := r.RunNow(ctx, "reclaim"); err != nil || s != "reclaimed 100000 items" {
+	if s, err := r.RunNow(ctx, "reclaim"); err != nil || s != "reclaimed 100000 items, 0 failed" {
 		t.Fatalf("TTL 1h: %q, %v", s, err)
 	}
 	sum, err := store.Summary(ctx, p)
@@ -96,7 +96,7 @@ func TestReclaimTTLGrowsWithClaimCount(t *testing.T) {
 	if p, err = store.Set(ctx, p, []string{"reclaim_ttl=3600"}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := items.NewEngine(pool, quietLog()).ReclaimExpired(ctx, p, 100)
+	n, _, err := items.NewEngine(pool, quietLog()).ReclaimExpired(ctx, p, 100)
 	if err != nil || n != 6 {
 		t.Fatalf("reclaimed %d, %v; want the 6 first claims", n, err)
 	}

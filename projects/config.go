@@ -35,6 +35,14 @@ type Config struct {
 	// handed to someone else; it is multiplied by the item's claim count
 	// (0 = never reclaim).
 	ReclaimTTL int64 `json:"reclaim_ttl"`
+	// MaxClaims is how many times an item is handed out before it fails: a
+	// claim of it expiring after that many goes to the error queue instead
+	// of back into circulation (0 = never fail).
+	MaxClaims int64 `json:"max_claims"`
+	// ExpiredClaimsLimit refuses a downloader whose claims expired that many
+	// times in the last hour (0 = off): a warrior the site turned away claims
+	// and drops items at full speed.
+	ExpiredClaimsLimit int64 `json:"expired_claims_limit"`
 	// MaxMulti is the most items one multi={N} request gets.
 	MaxMulti int `json:"max_multi"`
 	// BackfeedKey is the secret in the backfeed URL /backfeed/legacy/{slug}-{key}.
@@ -145,6 +153,12 @@ var Keys = []Key[Project]{
 	{Name: "downloader_claims_limit", Label: "Items out per downloader", Section: SectionClaims, Input: InputCount, Unit: "items",
 		Help: "The most items one downloader holds at once (0: no limit).",
 		set:  setCount(func(c *Config) *int64 { return &c.DownloaderClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.DownloaderClaimsLimit })},
+	{Name: "max_claims", Label: "Hand-outs before an item fails", Section: SectionClaims, Input: InputCount, Unit: "claims",
+		Help: "When a claim expires after the item was handed out this many times, the item goes to the error queue instead of back into circulation, with the history of its claims (0: items never fail). Needs claims to expire.",
+		set:  setCount(func(c *Config) *int64 { return &c.MaxClaims }), get: getCount(func(c *Config) *int64 { return &c.MaxClaims })},
+	{Name: "expired_claims_limit", Label: "Expired claims per downloader an hour", Section: SectionClaims, Input: InputCount, Unit: "claims",
+		Help: "A downloader whose claims expired this many times in the last hour gets no items (429 too-many-expired) until fewer did: a warrior the site turned away claims and drops items at full speed (0: no limit).",
+		set:  setCount(func(c *Config) *int64 { return &c.ExpiredClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.ExpiredClaimsLimit })},
 	{Name: "min_version", Label: "Lowest script version", Section: SectionLimits, Input: InputText,
 		Help: "The lowest grab-script version served (compared number by number); older scripts are told to update (455). Empty: any.",
 		set:  func(p *Project, s string) error { return setText(&p.Config.MinVersion, s, 64) },

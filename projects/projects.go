@@ -269,6 +269,7 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 	}{
 		{"todo", purgeBatchOf(s.q.TodoPurgeBatch)},
 		{"claims", purgeBatchOf(s.q.ClaimsPurgeBatch)},
+		{"claim_expiries", purgeBatchOf(s.q.ClaimExpiriesPurgeBatch)},
 		{"seen", purgeBatchOf(s.q.SeenPurgeBatch)},
 		{"done_tallies", purgeBatchOf(s.q.DoneTalliesPurgeBatch)},
 		{"counters", purgeBatchOf(s.q.CountersPurgeBatch)},

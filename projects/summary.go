@@ -12,6 +12,11 @@ import (
 // tries them after the requester's own downloader:NICK queue.
 var StandardQueues = []string{"todo", "backfeed", "secondary", "redo"}
 
+// ErrorQueue holds the items that failed: handed out max_claims times, the
+// last claim expired. No request is served from it; an admin requeues or
+// drops its items.
+const ErrorQueue = "error"
+
 // Summary counts a project's items by state.
 type Summary struct {
 	// Queues maps every standard queue, and each downloader queue that holds
@@ -28,6 +33,9 @@ type Summary struct {
 	Discarded int64
 	// Requeued counts items ever put back behind a queue's head.
 	Requeued int64
+	// Failed counts items ever sent to the error queue (Queues[ErrorQueue]
+	// is how many are there now).
+	Failed int64
 
 	// For the queue-health stats: item requests that reached the engine,
 	// those given items, those given a reclaimed item; completions of items
@@ -79,6 +87,8 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 			sum.Discarded = r.Value
 		case name == "requeued":
 			sum.Requeued = r.Value
+		case name == "failed":
+			sum.Failed = r.Value
 		case name == "requests":
 			sum.Requests = r.Value
 		case name == "requests_served":
@@ -95,6 +105,21 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 	}
 	return sum, nil
 }
+
+// Queued counts the items waiting to be handed out: every queue but the
+// error queue.
+func (sum Summary) Queued() int64 {
+	var n int64
+	for q, size := range sum.Queues {
+		if q != ErrorQueue {
+			n += size
+		}
+	}
+	return n
+}
+
+// Errors counts the items in the error queue.
+func (sum Summary) Errors() int64 { return sum.Queues[ErrorQueue] }
 
 func isStandard(queue string) bool {
 	for _, q := range StandardQueues {

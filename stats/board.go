@@ -36,10 +36,13 @@ type Totals struct {
 	Bytes int64 `json:"bytes"`
 	// Claims are the items out with warriors now.
 	Claims int64 `json:"claims"`
-	// Todo is the sum of the queues.
+	// Todo is the sum of the queues but the error queue.
 	Todo   int64            `json:"todo"`
 	Queues map[string]int64 `json:"queues"`
-	// Total is done + claims + todo: every item the project has.
+	// Errors are the items that failed (the error queue): handed out
+	// max_claims times, never finished.
+	Errors int64 `json:"errors"`
+	// Total is done + claims + todo + errors: every item the project has.
 	Total     int64 `json:"total"`
 	Reclaims  int64 `json:"reclaims"`
 	Archived  int64 `json:"archived"`
@@ -209,6 +212,17 @@ type DownloaderStats struct {
 	LastSeen  *time.Time `json:"last_seen"`
 	Day       Leader     `json:"last_24h"`
 	Week      Leader     `json:"last_7d"`
+	// Expired24h counts their claims that ran out in the last 24 hours,
+	// beside Day.Items, what they completed.
+	Expired24h int64 `json:"expired_24h"`
+}
+
+// Expiries are a downloader's claims that ran out in the last 24 hours,
+// beside the items they completed.
+type Expiries struct {
+	Nick      string `json:"nick"`
+	Expired   int64  `json:"expired"`
+	Completed int64  `json:"completed"`
 }
 
 // NickTotals is a nick's work on every project.

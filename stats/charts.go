@@ -122,7 +122,12 @@ func (h *Hub) Downloader(ctx context.Context, p projects.Project, nick string) (
 		return out, err
 	}
 	out.Claims, out.Reclaimed = claims.Claims, claims.Reclaimed
-	if out.LastSeen == nil && out.Claims == 0 {
+	out.Expired24h, err = h.q.ClaimExpiriesCountSince(ctx, db.ClaimExpiriesCountSinceParams{ProjectID: p.ID,
+		Downloader: nick, Since: h.now().Add(-24 * time.Hour)})
+	if err != nil {
+		return out, err
+	}
+	if out.LastSeen == nil && out.Claims == 0 && out.Expired24h == 0 {
 		return out, ErrNoDownloader
 	}
 	out.Outdated = outdated(out.Version, p.Config.MinVersion)
@@ -141,6 +146,27 @@ func (h *Hub) Downloader(ctx context.Context, p projects.Project, nick string) (
 		if x.b.bytes > 0 {
 			x.out.Share = float64(e.bytes) / float64(x.b.bytes)
 		}
+	}
+	return out, nil
+}
+
+// TopExpiries are the downloaders whose claims ran out most often in the
+// last 24 hours, at most max, each with what they completed meanwhile: a
+// warrior the site turned away claims and drops items.
+func (h *Hub) TopExpiries(ctx context.Context, p projects.Project, max int) ([]Expiries, error) {
+	rows, err := h.q.ClaimExpiriesTopSince(ctx, db.ClaimExpiriesTopSinceParams{ProjectID: p.ID,
+		Since: h.now().Add(-24 * time.Hour), Max: int32(max)})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	r, err := h.currentRankings(ctx, h.watchOf(p))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Expiries, len(rows))
+	for i, row := range rows {
+		_, e := r.day.rankOf(row.Downloader)
+		out[i] = Expiries{Nick: row.Downloader, Expired: row.Expired, Completed: e.items}
 	}
 	return out, nil
 }

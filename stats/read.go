@@ -91,11 +91,9 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 
 func totals(sum projects.Summary) Totals {
 	t := Totals{Done: sum.Done, Bytes: sum.Bytes, Claims: sum.Claims, Queues: sum.Queues,
-		Reclaims: sum.Reclaims, Archived: sum.Archived, Discarded: sum.Discarded}
-	for _, n := range sum.Queues {
-		t.Todo += n
-	}
-	t.Total = t.Done + t.Claims + t.Todo
+		Reclaims: sum.Reclaims, Archived: sum.Archived, Discarded: sum.Discarded,
+		Todo: sum.Queued(), Errors: sum.Errors()}
+	t.Total = t.Done + t.Claims + t.Todo + t.Errors
 	return t
 }
 

@@ -38,6 +38,7 @@ type AdminProjectRow struct {
 	Queued      int64
 	Claims      int64
 	Done        int64
+	Errors      int64
 }
 
 // AdminJob is a background job on the dashboard.
@@ -125,6 +126,23 @@ type AdminQueuesView struct {
 	// Dictionaries are the project's zstd dictionaries, newest (the one
 	// served) first.
 	Dictionaries []AdminDictionary
+	// Failed is a page of the error queue (FailedCount items), of names
+	// starting with FailedPrefix; FailedNext the next page ("" at the end).
+	Failed       []AdminFailedItem
+	FailedCount  int64
+	FailedPrefix string
+	FailedNext   string
+	// MaxClaims is the project's max_claims.
+	MaxClaims int64
+}
+
+// AdminFailedItem is an item of the error queue.
+type AdminFailedItem struct {
+	Name           string
+	ClaimCount     int32
+	LastDownloader string
+	// URL shows the item: its history and what can be done with it.
+	URL string
 }
 
 // AdminDictionary is one uploaded zstd dictionary.
@@ -154,6 +172,16 @@ type AdminClaimsView struct {
 	Downloader, OlderThan, Prefix string
 	List                          []AdminClaim
 	Next                          string
+	// Expiries are the downloaders whose claims ran out most in the last
+	// 24 hours, with what they completed.
+	Expiries []AdminExpiries
+}
+
+// AdminExpiries are a downloader's claims that ran out in the last 24
+// hours, beside the items they completed.
+type AdminExpiries struct {
+	Downloader         string
+	Expired, Completed int64
 }
 
 // AdminAgeBar is one bar of the claims' age histogram.
@@ -289,6 +317,8 @@ func itemActions(status string) []string {
 		return []string{"done"}
 	case "done":
 		return []string{"requeue"}
+	case "failed":
+		return []string{"requeue", "drop", "done"}
 	}
 	return nil
 }
@@ -301,6 +331,8 @@ func itemActionName(a string) string {
 		return "Mark done"
 	case "requeue":
 		return "Queue again"
+	case "drop":
+		return "Drop"
 	}
 	return a
 }

@@ -91,7 +91,8 @@ func queueNames(queues map[string]int64) []string {
 	names := []string{"todo", "backfeed", "secondary", "redo"}
 	var others []string
 	for q := range queues {
-		if !slices.Contains(names, q) {
+		// The error queue is shown as the failed items.
+		if !slices.Contains(names, q) && q != "error" {
 			others = append(others, q)
 		}
 	}

@@ -57,6 +57,14 @@ type Lookup struct {
 	ClaimedAt  *time.Time
 	DoneAt     *time.Time
 	Archive    string
+	// Expired are the item's claims that ran out, oldest first.
+	Expired []LookupExpiry
+}
+
+// LookupExpiry is a claim of an item that ran out.
+type LookupExpiry struct {
+	Downloader           string
+	ClaimedAt, ExpiredAt time.Time
 }
 
 // LeaderboardView is a project's leaderboard page.

@@ -69,6 +69,12 @@ type app struct {
 	getenv func(string) string
 }
 
+// queueSelectFlags are the options that select items of a queue.
+func queueSelectFlags(fs *flag.FlagSet, o *queueSelectOptions) {
+	fs.StringVar(&o.Prefix, "prefix", "", "only names starting with this, such as a type (user:)")
+	fs.StringVar(&o.Pattern, "pattern", "", "only names matching this PostgreSQL regular expression")
+}
+
 // usageError is a mistake in the command line: exit status 2 and the usage.
 type usageError struct{ msg string }
 
@@ -118,6 +124,17 @@ func commands(getenv func(string) string) []command {
 			setup: options(func(fs *flag.FlagSet, o *itemsAddOptions) {
 				fs.StringVar(&o.Queue, "queue", "todo", "queue: todo, backfeed, secondary, redo or downloader:NICK")
 			}, runItemsAdd)},
+		{name: "item show", args: "SLUG NAME", summary: "print where an item stands as JSON: queued, claimed, done, failed (with the claims that ran out) or archived", nargs: [2]int{2, 2}, setup: noOptions(runItemShow)},
+		{name: "queue list", args: "SLUG QUEUE", summary: "print a page of a queue (error: the items that failed) as JSON lines, in order", nargs: [2]int{2, 2},
+			setup: options(func(fs *flag.FlagSet, o *queueListOptions) {
+				fs.StringVar(&o.Prefix, "prefix", "", "only names starting with this, such as a type (user:)")
+				fs.Int64Var(&o.After, "after", 0, "start after the item with this `id` (the last line's id of the page before)")
+				fs.IntVar(&o.Max, "max", 1000, "most items printed")
+			}, runQueueList)},
+		{name: "queue move", args: "SLUG FROM TO", summary: "move the selected items of queue FROM to queue TO (from error: with a fresh count of hand-outs)", nargs: [2]int{3, 3},
+			setup: options(queueSelectFlags, runQueueMove)},
+		{name: "queue drain", args: "SLUG QUEUE", summary: "drop the selected items of a queue for good (they stay seen, so they are not queued again)", nargs: [2]int{2, 2},
+			setup: options(queueSelectFlags, runQueueDrain)},
 		{name: "check", args: "[SLUG]", summary: "check a project's books (every project's without SLUG), print them as JSON; exit 1 when they do not balance", nargs: [2]int{0, 1}, setup: noOptions(runCheck)},
 		{name: "settings", summary: "print the tracker-wide settings as JSON", nargs: [2]int{0, 0}, setup: noOptions(runSettings)},
 		{name: "settings set", args: "KEY=VALUE...", summary: "change tracker-wide settings (seesaw_version, auto_project, broadcast_message, tracker_banner_html)", nargs: [2]int{1, -1}, setup: noOptions(runSettings)},

@@ -64,6 +64,16 @@ func printJSON(a *app, v any) error {
 	return nil
 }
 
+// printJSONLine prints v as one line of JSON.
+func printJSONLine(a *app, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	printf(a, "%s\n", b)
+	return nil
+}
+
 func runJobsList(ctx context.Context, a *app, _ []string) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		if err := a.jobRunner(d).Register(ctx); err != nil {

@@ -2,15 +2,21 @@
 -- Hands expired claims to a new downloader: a claim expires @ttl seconds
 -- times its claim count after it was made. Oldest first.
 WITH expired AS (
-    SELECT c.project_id, c.hash FROM claims c
+    SELECT c.project_id, c.hash, c.id, c.downloader, c.claimed_at FROM claims c
     WHERE c.project_id = @project_id
       AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - @ttl::interval
       AND c.claimed_at < now() - c.claim_count * @ttl::interval
       AND item_type(c.name) <> ALL(@refused_types::text[])
+      -- An item handed out max_claims times fails instead: the reclaim
+      -- job sends it to the error queue.
+      AND (@max_claims::bigint = 0 OR c.claim_count < @max_claims::bigint)
     ORDER BY c.claimed_at, c.id
     LIMIT @max
     FOR UPDATE SKIP LOCKED
+), history AS (
+    INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
+    SELECT expired.project_id, expired.id, expired.downloader, expired.claimed_at FROM expired
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see
@@ -136,8 +142,10 @@ ORDER BY numbered.slot;
 
 -- name: ClaimsExpire :one
 -- Puts up to @max expired claims (older than @ttl times their claim count)
--- back in the queue they came from, in their old place, oldest first.
--- Returns how many went back.
+-- back in the queue they came from, in their old place, oldest first; an
+-- item handed out @max_claims times (when not 0) goes to the error queue
+-- instead. Each expiry is kept in claim_expiries. Returns how many went
+-- back and how many failed.
 WITH expired AS (
     DELETE FROM claims
     WHERE ctid = ANY(ARRAY(
@@ -150,27 +158,36 @@ WITH expired AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader, claims.claimed_at
+), history AS (
+    INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
+    SELECT @project_id, expired.id, expired.downloader, expired.claimed_at FROM expired
 ), queued AS (
-    -- The holder is remembered: it may still report the item done.
+    -- The holder is remembered: it may still report the item done. The
+    -- error queue is one stretch, whatever the types.
     INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT @project_id, expired.queue,
-           CASE WHEN item_type(expired.name) = ANY(@limited_types::text[]) THEN item_type(expired.name) ELSE '' END,
+    SELECT @project_id, f.queue,
+           CASE WHEN f.queue <> 'error' AND item_type(expired.name) = ANY(@limited_types::text[]) THEN item_type(expired.name) ELSE '' END,
            expired.id, expired.name, expired.claim_count, expired.downloader
-    FROM expired
+    FROM expired,
+         LATERAL (SELECT CASE WHEN @max_claims::bigint > 0 AND expired.claim_count >= @max_claims::bigint
+                              THEN 'error' ELSE expired.queue END AS queue) f
     RETURNING todo.queue
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), sum(d.delta)
     FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
           UNION ALL SELECT 'reclaims', 1 FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
+          UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
           UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
     GROUP BY d.name
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT count(*) FROM queued;
+SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
+       count(*) FILTER (WHERE queued.queue = 'error') AS failed
+FROM queued;
 
 -- name: ClaimsOfDownloader :one
 -- A downloader's claims now, and how many of them were reclaims.

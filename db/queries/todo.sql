@@ -58,8 +58,9 @@ SELECT nextval('item_id_blocks')::bigint AS block;
 -- Moves up to @max items of queue @from_queue whose names start with
 -- @prefix and match the regular expression @pattern (each when not empty)
 -- to queue @to_queue, or, when @to_queue is empty, drops them (a drained
--- queue: the items stay seen, so they are not queued again). Returns how
--- many.
+-- queue: the items stay seen, so they are not queued again). An item
+-- leaves the error queue with a fresh count of hand-outs, and lands in the
+-- stretch of its type in a queue served by type. Returns how many.
 WITH moved AS (
     DELETE FROM todo
     WHERE ctid = ANY(ARRAY(
@@ -70,10 +71,15 @@ WITH moved AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.type, todo.id, todo.name, todo.claim_count
+    RETURNING todo.id, todo.name, todo.claim_count, todo.last_downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
-    SELECT @project_id, @to_queue::text, moved.type, moved.id, moved.name, moved.claim_count
+    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
+    SELECT @project_id, @to_queue::text,
+           CASE WHEN @to_queue::text <> 'error' AND item_type(moved.name) = ANY(@limited_types::text[])
+                THEN item_type(moved.name) ELSE '' END,
+           moved.id, moved.name,
+           CASE WHEN @from_queue::text = 'error' THEN 0 ELSE moved.claim_count END,
+           moved.last_downloader
     FROM moved
     WHERE @to_queue::text <> ''
     ON CONFLICT DO NOTHING
@@ -146,3 +152,15 @@ SELECT count(*) FROM todo t
 WHERE t.project_id = @project_id AND t.queue = @queue::text
   AND (@prefix::text = '' OR starts_with(t.name, @prefix::text))
   AND (@pattern::text = '' OR t.name ~ @pattern::text);
+
+-- name: TodoPage :many
+-- A page of a queue in order, after item @after_id, of names starting with
+-- @prefix (when set): the error queue's items for the admin panel and
+-- `tracker queue list`. On the primary key: a page costs the same however
+-- long the queue.
+SELECT id, name, claim_count, coalesce(last_downloader, '')::text AS last_downloader FROM todo
+WHERE project_id = @project_id AND queue = @queue::text AND type = ANY(@types::text[])
+  AND id > @after_id
+  AND (@prefix::text = '' OR starts_with(name, @prefix::text))
+ORDER BY id
+LIMIT @max;
