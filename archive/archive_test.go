@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -59,13 +60,14 @@ func setup(t *testing.T, mode string, n, daysAgo int) fixture {
 			t.Fatal(err)
 		}
 		live := &projects.Live{Project: p, Queues: sum.Queues, Summary: sum}
-		got, err := engine.Request(ctx, live, items.ClaimRequest{Downloader: "alice", Version: "1", Max: n})
+		h, err := engine.Request(ctx, live, items.ClaimRequest{Downloader: "alice", Version: "1", Max: n})
+		got := h.Names
 		if err != nil || len(got) != n {
 			t.Fatalf("claimed %d, %v", len(got), err)
 		}
 		if _, err := engine.Complete(ctx, p, items.Completion{
 			Downloader: "alice", Version: "1", Items: got, Bytes: map[string]int64{"data": int64(100 * n)},
-			ClientID: []byte(`{"run":7}`),
+			ClientID: []byte(`{"run":7}`), Results: map[string]json.RawMessage{got[0]: json.RawMessage(`{"passed": true}`)},
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -127,6 +129,10 @@ func TestArchiveRoundTrip(t *testing.T) {
 	before := f.records(t, "old:")
 	if len(before) != n {
 		t.Fatalf("%d old completions, want %d", len(before), n)
+	}
+	// The result of a completion travels with it.
+	if results := strings.Count(strings.Join(before, "\n"), `"result" : {"passed": true}`); results != 1 {
+		t.Fatalf("%d old completions carry their result, want 1", results)
 	}
 	sumBefore, err := f.store.Summary(ctx, f.project)
 	if err != nil {

@@ -45,7 +45,7 @@ func TestBooks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got
+		return got.Names
 	}
 	complete := func(nick string, names []string) {
 		if _, err := e.Complete(ctx, p, items.Completion{Downloader: nick, Items: names, Bytes: map[string]int64{"data": 1000}}); err != nil {

@@ -451,7 +451,11 @@ WITH expired AS (
     SELECT $1, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT reclaimed.id, reclaimed.name FROM reclaimed ORDER BY reclaimed.id
+SELECT reclaimed.id, reclaimed.name, coalesce(ip.params::text, '')::text AS params FROM reclaimed
+LEFT JOIN item_params ip
+       ON EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+      AND ip.project_id = $1 AND ip.id = reclaimed.id
+ORDER BY reclaimed.id
 `
 
 type ClaimsReclaimParams struct {
@@ -466,8 +470,9 @@ type ClaimsReclaimParams struct {
 }
 
 type ClaimsReclaimRow struct {
-	ID   int64
-	Name string
+	ID     int64
+	Name   string
+	Params string
 }
 
 // Hands expired claims to a new downloader: a claim expires @ttl seconds
@@ -490,7 +495,7 @@ func (q *Queries) ClaimsReclaim(ctx context.Context, arg ClaimsReclaimParams) ([
 	items := []ClaimsReclaimRow{}
 	for rows.Next() {
 		var i ClaimsReclaimRow
-		if err := rows.Scan(&i.ID, &i.Name); err != nil {
+		if err := rows.Scan(&i.ID, &i.Name, &i.Params); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -650,15 +655,15 @@ func (q *Queries) ClaimsReleaseWhere(ctx context.Context, arg ClaimsReleaseWhere
 
 const claimsTakeSlots = `-- name: ClaimsTakeSlots :many
 WITH slots AS (
-    SELECT s.slot, s.nick, ($1::text[])[s.slot] AS version, ($2::text[])[s.slot] AS ip
-    FROM unnest($3::text[]) WITH ORDINALITY AS s (nick, slot)
+    SELECT s.slot, s.nick, ($2::text[])[s.slot] AS version, ($3::text[])[s.slot] AS ip
+    FROM unnest($4::text[]) WITH ORDINALITY AS s (nick, slot)
 ), taken AS (
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
     WHERE ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
-        WHERE t.project_id = $4 AND t.queue = $5::text AND t.type = $6::text AND t.id > $7
+        WHERE t.project_id = $1 AND t.queue = $5::text AND t.type = $6::text AND t.id > $7
         ORDER BY t.id
         LIMIT $8
         FOR UPDATE SKIP LOCKED
@@ -672,7 +677,7 @@ WITH slots AS (
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count, last_downloader)
-    SELECT $4, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
+    SELECT $1, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
     FROM numbered n JOIN slots s ON s.slot = n.slot
     ON CONFLICT DO NOTHING
     RETURNING claims.id
@@ -680,28 +685,31 @@ WITH slots AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
     INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT $4, n.queue, $6::text, n.id, n.name, n.claim_count, n.last_downloader
+    SELECT $1, n.queue, $6::text, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $4, d.name, counter_shard(), d.delta
+    SELECT $1, d.name, counter_shard(), d.delta
     FROM (SELECT count(*) AS n FROM claimed) t,
          LATERAL (VALUES ('claims', t.n), ('queue:' || $5::text, -t.n)) AS d (name, delta)
     WHERE t.n > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count, coalesce(ip.params::text, '')::text AS params
 FROM numbered JOIN claimed ON claimed.id = numbered.id
+LEFT JOIN item_params ip
+       ON EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+      AND ip.project_id = $1 AND ip.id = numbered.id
 ORDER BY numbered.slot
 `
 
 type ClaimsTakeSlotsParams struct {
+	ProjectID int32
 	Versions  []string
 	Ips       []string
 	Nicks     []string
-	ProjectID int32
 	Queue     string
 	ItemType  string
 	AfterID   int64
@@ -713,6 +721,7 @@ type ClaimsTakeSlotsRow struct {
 	ID         int64
 	Name       string
 	ClaimCount int32
+	Params     string
 }
 
 // Hands out items of one stretch of a queue to many requests at once: one
@@ -720,12 +729,14 @@ type ClaimsTakeSlotsRow struct {
 // requests came. Items go to slots in queue order; the answer names the
 // slot each item went to (a slot whose item is out already under another
 // copy gets none: see claimed).
+// The parameters of the items, read only when the project has any: the
+// condition names neither side, so it is checked once per statement.
 func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
 	rows, err := q.db.Query(ctx, claimsTakeSlots,
+		arg.ProjectID,
 		arg.Versions,
 		arg.Ips,
 		arg.Nicks,
-		arg.ProjectID,
 		arg.Queue,
 		arg.ItemType,
 		arg.AfterID,
@@ -743,6 +754,7 @@ func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams
 			&i.ID,
 			&i.Name,
 			&i.ClaimCount,
+			&i.Params,
 		); err != nil {
 			return nil, err
 		}

@@ -58,7 +58,7 @@ func (q *Queries) DoneCountWhere(ctx context.Context, arg DoneCountWhereParams) 
 }
 
 const doneGet = `-- name: DoneGet :one
-SELECT project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, done_at, claim_count, ip FROM done WHERE project_id = $1 AND id = $2 ORDER BY done_at DESC LIMIT 1
+SELECT project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, done_at, claim_count, ip, result FROM done WHERE project_id = $1 AND id = $2 ORDER BY done_at DESC LIMIT 1
 `
 
 type DoneGetParams struct {
@@ -83,6 +83,7 @@ func (q *Queries) DoneGet(ctx context.Context, arg DoneGetParams) (Done, error) 
 		&i.DoneAt,
 		&i.ClaimCount,
 		&i.IP,
+		&i.Result,
 	)
 	return i, err
 }
@@ -157,17 +158,21 @@ WITH reported AS (
     UNION ALL
     SELECT f.hash, f.id, f.name, now(), f.claim_count, f.queue, wf.req
     FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
+), results AS (
+    SELECT ($12::integer[])[r.ord] AS req, item_hash(r.name) AS hash, ($13::text[])[r.ord]::jsonb AS result
+    FROM unnest($14::text[]) WITH ORDINALITY AS r (name, ord)
 ), shared AS (
-    SELECT f.id, f.name, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+    SELECT f.hash, f.id, f.name, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
            div(reqs.bytes, count(*) OVER w)
              + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
     FROM finished f JOIN reqs ON reqs.req = f.req
     WINDOW w AS (PARTITION BY f.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
-    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip)
+    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip, result)
     SELECT $9, shared.id, shared.name, shared.downloader, shared.version, shared.share,
-           shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet
-    FROM shared
+           shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet,
+           results.result
+    FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
 ), credit AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
     -- them in (see done_tallies). One row per request.
@@ -217,6 +222,9 @@ type DoneRecordBatchParams struct {
 	ProjectID   int32
 	Queues      []string
 	Types       []string
+	ResultReqs  []int32
+	Results     []string
+	ResultNames []string
 }
 
 type DoneRecordBatchRow struct {
@@ -237,8 +245,10 @@ type DoneRecordBatchRow struct {
 // ignored. A queued item is looked for in @queues and @types (the standard
 // queues and the reporters' own, the project's limited types and ”).
 // Each request's bytes are shared out over its items completed, so the
-// shares add up to its total. Returns, per request that completed or was
-// refused something, how many items it completed and how many it was
+// shares add up to its total. @result_reqs, @result_names and @results
+// hold the results reported (a request, an item of it, the JSON), kept
+// with the completions they belong to. Returns, per request that completed
+// or was refused something, how many items it completed and how many it was
 // refused.
 func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams) ([]DoneRecordBatchRow, error) {
 	rows, err := q.db.Query(ctx, doneRecordBatch,
@@ -253,6 +263,9 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 		arg.ProjectID,
 		arg.Queues,
 		arg.Types,
+		arg.ResultReqs,
+		arg.Results,
+		arg.ResultNames,
 	)
 	if err != nil {
 		return nil, err

@@ -116,6 +116,7 @@ type Done struct {
 	DoneAt     time.Time
 	ClaimCount int32
 	IP         *netip.Addr
+	Result     []byte
 }
 
 type DoneTally struct {
@@ -154,6 +155,12 @@ type Feed struct {
 	Items      int64
 	Bytes      int64
 	Item       string
+}
+
+type ItemParam struct {
+	ProjectID int32
+	ID        int64
+	Params    []byte
 }
 
 type Job struct {

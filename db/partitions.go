@@ -46,7 +46,7 @@ func DonePartitionTotals(ctx context.Context, conn DBTX, part string) (DoneParti
 const donePartitionRecords = `SELECT json_build_object(
 	'id', id, 'item', name, 'downloader', downloader, 'version', version, 'bytes', bytes,
 	'domains', domains, 'client_id', client_id, 'claimed_at', claimed_at, 'done_at', done_at,
-	'claim_count', claim_count, 'ip', ip)::text, bytes, done_at
+	'claim_count', claim_count, 'ip', ip, 'result', result)::text, bytes, done_at
 FROM %s ORDER BY done_at, id`
 
 // DonePartitionRecords calls fn with each completion of a day partition, in

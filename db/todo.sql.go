@@ -65,24 +65,31 @@ WITH batch AS MATERIALIZED (
            CASE WHEN b.key IS NULL AND $1::text = '' THEN NULL ELSE item_hash(b.name) END AS item,
            CASE WHEN $2::boolean
                 THEN (floor(random() * 1099511627776)::bigint << 23) | ((($3::bigint << 20) | b.ord) & 8388607)
-                ELSE ($3::bigint << 20) | b.ord END AS id
-    FROM (SELECT n.name, n.ord, k.key
+                ELSE ($3::bigint << 20) | b.ord END AS id,
+           b.params
+    FROM (SELECT n.name, n.ord, k.key, p.params
           FROM unnest($4::text[]) WITH ORDINALITY AS n (name, ord)
-          LEFT JOIN unnest($5::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord) AS b
+          LEFT JOIN unnest($5::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord
+          LEFT JOIN unnest($6::text[]) WITH ORDINALITY AS p (params, ord) ON p.ord = n.ord) AS b
 ), fresh AS (
     INSERT INTO seen (project_id, hash, id, item)
-    SELECT $6, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
+    SELECT $7, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
     ON CONFLICT DO NOTHING
     RETURNING seen.id
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT $6, $7, CASE WHEN item_type(batch.name) = ANY($8::text[]) THEN item_type(batch.name) ELSE '' END,
+    SELECT $7, $8, CASE WHEN item_type(batch.name) = ANY($9::text[]) THEN item_type(batch.name) ELSE '' END,
            batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     RETURNING 1
+), with_params AS (
+    INSERT INTO item_params (project_id, id, params)
+    SELECT $7, batch.id, batch.params::jsonb
+    FROM fresh JOIN batch ON batch.id = fresh.id
+    WHERE batch.params <> ''
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $6, 'queue:' || $7::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    SELECT $7, 'queue:' || $8::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) FROM queued
@@ -94,6 +101,7 @@ type TodoAddUnseenParams struct {
 	IDBlock      int64
 	Names        []string
 	Keys         []string
+	Params       []string
 	ProjectID    int32
 	Queue        string
 	LimitedTypes []string
@@ -110,7 +118,9 @@ type TodoAddUnseenParams struct {
 // them unique), while the seen index is written in hash order: sorted
 // batches touch far fewer index pages. Items whose type is in
 // @limited_types get their own stretch of the queue. Seen records the
-// item's own hash only when it differs from the key's.
+// item's own hash only when it differs from the key's. A name's entry in
+// @params (” or no array: none) is its parameters document, kept for the
+// items queued.
 func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoAddUnseen,
 		arg.Shard,
@@ -118,6 +128,7 @@ func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (i
 		arg.IDBlock,
 		arg.Names,
 		arg.Keys,
+		arg.Params,
 		arg.ProjectID,
 		arg.Queue,
 		arg.LimitedTypes,

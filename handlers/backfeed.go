@@ -14,7 +14,7 @@ import (
 )
 
 // backfeed takes the items grab scripts discover:
-// POST /backfeed/legacy/{project}-{key}?shard=S&delimiter=%00&itemseparator=%1F.
+// POST /backfeed/legacy/{project}-{key}?shard=S&delimiter=%00&itemseparator=%1F&params=1.
 // The body is raw bytes although it arrives labelled as a form: it is never
 // form-decoded. The scripts check both the status and "status_code".
 func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
@@ -60,6 +60,9 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	entries, err := items.ParseBackfeed(body, []byte(query.Get("delimiter")), []byte(query.Get("itemseparator")))
+	if err == nil && query.Get("params") == "1" {
+		err = items.SplitBackfeedParams(entries)
+	}
 	if err != nil {
 		return backfeedError(http.StatusBadRequest, "invalid-items", err.Error())
 	}

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 
 	"tracker/items"
@@ -24,8 +26,18 @@ func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name stri
 	}
 	v := &views.Lookup{Query: name, Found: true, Status: st.Status, Queue: st.Queue, ClaimCount: st.ClaimCount,
 		Downloader: st.Downloader, ClaimedAt: st.ClaimedAt, DoneAt: st.DoneAt, Archive: st.Archive}
+	v.Params, v.Result = indented(st.Params), indented(st.Result)
 	for _, x := range st.Expired {
 		v.Expired = append(v.Expired, views.LookupExpiry{Downloader: x.Downloader, ClaimedAt: x.ClaimedAt, ExpiredAt: x.ExpiredAt})
 	}
 	return v, nil
+}
+
+// indented is a JSON document laid out for reading ("" for none).
+func indented(doc json.RawMessage) string {
+	var b bytes.Buffer
+	if len(doc) == 0 || json.Indent(&b, doc, "", "  ") != nil {
+		return ""
+	}
+	return b.String()
 }

@@ -16,6 +16,9 @@ type doneBody struct {
 	Item       string           `json:"item"`
 	Bytes      map[string]int64 `json:"bytes"`
 	ID         json.RawMessage  `json:"id"`
+	// Result maps items to their results (any JSON), kept with the
+	// completions.
+	Result map[string]json.RawMessage `json:"result"`
 }
 
 // warriorDone records the NUL-joined items of a done as completed and
@@ -47,6 +50,7 @@ func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) e
 		Items:      strings.Split(body.Item, "\x00"),
 		Bytes:      body.Bytes,
 		ClientID:   body.ID,
+		Results:    body.Result,
 	}
 	_, err := h.items.Complete(r.Context(), p, c)
 	return err

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -19,6 +20,12 @@ type requestBody struct {
 	Downloader string         `json:"downloader"`
 	APIVersion flexibleString `json:"api_version"`
 	Version    flexibleString `json:"version"`
+}
+
+// requestAnswer is the answer to a request for work.
+type requestAnswer struct {
+	ItemName   string                     `json:"item_name"`
+	ItemParams map[string]json.RawMessage `json:"item_params,omitempty"`
 }
 
 // warriorRequest hands out an item, or with multi={N} up to N items joined
@@ -47,7 +54,7 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects
 	if n, _ := strconv.Atoi(r.PathValue("multi")); n > 0 {
 		want = min(n, max(live.Config.MaxMulti, 1))
 	}
-	names, err := h.items.Request(r.Context(), live, items.ClaimRequest{
+	got, err := h.items.Request(r.Context(), live, items.ClaimRequest{
 		Downloader: body.Downloader,
 		Version:    string(body.Version),
 		IP:         clientIP(r),
@@ -56,7 +63,9 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]string{"item_name": strings.Join(names, "\x00")})
+	// Items with parameters carry them beside the names; seesaw copies the
+	// extra key into its item, and a client that ignores it is unaffected.
+	return writeJSON(w, http.StatusOK, requestAnswer{ItemName: strings.Join(got.Names, "\x00"), ItemParams: got.Params})
 }
 
 // refusalStatus is the status a warrior gets for each refusal: the codes

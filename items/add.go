@@ -57,6 +57,7 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 	var res AddResult
 	var total int64
 	names := make([]string, 0, addBatch)
+	var params []string // nil until a line has parameters
 	send := func() error {
 		if len(names) == 0 {
 			return nil
@@ -66,19 +67,25 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 		if err != nil {
 			return err
 		}
-		batch := names
+		batch, batchParams := names, params
 		g.Go(func() error {
 			n, err := tally.Batch(gctx, e.pool, func(q *db.Queries) (int64, error) {
-				return queueBlock(gctx, q, p, queue, "", block, batch, nil)
+				return queueBlock(gctx, q, p, queue, "", block, batch, nil, batchParams)
 			})
 			added.Add(n)
 			return err
 		})
 		total += int64(len(batch))
-		names = make([]string, 0, addBatch)
+		names, params = make([]string, 0, addBatch), nil
 		return nil
 	}
-	err = e.readNames(r, &res, func(name string) error {
+	err = e.readNames(r, &res, func(name, doc string) error {
+		if doc != "" && params == nil {
+			params = make([]string, len(names), addBatch)
+		}
+		if params != nil {
+			params = append(params, doc)
+		}
 		names = append(names, name)
 		if len(names) == addBatch {
 			return send()
@@ -101,8 +108,9 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 	return res, err
 }
 
-// readNames calls add for each valid name of r, counting invalid lines.
-func (e *Engine) readNames(r io.Reader, res *AddResult, add func(string) error) error {
+// readNames calls add for each valid name of r, and its parameters ("" for
+// none: see splitParams), counting invalid lines.
+func (e *Engine) readNames(r io.Reader, res *AddResult, add func(name, params string) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	for lineNo := int64(1); ; lineNo++ {
 		line, err := readLine(br)
@@ -118,8 +126,15 @@ func (e *Engine) readNames(r io.Reader, res *AddResult, add func(string) error) 
 		if err == nil && len(line) == 0 {
 			continue
 		}
+		var name, params string
 		if err == nil {
-			err = ValidName(string(line))
+			name, params, _ = splitParams(string(line))
+			if params != "" {
+				params, err = parseParams(params)
+			}
+		}
+		if err == nil {
+			err = ValidName(name)
 		}
 		if err != nil {
 			res.Invalid++
@@ -128,7 +143,7 @@ func (e *Engine) readNames(r io.Reader, res *AddResult, add func(string) error) 
 			}
 			continue
 		}
-		if err := add(string(line)); err != nil {
+		if err := add(name, params); err != nil {
 			return err
 		}
 	}
@@ -138,30 +153,35 @@ func (e *Engine) readNames(r io.Reader, res *AddResult, add func(string) error) 
 // returns how many it added: one statement for a batch of at most addBatch
 // names. Names are deduplicated on keys[i] within shard (see
 // TodoAddUnseen); with nil keys, each name is its own key.
-func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shard string, names, keys []string) (int64, error) {
+func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shard string, names, keys, params []string) (int64, error) {
 	block, err := e.q.ItemIDBlockNext(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return queueBlock(ctx, e.q, p, queue, shard, block, names, keys)
+	return queueBlock(ctx, e.q, p, queue, shard, block, names, keys, params)
 }
 
 // queueBlock adds names the project has never seen to a queue through q,
-// with ids from block.
-func queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, block int64, names, keys []string) (int64, error) {
+// with ids from block, and params[i] ("" or nil: none) as the parameters of
+// names[i].
+func queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, block int64, names, keys, params []string) (int64, error) {
 	return q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{
 		ProjectID:    p.ID,
 		Queue:        queue,
 		Shard:        shard,
 		Names:        names,
 		Keys:         keys,
+		Params:       params,
 		IDBlock:      block,
 		Shuffle:      p.Config.Order == "random",
 		LimitedTypes: p.Config.LimitedTypes(),
 	})
 }
 
-var errLineTooLong = fmt.Errorf("item name longer than %d bytes", MaxNameBytes)
+// maxLineBytes bounds an import line: a name and its parameters.
+const maxLineBytes = MaxNameBytes + 1 + MaxDocumentBytes
+
+var errLineTooLong = fmt.Errorf("line longer than %d bytes (an item name and its parameters)", maxLineBytes)
 
 // readLine returns the next line without its newline. A line longer than an
 // item name may be is consumed whole and reported as errLineTooLong, so one
@@ -184,7 +204,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	default:
 		return nil, err
 	}
-	if len(line) > MaxNameBytes {
+	if len(line) > maxLineBytes {
 		return nil, errLineTooLong
 	}
 	return line, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"tracker/db"
@@ -28,6 +29,33 @@ const contextSeparator = "\x1f"
 // without the item separator is its own key and item.
 type BackfeedEntry struct {
 	Key, Item string
+	// Params are the item's parameters (see SplitBackfeedParams), "" for
+	// none.
+	Params string
+}
+
+// SplitBackfeedParams takes each entry's parameters off its item: a post
+// that says it carries them (?params=1) sends "ITEM<TAB>{...}", as an
+// import line does; whatever follows an entry's first tab must be a JSON
+// object. Entries without a tab have none.
+func SplitBackfeedParams(entries []BackfeedEntry) error {
+	for i := range entries {
+		item, params, _ := strings.Cut(entries[i].Item, "\t")
+		if params != "" || item != entries[i].Item {
+			var err error
+			if params, err = parseParams(params); err != nil {
+				return fmt.Errorf("item %d: %w", i+1, err)
+			}
+		}
+		if err := ValidName(item); err != nil {
+			return fmt.Errorf("item %d: %w", i+1, err)
+		}
+		if entries[i].Key == entries[i].Item {
+			entries[i].Key = item
+		}
+		entries[i].Item, entries[i].Params = item, params
+	}
+	return nil
 }
 
 // ParseBackfeed splits a backfeed body into entries. Entries are separated
@@ -110,10 +138,17 @@ func (e *Engine) Backfeed(ctx context.Context, p projects.Project, shard string,
 	for start := 0; start < len(entries); start += addBatch {
 		batch := entries[start:min(start+addBatch, len(entries))]
 		names, keys := make([]string, len(batch)), make([]string, len(batch))
+		var params []string // nil unless an entry has parameters
 		for i, en := range batch {
 			names[i], keys[i] = en.Item, en.Key
+			if en.Params != "" && params == nil {
+				params = make([]string, len(batch))
+			}
+			if params != nil {
+				params[i] = en.Params
+			}
 		}
-		n, err := e.queueKeyed(ctx, p, "backfeed", shard, names, keys)
+		n, err := e.queueKeyed(ctx, p, "backfeed", shard, names, keys, params)
 		if err != nil {
 			e.tallyBackfeed(ctx, p, shard, fresh)
 			return fresh, dups, err

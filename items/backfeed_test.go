@@ -13,18 +13,18 @@ func TestParseBackfeed(t *testing.T) {
 		body, delim, sep string
 		want             []BackfeedEntry
 	}{
-		{"a\x00b\x00", "", "", []BackfeedEntry{{"a", "a"}, {"b", "b"}}},
-		{"a\x00\x00b", "", "", []BackfeedEntry{{"a", "a"}, {"b", "b"}}},
-		{"a\nb\n", "\n", "", []BackfeedEntry{{"a", "a"}, {"b", "b"}}},
-		{"a||b", "||", "", []BackfeedEntry{{"a", "a"}, {"b", "b"}}},
+		{"a\x00b\x00", "", "", []BackfeedEntry{{Key: "a", Item: "a"}, {Key: "b", Item: "b"}}},
+		{"a\x00\x00b", "", "", []BackfeedEntry{{Key: "a", Item: "a"}, {Key: "b", Item: "b"}}},
+		{"a\nb\n", "\n", "", []BackfeedEntry{{Key: "a", Item: "a"}, {Key: "b", Item: "b"}}},
+		{"a||b", "||", "", []BackfeedEntry{{Key: "a", Item: "a"}, {Key: "b", Item: "b"}}},
 		// KEY SEP ITEM: the item is kept verbatim, split at the first SEP.
-		{"a\x1eitem:a\x00b", "", "\x1e", []BackfeedEntry{{"a", "item:a"}, {"b", "b"}}},
-		{"a\x1ex\x1ey", "", "\x1e", []BackfeedEntry{{"a", "x\x1ey"}}},
+		{"a\x1eitem:a\x00b", "", "\x1e", []BackfeedEntry{{Key: "a", Item: "item:a"}, {Key: "b", Item: "b"}}},
+		{"a\x1ex\x1ey", "", "\x1e", []BackfeedEntry{{Key: "a", Item: "x\x1ey"}}},
 		// As urls-grab sends it.
 		{"url\x1furl\x00url2\x1furl2\x1fparams\x00", "\x00", "\x1f",
-			[]BackfeedEntry{{"url", "url"}, {"url2", "url2\x1fparams"}}},
+			[]BackfeedEntry{{Key: "url", Item: "url"}, {Key: "url2", Item: "url2\x1fparams"}}},
 		// Without an item separator, context stays in the one name.
-		{"url:x\x1fctx", "", "", []BackfeedEntry{{"url:x\x1fctx", "url:x\x1fctx"}}},
+		{"url:x\x1fctx", "", "", []BackfeedEntry{{Key: "url:x\x1fctx", Item: "url:x\x1fctx"}}},
 		{"", "", "", nil},
 	} {
 		got, err := ParseBackfeed([]byte(tc.body), []byte(tc.delim), []byte(tc.sep))

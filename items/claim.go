@@ -2,6 +2,7 @@ package items
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -36,12 +37,32 @@ type claimOp struct {
 
 	// Results, set by every run.
 	names    []string
+	params   map[string]json.RawMessage
 	usedType map[string]bool
 	// reclaimed: some item handed out had been handed out before.
 	reclaimed bool
 }
 
 func (o *claimOp) left() int { return o.want - len(o.names) }
+
+// handOut adds an item to the request's answer, with its parameters
+// ("" when it has none).
+func (o *claimOp) handOut(name, params string) {
+	o.names = append(o.names, name)
+	if params != "" {
+		if o.params == nil {
+			o.params = map[string]json.RawMessage{}
+		}
+		o.params[name] = json.RawMessage(params)
+	}
+}
+
+// Handout is what a request gets: the names of the items, and the
+// parameters of those that have some.
+type Handout struct {
+	Names  []string
+	Params map[string]json.RawMessage
+}
 
 // ExpiredClaimsWindow is how far back a project's expired_claims_limit
 // counts a downloader's expired claims.
@@ -53,23 +74,23 @@ const ExpiredClaimsWindow = time.Hour
 // secondary, redo, then expired claims when reclaiming is on. Within a
 // queue, items of rate-limited types come first, one per due slot. Requests
 // arriving together are served by the same statements.
-func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequest) ([]string, error) {
+func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequest) (Handout, error) {
 	p, cfg := live.Project, live.Project.Config
 	if cfg.Paused {
-		return nil, &Refusal{Reason: ReasonPaused, Detail: "the project is paused", RetryAfter: 5 * time.Minute}
+		return Handout{}, &Refusal{Reason: ReasonPaused, Detail: "the project is paused", RetryAfter: 5 * time.Minute}
 	}
 	if cfg.MinVersion != "" && CompareVersions(req.Version, cfg.MinVersion) < 0 {
-		return nil, &Refusal{Reason: ReasonVersion, Detail: fmt.Sprintf("version %q is older than the required %q: update the project", req.Version, cfg.MinVersion)}
+		return Handout{}, &Refusal{Reason: ReasonVersion, Detail: fmt.Sprintf("version %q is older than the required %q: update the project", req.Version, cfg.MinVersion)}
 	}
 	if b, blocked := live.Blocks.Match(req.Downloader, req.IP); blocked {
-		return nil, &Refusal{Reason: ReasonBlocked, Detail: strings.TrimSpace(b.Kind + " blocked " + b.Reason)}
+		return Handout{}, &Refusal{Reason: ReasonBlocked, Detail: strings.TrimSpace(b.Kind + " blocked " + b.Reason)}
 	}
 
 	op := &claimOp{live: live, req: req, want: max(req.Max, 1)}
 	if cfg.ClaimsLimit > 0 {
 		out, err := e.q.CounterGet(ctx, db.CounterGetParams{ProjectID: p.ID, Name: "claims"})
 		if err != nil {
-			return nil, err
+			return Handout{}, err
 		}
 		if out >= cfg.ClaimsLimit {
 			op.onlyReclaims = true
@@ -80,10 +101,10 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 	if cfg.DownloaderClaimsLimit > 0 {
 		mine, err := e.q.ClaimsCountByDownloader(ctx, db.ClaimsCountByDownloaderParams{ProjectID: p.ID, Downloader: req.Downloader})
 		if err != nil {
-			return nil, err
+			return Handout{}, err
 		}
 		if mine >= cfg.DownloaderClaimsLimit {
-			return nil, &Refusal{Reason: ReasonDownloaderClaimsLimit, RetryAfter: time.Minute,
+			return Handout{}, &Refusal{Reason: ReasonDownloaderClaimsLimit, RetryAfter: time.Minute,
 				Detail: fmt.Sprintf("%s holds %d claims, the most one downloader may", req.Downloader, mine)}
 		}
 		op.want = int(min(int64(op.want), cfg.DownloaderClaimsLimit-mine))
@@ -92,10 +113,10 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 		expired, err := e.q.ClaimExpiriesCountSince(ctx, db.ClaimExpiriesCountSinceParams{ProjectID: p.ID,
 			Downloader: req.Downloader, Since: time.Now().Add(-ExpiredClaimsWindow)})
 		if err != nil {
-			return nil, err
+			return Handout{}, err
 		}
 		if expired >= cfg.ExpiredClaimsLimit {
-			return nil, &Refusal{Reason: ReasonTooManyExpired, RetryAfter: 5 * time.Minute,
+			return Handout{}, &Refusal{Reason: ReasonTooManyExpired, RetryAfter: 5 * time.Minute,
 				Detail: fmt.Sprintf("%d claims of %s expired in the last hour, the most the project allows: finish the items you take", expired, req.Downloader)}
 		}
 	}
@@ -104,10 +125,10 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 	if cfg.RateLimit > 0 {
 		wait, err := e.q.RateTake(ctx, db.RateTakeParams{ProjectID: p.ID, Key: "", PerMinute: cfg.RateLimit})
 		if err != nil {
-			return nil, err
+			return Handout{}, err
 		}
 		if wait > 0 {
-			return nil, &Refusal{Reason: ReasonRateLimited, RetryAfter: seconds(wait),
+			return Handout{}, &Refusal{Reason: ReasonRateLimited, RetryAfter: seconds(wait),
 				Detail: fmt.Sprintf("the project hands out %d items a minute", cfg.RateLimit)}
 		}
 		// One item per due slot: the limit stays smooth however requests bunch.
@@ -116,7 +137,7 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 	typeSlots, typeWait, err := e.takeTypeSlots(ctx, p)
 	if err != nil {
 		e.refund(p, cfg.RateLimit > 0, nil)
-		return nil, err
+		return Handout{}, err
 	}
 	op.typeSlots = typeSlots
 
@@ -127,20 +148,20 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 	}
 	e.refund(p, cfg.RateLimit > 0 && (err != nil || len(op.names) == 0), unused)
 	if err != nil {
-		return nil, err
+		return Handout{}, err
 	}
 	if len(op.names) > 0 {
-		return op.names, nil
+		return Handout{Names: op.names, Params: op.params}, nil
 	}
 	switch {
 	case op.onlyReclaims:
-		return nil, &Refusal{Reason: ReasonClaimsLimit, RetryAfter: time.Minute,
+		return Handout{}, &Refusal{Reason: ReasonClaimsLimit, RetryAfter: time.Minute,
 			Detail: fmt.Sprintf("%d items are out, the most the project allows at once", cfg.ClaimsLimit)}
 	case len(typeWait) > 0:
-		return nil, &Refusal{Reason: ReasonTypeRateLimited, RetryAfter: soonest(typeWait),
+		return Handout{}, &Refusal{Reason: ReasonTypeRateLimited, RetryAfter: soonest(typeWait),
 			Detail: "the items left are of types handed out at a limited rate"}
 	}
-	return nil, &Refusal{Reason: ReasonNoItems}
+	return Handout{}, &Refusal{Reason: ReasonNoItems}
 }
 
 // runClaims serves a batch of requests, project by project.
@@ -228,7 +249,7 @@ func (e *Engine) fromStretch(ctx context.Context, q *db.Queries, live *projects.
 	}
 	for _, r := range rows {
 		o := owners[r.Slot-1]
-		o.names = append(o.names, r.Name)
+		o.handOut(r.Name, r.Params)
 		o.reclaimed = o.reclaimed || r.ClaimCount > 0
 		if typ != "" {
 			o.usedType[typ] = true
@@ -328,7 +349,7 @@ func (e *Engine) fromExpiredClaims(ctx context.Context, q *db.Queries, live *pro
 			return nil // none left for the requests after this one either
 		}
 		for _, r := range rows {
-			o.names = append(o.names, r.Name)
+			o.handOut(r.Name, r.Params)
 		}
 		o.reclaimed = true
 	}

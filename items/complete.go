@@ -23,6 +23,9 @@ type Completion struct {
 	Bytes map[string]int64
 	// ClientID is the client's "id" value, raw JSON (nil when absent).
 	ClientID json.RawMessage
+	// Results are the items' results, by item name: kept with their
+	// completions, beside who ran them and when (the claim and the done).
+	Results map[string]json.RawMessage
 }
 
 // InvalidError is a completion that cannot be recorded as given: the
@@ -82,6 +85,14 @@ func (c *Completion) Validate() error {
 	}
 	if len(c.ClientID) > MaxClientID {
 		return fmt.Errorf("id: larger than %d bytes", MaxClientID)
+	}
+	for name, result := range c.Results {
+		if !slices.Contains(c.Items, name) {
+			return fmt.Errorf("result: %q is not an item of this done", name)
+		}
+		if err := validDocument("result of "+name, result); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -189,6 +200,11 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 			p.Domains = append(p.Domains, o.domains)
 			p.ClientIds = append(p.ClientIds, string(o.c.ClientID))
 			p.Ips = append(p.Ips, ip)
+			for name, result := range o.c.Results {
+				p.ResultReqs = append(p.ResultReqs, int32(i+1))
+				p.ResultNames = append(p.ResultNames, name)
+				p.Results = append(p.Results, string(result))
+			}
 		}
 		rows, err := q.DoneRecordBatch(ctx, p)
 		if err != nil {

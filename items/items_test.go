@@ -68,7 +68,7 @@ func (f fixture) request(nick string, n int) ([]string, error) {
 	if errors.As(err, &refusal) && refusal.Reason == items.ReasonNoItems {
 		return nil, nil
 	}
-	return names, err
+	return names.Names, err
 }
 
 func (f fixture) complete(t *testing.T, c items.Completion) int64 {

@@ -2,6 +2,7 @@ package items
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -51,6 +52,11 @@ type ItemStatus struct {
 	// Expired are the item's claims that ran out, oldest first (the first
 	// 100; those older than a month are forgotten unless the item failed).
 	Expired []ExpiredClaim `json:"expired_claims,omitempty"`
+	// Params are the item's parameters; Result what its completion
+	// reported, with Downloader (the node that ran it), ClaimedAt (start)
+	// and DoneAt (end).
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
 
 	// The item's id, and its name as queued (its key may differ): what
 	// completing it by hand acts on. Empty item once it left the hot tables.
@@ -102,6 +108,13 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	for _, x := range expired {
 		st.Expired = append(st.Expired, ExpiredClaim{Downloader: x.Downloader, ClaimedAt: x.ClaimedAt, ExpiredAt: x.ExpiredAt})
 	}
+	params, err := q.ItemParamsGet(ctx, db.ItemParamsGetParams{ProjectID: p.ID, ID: id})
+	if err != nil {
+		return st, err
+	}
+	if params != "" {
+		st.Params = json.RawMessage(params)
+	}
 
 	claim, err := q.ClaimOfItem(ctx, db.ClaimOfItemParams{ProjectID: p.ID, Hash: seen.Item, ID: id})
 	switch {
@@ -141,6 +154,9 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 		st.Name, st.item = done.Name, done.Name
 		st.Status, st.ClaimCount, st.Downloader = StatusDone, done.ClaimCount, done.Downloader
 		st.ClaimedAt, st.DoneAt = &done.ClaimedAt, &done.DoneAt
+		if done.Result != nil {
+			st.Result = json.RawMessage(done.Result)
+		}
 		return st, nil
 	case !errors.Is(err, pgx.ErrNoRows):
 		return st, err

@@ -73,7 +73,8 @@ func TestReclaimPutsExpiredClaimsBack(t *testing.T) {
 
 	// They are handed out again, first in their old order.
 	live := &projects.Live{Project: p, Queues: sum.Queues, Summary: sum}
-	got, err := engine.Request(ctx, live, items.ClaimRequest{Downloader: "v", Max: 1})
+	h, err := engine.Request(ctx, live, items.ClaimRequest{Downloader: "v", Max: 1})
+	got := h.Names
 	if err != nil || len(got) != 1 || got[0] != "item:1" {
 		t.Fatalf("request after reclaim = %v, %v", got, err)
 	}

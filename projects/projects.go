@@ -270,6 +270,7 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 		{"todo", purgeBatchOf(s.q.TodoPurgeBatch)},
 		{"claims", purgeBatchOf(s.q.ClaimsPurgeBatch)},
 		{"claim_expiries", purgeBatchOf(s.q.ClaimExpiriesPurgeBatch)},
+		{"item_params", purgeBatchOf(s.q.ItemParamsPurgeBatch)},
 		{"seen", purgeBatchOf(s.q.SeenPurgeBatch)},
 		{"done_tallies", purgeBatchOf(s.q.DoneTalliesPurgeBatch)},
 		{"counters", purgeBatchOf(s.q.CountersPurgeBatch)},

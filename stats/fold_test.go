@@ -39,8 +39,9 @@ func TestFoldTotalsAndSeries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := engine.Request(ctx, &projects.Live{Project: p, Queues: sum.Queues, Summary: sum},
+		h, err := engine.Request(ctx, &projects.Live{Project: p, Queues: sum.Queues, Summary: sum},
 			items.ClaimRequest{Downloader: w.nick, Version: w.version, Max: 10})
+		got := h.Names
 		if err != nil || len(got) != 10 {
 			t.Fatalf("claimed %v, %v", got, err)
 		}

@@ -53,8 +53,9 @@ func (f fixture) work(t *testing.T, nick, version string, n int, bytes int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.engine.Request(ctx, &projects.Live{Project: f.project, Queues: sum.Queues, Summary: sum},
+	h, err := f.engine.Request(ctx, &projects.Live{Project: f.project, Queues: sum.Queues, Summary: sum},
 		items.ClaimRequest{Downloader: nick, Version: version, Max: n})
+	got := h.Names
 	if err != nil || len(got) != n {
 		t.Fatalf("%s claimed %v, %v", nick, got, err)
 	}

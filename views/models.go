@@ -59,6 +59,9 @@ type Lookup struct {
 	Archive    string
 	// Expired are the item's claims that ran out, oldest first.
 	Expired []LookupExpiry
+	// Params and Result are the item's parameters and its completion's
+	// result, indented JSON ("" when none).
+	Params, Result string
 }
 
 // LookupExpiry is a claim of an item that ran out.

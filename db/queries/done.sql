@@ -15,8 +15,10 @@ SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at 
 -- ignored. A queued item is looked for in @queues and @types (the standard
 -- queues and the reporters' own, the project's limited types and '').
 -- Each request's bytes are shared out over its items completed, so the
--- shares add up to its total. Returns, per request that completed or was
--- refused something, how many items it completed and how many it was
+-- shares add up to its total. @result_reqs, @result_names and @results
+-- hold the results reported (a request, an item of it, the JSON), kept
+-- with the completions they belong to. Returns, per request that completed
+-- or was refused something, how many items it completed and how many it was
 -- refused.
 WITH reported AS (
     SELECT DISTINCT item_hash(r.name) AS hash, (@requests::integer[])[r.ord] AS req
@@ -87,17 +89,21 @@ WITH reported AS (
     UNION ALL
     SELECT f.hash, f.id, f.name, now(), f.claim_count, f.queue, wf.req
     FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
+), results AS (
+    SELECT (@result_reqs::integer[])[r.ord] AS req, item_hash(r.name) AS hash, (@results::text[])[r.ord]::jsonb AS result
+    FROM unnest(@result_names::text[]) WITH ORDINALITY AS r (name, ord)
 ), shared AS (
-    SELECT f.id, f.name, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+    SELECT f.hash, f.id, f.name, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
            div(reqs.bytes, count(*) OVER w)
              + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
     FROM finished f JOIN reqs ON reqs.req = f.req
     WINDOW w AS (PARTITION BY f.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
-    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip)
+    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip, result)
     SELECT @project_id, shared.id, shared.name, shared.downloader, shared.version, shared.share,
-           shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet
-    FROM shared
+           shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet,
+           results.result
+    FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
 ), credit AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
     -- them in (see done_tallies). One row per request.

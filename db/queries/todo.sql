@@ -10,16 +10,20 @@
 -- them unique), while the seen index is written in hash order: sorted
 -- batches touch far fewer index pages. Items whose type is in
 -- @limited_types get their own stretch of the queue. Seen records the
--- item's own hash only when it differs from the key's.
+-- item's own hash only when it differs from the key's. A name's entry in
+-- @params ('' or no array: none) is its parameters document, kept for the
+-- items queued.
 WITH batch AS MATERIALIZED (
     SELECT b.name, item_key_hash(@shard::text, coalesce(b.key, b.name)) AS hash,
            CASE WHEN b.key IS NULL AND @shard::text = '' THEN NULL ELSE item_hash(b.name) END AS item,
            CASE WHEN @shuffle::boolean
                 THEN (floor(random() * 1099511627776)::bigint << 23) | (((@id_block::bigint << 20) | b.ord) & 8388607)
-                ELSE (@id_block::bigint << 20) | b.ord END AS id
-    FROM (SELECT n.name, n.ord, k.key
+                ELSE (@id_block::bigint << 20) | b.ord END AS id,
+           b.params
+    FROM (SELECT n.name, n.ord, k.key, p.params
           FROM unnest(@names::text[]) WITH ORDINALITY AS n (name, ord)
-          LEFT JOIN unnest(@keys::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord) AS b
+          LEFT JOIN unnest(@keys::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord
+          LEFT JOIN unnest(@params::text[]) WITH ORDINALITY AS p (params, ord) ON p.ord = n.ord) AS b
 ), fresh AS (
     INSERT INTO seen (project_id, hash, id, item)
     SELECT @project_id, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
@@ -31,6 +35,11 @@ WITH batch AS MATERIALIZED (
            batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     RETURNING 1
+), with_params AS (
+    INSERT INTO item_params (project_id, id, params)
+    SELECT @project_id, batch.id, batch.params::jsonb
+    FROM fresh JOIN batch ON batch.id = fresh.id
+    WHERE batch.params <> ''
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, 'queue:' || @queue::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0

@@ -1,0 +1,2 @@
+ALTER TABLE done DROP COLUMN result;
+DROP TABLE item_params;
