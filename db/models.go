@@ -270,6 +270,23 @@ type User struct {
 	CreatedAt    time.Time
 }
 
+type VolunteerDay struct {
+	ProjectID  int32
+	Day        time.Time
+	Volunteers int64
+}
+
+type VolunteerMark struct {
+	ProjectID int32
+	Mark      []byte
+	ExpiresAt time.Time
+}
+
+type VolunteerSecret struct {
+	CreatedAt time.Time
+	Secret    []byte
+}
+
 type Warrior struct {
 	ID              string
 	Nick            string

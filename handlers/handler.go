@@ -23,6 +23,7 @@ import (
 	"tracker/projects"
 	"tracker/stats"
 	"tracker/users"
+	"tracker/volunteers"
 	"tracker/warriors"
 )
 
@@ -38,8 +39,10 @@ type Handler struct {
 	users    *users.Store
 	audit    *audit.Log
 	warriors *warriors.Store
-	sessions sessions
-	csrf     *http.CrossOriginProtection
+	// volunteers counts the addresses that ask for work.
+	volunteers *volunteers.Counter
+	sessions   sessions
+	csrf       *http.CrossOriginProtection
 	// streamsEnd is closed when the server shuts down: the live streams,
 	// which would otherwise hold the shutdown up, end.
 	streamsEnd chan struct{}
@@ -57,19 +60,21 @@ type Handler struct {
 // blocks and queue sizes as they were at most cacheTTL ago.
 func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler {
 	store := projects.NewStore(pool)
+	counter := volunteers.New(pool)
 	h := &Handler{
-		log:      log,
-		pool:     pool,
-		projects: store,
-		live:     projects.NewCache(store, cacheTTL),
-		items:    items.NewEngine(pool, log),
-		stats:    stats.NewHub(pool, store, log),
-		metrics:  newMetrics(pool, store),
-		users:    users.NewStore(pool),
-		audit:    audit.New(pool),
-		warriors: warriors.NewStore(pool),
-		sessions: newSessions(pool),
-		csrf:     http.NewCrossOriginProtection(),
+		log:        log,
+		pool:       pool,
+		projects:   store,
+		live:       projects.NewCache(store, cacheTTL),
+		items:      items.NewEngine(pool, log),
+		stats:      stats.NewHub(pool, store, log),
+		metrics:    newMetrics(pool, store, counter),
+		users:      users.NewStore(pool),
+		audit:      audit.New(pool),
+		warriors:   warriors.NewStore(pool),
+		volunteers: counter,
+		sessions:   newSessions(pool),
+		csrf:       http.NewCrossOriginProtection(),
 
 		streamsEnd: make(chan struct{}),
 		streams:    streamSlots{limits: DefaultStreamLimits},

@@ -6,6 +6,7 @@ import (
 
 	"tracker/projects"
 	"tracker/views"
+	"tracker/volunteers"
 )
 
 // homeShow lists the public projects with their progress and pace.
@@ -20,6 +21,9 @@ func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := views.HomeView{Site: site, Projects: make([]views.HomeProject, 0, len(ps)), Now: time.Now()}
+	if v.Volunteers, err = h.volunteers.Counts(ctx, volunteers.Tracker); err != nil {
+		return err
+	}
 	for _, p := range ps {
 		if p.Config.Hidden {
 			continue

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tracker/projects"
+	"tracker/volunteers"
 )
 
 // metrics are the Prometheus metrics of one Handler, in a registry of its
@@ -23,7 +24,7 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 }
 
-func newMetrics(pool *pgxpool.Pool, store *projects.Store) *metrics {
+func newMetrics(pool *pgxpool.Pool, store *projects.Store, counter *volunteers.Counter) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -41,7 +42,7 @@ func newMetrics(pool *pgxpool.Pool, store *projects.Store) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration,
 		poolCollector{pool},
-		&projectCollector{store: store},
+		&projectCollector{store: store, volunteers: counter},
 	)
 	return m
 }
@@ -134,8 +135,9 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 // project's name and progress stay out of it as they stay out of the home
 // page and /projects.json.
 type projectCollector struct {
-	store  *projects.Store
-	cached cachedMetrics
+	store      *projects.Store
+	volunteers *volunteers.Counter
+	cached     cachedMetrics
 }
 
 // cachedMetrics holds a collector's metrics, read at most once a second
@@ -165,18 +167,20 @@ func (c *cachedMetrics) send(ch chan<- prometheus.Metric, desc *prometheus.Desc,
 }
 
 var (
-	projQueue    = prometheus.NewDesc("tracker_project_queue_items", "Items queued, by project and queue.", []string{"project", "queue"}, nil)
-	projClaims   = prometheus.NewDesc("tracker_project_claims", "Items out with warriors.", []string{"project"}, nil)
-	projDone     = prometheus.NewDesc("tracker_project_done_items_total", "Items completed.", []string{"project"}, nil)
-	projBytes    = prometheus.NewDesc("tracker_project_done_bytes_total", "Bytes the completions reported.", []string{"project"}, nil)
-	projReclaims = prometheus.NewDesc("tracker_project_reclaims_total", "Claims handed out again after expiring.", []string{"project"}, nil)
-	projRequests = prometheus.NewDesc("tracker_project_item_requests_total", "Item requests, by whether they got items.", []string{"project", "served"}, nil)
-	projNotHeld  = prometheus.NewDesc("tracker_project_done_not_held_total", "Items reported done by a downloader who neither held nor holds them; not completed.", []string{"project"}, nil)
-	projFailed   = prometheus.NewDesc("tracker_project_items_failed_total", "Items sent to the error queue: handed out max_claims times, the last claim expired.", []string{"project"}, nil)
+	projQueue      = prometheus.NewDesc("tracker_project_queue_items", "Items queued, by project and queue.", []string{"project", "queue"}, nil)
+	projClaims     = prometheus.NewDesc("tracker_project_claims", "Items out with warriors.", []string{"project"}, nil)
+	projDone       = prometheus.NewDesc("tracker_project_done_items_total", "Items completed.", []string{"project"}, nil)
+	projBytes      = prometheus.NewDesc("tracker_project_done_bytes_total", "Bytes the completions reported.", []string{"project"}, nil)
+	projReclaims   = prometheus.NewDesc("tracker_project_reclaims_total", "Claims handed out again after expiring.", []string{"project"}, nil)
+	projRequests   = prometheus.NewDesc("tracker_project_item_requests_total", "Item requests, by whether they got items.", []string{"project", "served"}, nil)
+	projNotHeld    = prometheus.NewDesc("tracker_project_done_not_held_total", "Items reported done by a downloader who neither held nor holds them; not completed.", []string{"project"}, nil)
+	projVolunteers = prometheus.NewDesc("tracker_project_volunteers", "Unique addresses that asked for work, each counted once in 30 days: new this month, and in the last 30 days.", []string{"project", "window"}, nil)
+	volunteersAll  = prometheus.NewDesc("tracker_volunteers", "Unique addresses that asked for work on any project, each counted once in 30 days: new this month, and in the last 30 days.", []string{"window"}, nil)
+	projFailed     = prometheus.NewDesc("tracker_project_items_failed_total", "Items sent to the error queue: handed out max_claims times, the last claim expired.", []string{"project"}, nil)
 )
 
 func (c *projectCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projFailed} {
+	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projFailed, projVolunteers, volunteersAll} {
 		ch <- d
 	}
 }
@@ -211,10 +215,25 @@ func (c *projectCollector) collect() ([]prometheus.Metric, error) {
 			prometheus.MustNewConstMetric(projReclaims, prometheus.CounterValue, float64(s.Reclaims), p.Slug),
 			prometheus.MustNewConstMetric(projNotHeld, prometheus.CounterValue, float64(s.DoneNotHeld), p.Slug),
 			prometheus.MustNewConstMetric(projFailed, prometheus.CounterValue, float64(s.Failed), p.Slug),
+		)
+		v, err := c.volunteers.Counts(ctx, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms,
+			prometheus.MustNewConstMetric(projVolunteers, prometheus.GaugeValue, float64(v.Month), p.Slug, "month"),
+			prometheus.MustNewConstMetric(projVolunteers, prometheus.GaugeValue, float64(v.Last30), p.Slug, "30d"),
 			prometheus.MustNewConstMetric(projRequests, prometheus.CounterValue, float64(s.RequestsServed), p.Slug, "true"),
 			prometheus.MustNewConstMetric(projRequests, prometheus.CounterValue, float64(s.Requests-s.RequestsServed), p.Slug, "false"),
 		)
 	}
+	v, err := c.volunteers.Counts(ctx, volunteers.Tracker)
+	if err != nil {
+		return nil, err
+	}
+	ms = append(ms,
+		prometheus.MustNewConstMetric(volunteersAll, prometheus.GaugeValue, float64(v.Month), "month"),
+		prometheus.MustNewConstMetric(volunteersAll, prometheus.GaugeValue, float64(v.Last30), "30d"))
 	return ms, nil
 }
 

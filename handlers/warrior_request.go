@@ -60,6 +60,15 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects
 		IP:         clientIP(r),
 		Max:        want,
 	})
+	var refused *items.Refusal
+	if err == nil || errors.As(err, &refused) {
+		// A volunteer is an address asking for work, served or not. A
+		// statement only for an address this process has not marked
+		// lately; its failure costs a count, not the warrior's answer.
+		if err := h.volunteers.Mark(r.Context(), live.ID, clientIP(r)); err != nil {
+			h.log.Warn("counting a volunteer", "project", live.Slug, "err", err)
+		}
+	}
 	if err != nil {
 		return err
 	}

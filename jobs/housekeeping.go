@@ -10,6 +10,7 @@ import (
 
 	"tracker/db"
 	"tracker/projects"
+	"tracker/volunteers"
 	"tracker/warriors"
 )
 
@@ -31,10 +32,12 @@ const expiriesBatch = 10_000
 // expired web sessions, audit entries older than auditKept, day-old
 // failed logins, backfeed minutes older than BackfeedMinutesKept, expired
 // claims older than ExpiriesKept, and the records of warriors not seen for
-// warriors.Kept.
+// warriors.Kept; and replaces the volunteers' secret when it is due,
+// forgetting the marks that expired.
 func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Duration) Job {
 	q := db.New(pool)
 	warriorStore := warriors.NewStore(pool)
+	counter := volunteers.New(pool)
 	return Job{
 		Name:  "housekeeping",
 		Every: time.Hour,
@@ -65,6 +68,9 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 				if n < expiriesBatch {
 					break
 				}
+			}
+			if err := counter.Rotate(ctx); err != nil {
+				return "", err
 			}
 			gone, err := warriorStore.Prune(ctx, time.Now())
 			if err != nil {

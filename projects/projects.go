@@ -271,6 +271,8 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 		{"claims", purgeBatchOf(s.q.ClaimsPurgeBatch)},
 		{"claim_expiries", purgeBatchOf(s.q.ClaimExpiriesPurgeBatch)},
 		{"item_params", purgeBatchOf(s.q.ItemParamsPurgeBatch)},
+		{"volunteer_marks", purgeBatchOf(s.q.VolunteersPurgeBatch)},
+		{"volunteer_days", purgeBatchOf(s.q.VolunteerDaysPurgeBatch)},
 		{"seen", purgeBatchOf(s.q.SeenPurgeBatch)},
 		{"done_tallies", purgeBatchOf(s.q.DoneTalliesPurgeBatch)},
 		{"counters", purgeBatchOf(s.q.CountersPurgeBatch)},

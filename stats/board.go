@@ -1,6 +1,10 @@
 package stats
 
-import "time"
+import (
+	"time"
+
+	"tracker/volunteers"
+)
 
 // Board is what a project's leaderboard shows: its numbers at one moment.
 // The page renders it, the live stream sends it as JSON (event "board")
@@ -25,6 +29,9 @@ type Board struct {
 	// Leaders are the first downloaders of the all-time board by bytes
 	// (LeadersShown of them); pages read longer boards from Ranking.
 	Leaders []Leader `json:"leaders"`
+	// Volunteers are the unique addresses that asked for work this month
+	// and in the last 30 days, each counted at most once in 30 days.
+	Volunteers volunteers.Counts `json:"volunteers"`
 }
 
 // LeadersShown is how many leaders a Board carries.

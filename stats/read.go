@@ -13,6 +13,7 @@ import (
 	"tracker/db"
 	"tracker/items"
 	"tracker/projects"
+	"tracker/volunteers"
 )
 
 // read takes a project's board from one snapshot of the database: the
@@ -63,7 +64,8 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 			return err
 		}
 		b.Rates = rates(append(history, s), minutes, b.At)
-		return nil
+		b.Volunteers, err = volunteers.CountsOf(ctx, q, p.ID, b.At)
+		return err
 	})
 	if err != nil {
 		return nil, s, err

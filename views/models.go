@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"tracker/stats"
+	"tracker/volunteers"
 )
 
 // Site is what every page's chrome shows.
@@ -32,6 +33,9 @@ type HomeView struct {
 	Site     Site
 	Projects []HomeProject
 	Now      time.Time
+	// Volunteers are the tracker's unique volunteers this month and in the
+	// last 30 days.
+	Volunteers volunteers.Counts
 }
 
 // ProjectInfo is a project's description on its pages.

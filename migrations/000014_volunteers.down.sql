@@ -1,0 +1,3 @@
+DROP TABLE volunteer_secrets;
+DROP TABLE volunteer_days;
+DROP TABLE volunteer_marks;
