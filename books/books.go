@@ -21,11 +21,14 @@ type Report struct {
 	// Rows: items ever seen, queued, out, completions in the hot table,
 	// archived items (with a file), and the items neither queued, out,
 	// done nor archived (discarded or drained).
-	Seen      int64   `json:"seen"`
-	Queued    int64   `json:"queued"`
-	Claimed   int64   `json:"claimed"`
-	DoneRows  int64   `json:"done_rows"`
-	Archived  int64   `json:"archived"`
+	Seen     int64 `json:"seen"`
+	Queued   int64 `json:"queued"`
+	Claimed  int64 `json:"claimed"`
+	DoneRows int64 `json:"done_rows"`
+	Archived int64 `json:"archived"`
+	// Revisits are a recurring project's items waiting for their next
+	// visit.
+	Revisits  int64   `json:"revisits"`
 	Elsewhere int64   `json:"elsewhere"`
 	Checks    []Check `json:"checks"`
 	Balanced  bool    `json:"balanced"`
@@ -50,12 +53,12 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 			}
 		}
 		var (
-			todoDup, queuedAndOut, doneBoth                 int64
-			doneCounter, claimsCounter, bytesCounter        int64
-			archivedCounter, discardedCounter, droppedCount int64
-			doneBytes, archivedBytes, archivedItems         int64
-			downloaderItems, downloaderBytes                int64
-			queuesCounted                                   int64
+			todoDup, queuedAndOut, doneBoth                   int64
+			doneCounter, claimsCounter, bytesCounter          int64
+			archivedCounter, discardedCounter, droppedCount   int64
+			doneBytes, archivedBytes, archivedItems           int64
+			downloaderItems, downloaderBytes                  int64
+			queuesCounted, revisitsCounter, revisitsElsewhere int64
 		)
 		for _, c := range []struct {
 			name string
@@ -86,6 +89,9 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 			// Every queue's counter against its rows: the number of queues
 			// whose counter is off.
 			{"queue counters", q.BooksQueueCountersOff, &queuesCounted},
+			{"items waiting for a visit", q.BooksRevisitsCount, &r.Revisits},
+			{"revisits counter", counter("revisits"), &revisitsCounter},
+			{"items waiting for a visit and queued or out", q.BooksRevisitsElsewhereCount, &revisitsElsewhere},
 		} {
 			n, err := c.read(ctx, p.ID)
 			if err != nil {
@@ -107,6 +113,8 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 		add("the bytes counter sums the completions' bytes", db.AddBytes(doneBytes, archivedBytes), bytesCounter)
 		add("the downloaders' items add up to the completions", doneCounter, downloaderItems)
 		add("the downloaders' bytes add up to the bytes", bytesCounter, downloaderBytes)
+		add("the revisits counter counts the items waiting for a visit", r.Revisits, revisitsCounter)
+		add("no item waiting for a visit is also queued, out or waiting twice", 0, revisitsElsewhere)
 		return nil
 	})
 	r.Balanced = err == nil

@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksDoneBytes = `-- name: BooksDoneBytes :one
@@ -173,6 +175,31 @@ WITH reported AS (
            shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet,
            results.result
     FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
+), outcomes AS (
+    SELECT ($15::integer[])[o.ord] AS req, item_hash(o.name) AS hash, ($16::float8[])[o.ord] AS factor
+    FROM unnest($17::text[]) WITH ORDINALITY AS o (name, ord)
+), rescored AS (
+    -- Nothing at all unless the project is recurring.
+    SELECT shared.id, shared.name, coalesce(s.score, 1) * coalesce(o.factor, 1) AS score
+    FROM shared
+    LEFT JOIN item_scores s ON s.project_id = $9 AND s.id = shared.id
+    LEFT JOIN outcomes o ON o.req = shared.req AND o.hash = shared.hash
+    WHERE $18::boolean
+), scores AS (
+    INSERT INTO item_scores AS s (project_id, id, score)
+    SELECT $9, rescored.id, rescored.score FROM rescored
+    ON CONFLICT (project_id, id) DO UPDATE SET score = excluded.score
+), scheduled AS (
+    INSERT INTO revisits (project_id, due_at, id, name, score)
+    SELECT $9, now() + $19::interval, rescored.id, rescored.name, rescored.score
+    FROM rescored WHERE rescored.score >= $20::float8
+    RETURNING 1
+), retired AS (
+    INSERT INTO todo (project_id, queue, type, id, name)
+    SELECT $9, 'retired', '', rescored.id, rescored.name
+    FROM rescored WHERE rescored.score < $20::float8
+    ON CONFLICT DO NOTHING
+    RETURNING 1
 ), credit AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
     -- them in (see done_tallies). One row per request.
@@ -198,6 +225,10 @@ WITH reported AS (
         SELECT 'queue:' || shared.queue, -1 FROM shared WHERE shared.queue <> ''
         UNION ALL
         SELECT 'done_not_held', 1 FROM refused
+        UNION ALL
+        SELECT 'revisits', 1 FROM scheduled
+        UNION ALL
+        SELECT v.name, 1 FROM retired, (VALUES ('queue:retired'), ('retired')) AS v (name)
     ) d
     GROUP BY d.name
     HAVING sum(d.delta) <> 0
@@ -211,20 +242,26 @@ GROUP BY o.req
 `
 
 type DoneRecordBatchParams struct {
-	Requests    []int32
-	Names       []string
-	Versions    []string
-	Bytes       []int64
-	Domains     []string
-	ClientIds   []string
-	Ips         []string
-	Downloaders []string
-	ProjectID   int32
-	Queues      []string
-	Types       []string
-	ResultReqs  []int32
-	Results     []string
-	ResultNames []string
+	Requests       []int32
+	Names          []string
+	Versions       []string
+	Bytes          []int64
+	Domains        []string
+	ClientIds      []string
+	Ips            []string
+	Downloaders    []string
+	ProjectID      int32
+	Queues         []string
+	Types          []string
+	ResultReqs     []int32
+	Results        []string
+	ResultNames    []string
+	OutcomeReqs    []int32
+	OutcomeFactors []float64
+	OutcomeNames   []string
+	Recurring      bool
+	RevisitAfter   pgtype.Interval
+	RetireBelow    float64
 }
 
 type DoneRecordBatchRow struct {
@@ -247,9 +284,13 @@ type DoneRecordBatchRow struct {
 // Each request's bytes are shared out over its items completed, so the
 // shares add up to its total. @result_reqs, @result_names and @results
 // hold the results reported (a request, an item of it, the JSON), kept
-// with the completions they belong to. Returns, per request that completed
-// or was refused something, how many items it completed and how many it was
-// refused.
+// with the completions they belong to. In a @recurring project a
+// completion schedules the item's next visit @revisit_after on: its score
+// is multiplied by the factor reported for it (@outcome_reqs,
+// @outcome_names, @outcome_factors; 1 when none), and an item whose score
+// falls below @retire_below retires instead (the queue 'retired'). Returns,
+// per request that completed or was refused something, how many items it
+// completed and how many it was refused.
 func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams) ([]DoneRecordBatchRow, error) {
 	rows, err := q.db.Query(ctx, doneRecordBatch,
 		arg.Requests,
@@ -266,6 +307,12 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 		arg.ResultReqs,
 		arg.Results,
 		arg.ResultNames,
+		arg.OutcomeReqs,
+		arg.OutcomeFactors,
+		arg.OutcomeNames,
+		arg.Recurring,
+		arg.RevisitAfter,
+		arg.RetireBelow,
 	)
 	if err != nil {
 		return nil, err

@@ -163,6 +163,12 @@ type ItemParam struct {
 	Params    []byte
 }
 
+type ItemScore struct {
+	ProjectID int32
+	ID        int64
+	Score     float64
+}
+
 type Job struct {
 	Name           string
 	Enabled        bool
@@ -200,6 +206,14 @@ type RateLimit struct {
 	ProjectID int32
 	Key       string
 	Tat       time.Time
+}
+
+type Revisit struct {
+	ProjectID int32
+	DueAt     time.Time
+	ID        int64
+	Name      string
+	Score     float64
 }
 
 type Seen struct {

@@ -272,6 +272,10 @@ WITH moved AS (
     WHERE $6::text <> ''
     ON CONFLICT DO NOTHING
     RETURNING 1
+), revived AS (
+    DELETE FROM item_scores
+    WHERE $2::text = 'retired' AND $6::text <> ''
+      AND item_scores.project_id = $1 AND item_scores.id = ANY(ARRAY(SELECT moved.id FROM moved))
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), d.delta
@@ -301,8 +305,9 @@ type TodoMoveParams struct {
 // @prefix and match the regular expression @pattern (each when not empty)
 // to queue @to_queue, or, when @to_queue is empty, drops them (a drained
 // queue: the items stay seen, so they are not queued again). An item
-// leaves the error queue with a fresh count of hand-outs, and lands in the
-// stretch of its type in a queue served by type. Returns how many.
+// leaves the error queue with a fresh count of hand-outs, and the retired
+// queue with its first score again; it lands in the stretch of its type in
+// a queue served by type. Returns how many.
 func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoMove,
 		arg.ProjectID,

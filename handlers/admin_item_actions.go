@@ -26,10 +26,11 @@ func (h *Handler) adminItemRelease(w http.ResponseWriter, r *http.Request) error
 
 // adminItemRequeue is POST /admin/projects/{slug}/item/requeue: a
 // completed item is queued again in "queue" (redo by default), a failed one
-// (todo by default) with a fresh count of hand-outs.
+// (todo by default) with a fresh count of hand-outs, a retired one (todo by
+// default) with its first score.
 func (h *Handler) adminItemRequeue(w http.ResponseWriter, r *http.Request) error {
 	return h.itemAction(w, r, "requeue", func(ctx context.Context, live *projects.Live, name string) error {
-		if failed, err := h.fromErrorQueue(ctx, live, name, cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "todo")); failed || err != nil {
+		if stopped, err := h.fromStoppedQueue(ctx, live, name, cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "todo")); stopped || err != nil {
 			return err
 		}
 		queue := cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "redo")
@@ -41,28 +42,30 @@ func (h *Handler) adminItemRequeue(w http.ResponseWriter, r *http.Request) error
 	})
 }
 
-// adminItemDrop is POST /admin/projects/{slug}/item/drop: a failed item is
-// dropped for good (it stays seen, so it is not queued again).
+// adminItemDrop is POST /admin/projects/{slug}/item/drop: a failed or
+// retired item is dropped for good (it stays seen, so it is not queued
+// again).
 func (h *Handler) adminItemDrop(w http.ResponseWriter, r *http.Request) error {
 	return h.itemAction(w, r, "drop", func(ctx context.Context, live *projects.Live, name string) error {
-		failed, err := h.fromErrorQueue(ctx, live, name, "")
-		if err == nil && !failed {
-			err = &items.InvalidError{Err: errors.New("only failed items are dropped one by one: drain a queue for the others")}
+		stopped, err := h.fromStoppedQueue(ctx, live, name, "")
+		if err == nil && !stopped {
+			err = &items.InvalidError{Err: errors.New("only failed and retired items are dropped one by one: drain a queue for the others")}
 		}
 		return err
 	})
 }
 
-// fromErrorQueue moves a failed item to queue, or drops it when queue is
-// empty, and says whether the item was failed.
-func (h *Handler) fromErrorQueue(ctx context.Context, live *projects.Live, name, queue string) (bool, error) {
+// fromStoppedQueue moves a failed or retired item to queue (a retired one
+// with its first score again), or drops it when queue is empty, and says
+// whether the item was failed or retired.
+func (h *Handler) fromStoppedQueue(ctx context.Context, live *projects.Live, name, queue string) (bool, error) {
 	st, err := h.items.Lookup(ctx, live, name)
-	if err != nil || st.Status != items.StatusFailed {
+	if err != nil || st.Status != items.StatusFailed && st.Status != items.StatusRetired {
 		return false, err
 	}
-	n, err := h.items.MoveQueue(ctx, live.Project, projects.ErrorQueue, queue, items.Exactly(st.Name))
+	n, err := h.items.MoveQueue(ctx, live.Project, st.Queue, queue, items.Exactly(st.Name))
 	if err == nil && n == 0 {
-		err = &items.InvalidError{Err: errors.New("the item left the error queue meanwhile")}
+		err = &items.InvalidError{Err: errors.New("the item left its queue meanwhile")}
 	}
 	return true, err
 }

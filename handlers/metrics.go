@@ -176,11 +176,12 @@ var (
 	projNotHeld    = prometheus.NewDesc("tracker_project_done_not_held_total", "Items reported done by a downloader who neither held nor holds them; not completed.", []string{"project"}, nil)
 	projVolunteers = prometheus.NewDesc("tracker_project_volunteers", "Unique addresses that asked for work, each counted once in 30 days: new this month, and in the last 30 days.", []string{"project", "window"}, nil)
 	volunteersAll  = prometheus.NewDesc("tracker_volunteers", "Unique addresses that asked for work on any project, each counted once in 30 days: new this month, and in the last 30 days.", []string{"window"}, nil)
+	projRevisits   = prometheus.NewDesc("tracker_project_revisit_items", "Items of a recurring project waiting for their next visit; with the queued and claimed items, the items tracked.", []string{"project"}, nil)
 	projFailed     = prometheus.NewDesc("tracker_project_items_failed_total", "Items sent to the error queue: handed out max_claims times, the last claim expired.", []string{"project"}, nil)
 )
 
 func (c *projectCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projFailed, projVolunteers, volunteersAll} {
+	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projFailed, projRevisits, projVolunteers, volunteersAll} {
 		ch <- d
 	}
 }
@@ -215,6 +216,7 @@ func (c *projectCollector) collect() ([]prometheus.Metric, error) {
 			prometheus.MustNewConstMetric(projReclaims, prometheus.CounterValue, float64(s.Reclaims), p.Slug),
 			prometheus.MustNewConstMetric(projNotHeld, prometheus.CounterValue, float64(s.DoneNotHeld), p.Slug),
 			prometheus.MustNewConstMetric(projFailed, prometheus.CounterValue, float64(s.Failed), p.Slug),
+			prometheus.MustNewConstMetric(projRevisits, prometheus.GaugeValue, float64(s.Revisits), p.Slug),
 		)
 		v, err := c.volunteers.Counts(ctx, p.ID)
 		if err != nil {

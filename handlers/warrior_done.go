@@ -19,6 +19,9 @@ type doneBody struct {
 	// Result maps items to their results (any JSON), kept with the
 	// completions.
 	Result map[string]json.RawMessage `json:"result"`
+	// Outcome maps items to what their visit found ("none", "some",
+	// "full" or a factor): a recurring project's scores adapt to it.
+	Outcome map[string]items.Outcome `json:"outcome"`
 }
 
 // warriorDone records the NUL-joined items of a done as completed and
@@ -51,6 +54,7 @@ func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) e
 		Bytes:      body.Bytes,
 		ClientID:   body.ID,
 		Results:    body.Result,
+		Outcomes:   body.Outcome,
 	}
 	_, err := h.items.Complete(r.Context(), p, c)
 	return err

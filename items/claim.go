@@ -206,7 +206,7 @@ func (e *Engine) claimFor(ctx context.Context, q *db.Queries, ops []*claimOp) er
 			}
 		}
 	}
-	for _, queue := range projects.StandardQueues {
+	for _, queue := range projects.ServedQueues(live.Queues) {
 		if live.Queues[queue] <= 0 {
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"tracker/db"
 	"tracker/projects"
 )
@@ -26,6 +28,28 @@ type Completion struct {
 	// Results are the items' results, by item name: kept with their
 	// completions, beside who ran them and when (the claim and the done).
 	Results map[string]json.RawMessage
+	// Outcomes are what the visits found, by item name: "none", "some",
+	// "full" or a number, the factor of the item's score in a recurring
+	// project (see projects.Config.Outcome).
+	Outcomes map[string]Outcome
+}
+
+// Outcome is what a visit of an item found: a word or a number.
+type Outcome struct {
+	Word   string
+	Number float64
+}
+
+// UnmarshalJSON takes "none", "some", "full" or a number.
+func (o *Outcome) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &o.Word); err == nil {
+		return nil
+	}
+	o.Word = ""
+	if err := json.Unmarshal(b, &o.Number); err != nil {
+		return errors.New(`an outcome is "none", "some", "full" or a number`)
+	}
+	return nil
 }
 
 // InvalidError is a completion that cannot be recorded as given: the
@@ -86,6 +110,14 @@ func (c *Completion) Validate() error {
 	if len(c.ClientID) > MaxClientID {
 		return fmt.Errorf("id: larger than %d bytes", MaxClientID)
 	}
+	for name, o := range c.Outcomes {
+		if !slices.Contains(c.Items, name) {
+			return fmt.Errorf("outcome: %q is not an item of this done", name)
+		}
+		if _, err := projects.DefaultConfig().Outcome(o.Word, o.Number); err != nil {
+			return err
+		}
+	}
 	for name, result := range c.Results {
 		if !slices.Contains(c.Items, name) {
 			return fmt.Errorf("result: %q is not an item of this done", name)
@@ -113,6 +145,10 @@ type doneOp struct {
 	credited int64    // the bytes that enter the stats
 	domains  string   // the bytes per domain as JSON
 	types    []string // the project's limited types: where its queued items are
+	// factors are the outcomes' factors by item; cfg the project's
+	// configuration (recurring or not, its revisit and retirement).
+	factors map[string]float64
+	cfg     projects.Config
 
 	completed int64 // results, set by every run
 	refused   int64
@@ -155,6 +191,14 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 	if err := c.Validate(); err != nil {
 		return nil, &InvalidError{Reason: "invalid-done", Err: err}
 	}
+	factors := map[string]float64{}
+	for name, o := range c.Outcomes {
+		f, err := p.Config.Outcome(o.Word, o.Number)
+		if err != nil {
+			return nil, &InvalidError{Reason: "invalid-done", Err: err}
+		}
+		factors[name] = f
+	}
 	domains, err := json.Marshal(c.Bytes)
 	if err != nil {
 		return nil, err
@@ -163,7 +207,7 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 		domains = []byte("{}")
 	}
 	return &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains),
-		types: append(p.Config.LimitedTypes(), "")}, nil
+		types: append(p.Config.LimitedTypes(), ""), factors: factors, cfg: p.Config}, nil
 }
 
 // runDones records a batch of completions: one statement per project.
@@ -181,7 +225,16 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 		group := byProject[id]
 		// A queued item is looked for in the standard queues and in the
 		// reporters' own: the queues a claim goes back to.
-		p := db.DoneRecordBatchParams{ProjectID: id, Queues: slices.Clone(projects.StandardQueues), Types: group[0].types}
+		cfg := group[0].cfg
+		queues := slices.Clone(projects.StandardQueues)
+		if cfg.Recurring() {
+			// An item put back in its band's queue (a release, an
+			// expired claim) may still be reported by its last holder.
+			queues = append(queues, projects.RevisitQueues...)
+		}
+		p := db.DoneRecordBatchParams{ProjectID: id, Queues: queues, Types: group[0].types,
+			Recurring: cfg.Recurring(), RetireBelow: cfg.RetireBelow,
+			RevisitAfter: pgtype.Interval{Microseconds: cfg.RevisitAfter * 1e6, Valid: true}}
 		for i, o := range group {
 			if q := DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
 				p.Queues = append(p.Queues, q)
@@ -200,6 +253,11 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 			p.Domains = append(p.Domains, o.domains)
 			p.ClientIds = append(p.ClientIds, string(o.c.ClientID))
 			p.Ips = append(p.Ips, ip)
+			for name, f := range o.factors {
+				p.OutcomeReqs = append(p.OutcomeReqs, int32(i+1))
+				p.OutcomeNames = append(p.OutcomeNames, name)
+				p.OutcomeFactors = append(p.OutcomeFactors, f)
+			}
 			for name, result := range o.c.Results {
 				p.ResultReqs = append(p.ResultReqs, int32(i+1))
 				p.ResultNames = append(p.ResultNames, name)

@@ -28,6 +28,10 @@ const (
 	// StatusFailed is an item in the error queue: handed out max_claims
 	// times, the last claim expired.
 	StatusFailed = "failed"
+	// StatusScheduled is an item of a recurring project waiting for its
+	// next visit; StatusRetired one whose score fell below retire_below.
+	StatusScheduled = "scheduled"
+	StatusRetired   = "retired"
 )
 
 // ExpiredClaim is a claim of an item that ran out.
@@ -57,6 +61,10 @@ type ItemStatus struct {
 	// and DoneAt (end).
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
+	// Score is the item's score in a recurring project, and DueAt when a
+	// scheduled item's next visit is due.
+	Score *float64   `json:"score,omitempty"`
+	DueAt *time.Time `json:"due_at,omitempty"`
 
 	// The item's id, and its name as queued (its key may differ): what
 	// completing it by hand acts on. Empty item once it left the hot tables.
@@ -115,6 +123,13 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	if params != "" {
 		st.Params = json.RawMessage(params)
 	}
+	if p.Config.Recurring() {
+		score, err := q.ItemScoreGet(ctx, db.ItemScoreGetParams{ProjectID: p.ID, ID: id})
+		if err != nil {
+			return st, err
+		}
+		st.Score = &score
+	}
 
 	claim, err := q.ClaimOfItem(ctx, db.ClaimOfItemParams{ProjectID: p.ID, Hash: seen.Item, ID: id})
 	switch {
@@ -141,8 +156,30 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	case err == nil:
 		st.Name, st.item = todo.Name, todo.Name
 		st.Status, st.Queue, st.ClaimCount = StatusTodo, todo.Queue, todo.ClaimCount
-		if todo.Queue == projects.ErrorQueue {
+		switch todo.Queue {
+		case projects.ErrorQueue:
 			st.Status = StatusFailed
+		case projects.RetiredQueue:
+			st.Status = StatusRetired
+		}
+		return st, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return st, err
+	}
+	next, err := q.RevisitOfItem(ctx, db.RevisitOfItemParams{ProjectID: p.ID, ID: id})
+	switch {
+	case err == nil:
+		st.Status, st.DueAt = StatusScheduled, &next.DueAt
+		// The last visit, as a completed item shows it.
+		if done, err := q.DoneGet(ctx, db.DoneGetParams{ProjectID: p.ID, ID: id}); err == nil {
+			st.Name, st.item = done.Name, done.Name
+			st.ClaimCount, st.Downloader = done.ClaimCount, done.Downloader
+			st.ClaimedAt, st.DoneAt = &done.ClaimedAt, &done.DoneAt
+			if done.Result != nil {
+				st.Result = json.RawMessage(done.Result)
+			}
+		} else if !errors.Is(err, pgx.ErrNoRows) {
+			return st, err
 		}
 		return st, nil
 	case !errors.Is(err, pgx.ErrNoRows):

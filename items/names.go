@@ -108,8 +108,9 @@ func ValidQueue(queue string) error {
 		}
 		return nil
 	}
-	if slices.Contains(projects.StandardQueues, queue) || queue == projects.ErrorQueue {
+	if slices.Contains(projects.StandardQueues, queue) || queue == projects.ErrorQueue || queue == projects.RetiredQueue ||
+		slices.Contains(projects.RevisitQueues, queue) {
 		return nil
 	}
-	return fmt.Errorf("unknown queue %q: use todo, backfeed, secondary, redo, error or downloader:NICK", queue)
+	return fmt.Errorf("unknown queue %q: use todo, backfeed, secondary, redo, error, retired, revisit:00 to revisit:99 or downloader:NICK", queue)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -45,6 +46,17 @@ type Config struct {
 	ExpiredClaimsLimit int64 `json:"expired_claims_limit"`
 	// MaxMulti is the most items one multi={N} request gets.
 	MaxMulti int `json:"max_multi"`
+	// Mode is "once" (a done finishes an item) or "recurring" (a done
+	// schedules the item's next visit RevisitAfter seconds on, and the
+	// visit's outcome multiplies its score by ScoreNone, ScoreSome or
+	// ScoreFull; due items are handed out highest score first, and an item
+	// whose score falls below RetireBelow retires).
+	Mode         string  `json:"mode"`
+	RevisitAfter int64   `json:"revisit_after"`
+	ScoreNone    float64 `json:"score_none"`
+	ScoreSome    float64 `json:"score_some"`
+	ScoreFull    float64 `json:"score_full"`
+	RetireBelow  float64 `json:"retire_below"`
 	// BackfeedKey is the secret in the backfeed URL /backfeed/legacy/{slug}-{key}.
 	BackfeedKey string `json:"backfeed_key"`
 	// Domains, when set, lists the byte-count keys a done may report.
@@ -94,8 +106,50 @@ func DefaultConfig() Config {
 		Domains:     []string{},
 		ArchiveMode: "files",
 		LatLng:      []float64{},
+		// The torrent scorer's: no peers halves the score, some peers take
+		// a fifth off, a full swarm adds a fifth; below 0.5^8 the item
+		// retires.
+		Mode:         ModeOnce,
+		RevisitAfter: 86400,
+		ScoreNone:    0.5,
+		ScoreSome:    0.8,
+		ScoreFull:    1.2,
+		RetireBelow:  0.005,
 	}
 }
+
+// The modes of a project.
+const (
+	ModeOnce      = "once"
+	ModeRecurring = "recurring"
+)
+
+// Recurring says whether a done schedules the item's next visit.
+func (c Config) Recurring() bool { return c.Mode == ModeRecurring }
+
+// Outcome is the factor a visit's reported outcome multiplies the item's
+// score by: "none", "some" or "full" (the project's factors), or a number
+// (above 0, at most MaxFactor).
+func (c Config) Outcome(word string, number float64) (float64, error) {
+	switch word {
+	case "none":
+		return c.ScoreNone, nil
+	case "some":
+		return c.ScoreSome, nil
+	case "full":
+		return c.ScoreFull, nil
+	case "":
+		if number > 0 && number <= MaxFactor {
+			return number, nil
+		}
+		return 0, fmt.Errorf("outcome %v: a factor above 0 and at most %v", number, MaxFactor)
+	}
+	return 0, fmt.Errorf("outcome %q: none, some, full or a number", word)
+}
+
+// MaxFactor bounds a score factor: a few visits must not send a score to
+// infinity.
+const MaxFactor = 100
 
 // maxText bounds the free-text keys.
 const maxText = 16 << 10
@@ -233,6 +287,43 @@ var Keys = []Key[Project]{
 	{Name: "archive_after", Label: "Archive after", Section: SectionArchive, Input: InputCount, Unit: "seconds",
 		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time (0: never).",
 		set:  setCount(func(c *Config) *int64 { return &c.ArchiveAfter }), get: getCount(func(c *Config) *int64 { return &c.ArchiveAfter })},
+	{Name: "mode", Label: "Mode", Section: SectionQueues, Input: InputChoice, Choices: []string{ModeOnce, ModeRecurring},
+		Help: "once: a done finishes the item. recurring: a done schedules the item's next visit (revisit_after), the visit's outcome adapts its score, due items go out highest score first, and an item whose score falls below retire_below retires.",
+		set:  setChoice(func(c *Config) *string { return &c.Mode }, ModeOnce, ModeRecurring),
+		get:  func(p Project) string { return p.Config.Mode }},
+	{Name: "revisit_after", Label: "Visit again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
+		Help: "In a recurring project, how long after a done the item is due again.",
+		set: func(p *Project, s string) error {
+			n, err := parseCount(s)
+			if err == nil && n < 1 {
+				err = errors.New("at least 1 second")
+			}
+			if err == nil {
+				p.Config.RevisitAfter = n
+			}
+			return err
+		},
+		get: getCount(func(c *Config) *int64 { return &c.RevisitAfter })},
+	{Name: "score_none", Label: "Score factor: nothing found", Section: SectionQueues, Input: InputText,
+		Help: "What a visit reporting the outcome \"none\" multiplies the item's score by (the score starts at 1).",
+		set:  setFactor(func(c *Config) *float64 { return &c.ScoreNone }), get: getFactor(func(c *Config) *float64 { return &c.ScoreNone })},
+	{Name: "score_some", Label: "Score factor: something found", Section: SectionQueues, Input: InputText,
+		Help: "What a visit reporting the outcome \"some\" multiplies the item's score by.",
+		set:  setFactor(func(c *Config) *float64 { return &c.ScoreSome }), get: getFactor(func(c *Config) *float64 { return &c.ScoreSome })},
+	{Name: "score_full", Label: "Score factor: everything found", Section: SectionQueues, Input: InputText,
+		Help: "What a visit reporting the outcome \"full\" multiplies the item's score by.",
+		set:  setFactor(func(c *Config) *float64 { return &c.ScoreFull }), get: getFactor(func(c *Config) *float64 { return &c.ScoreFull })},
+	{Name: "retire_below", Label: "Retire below the score", Section: SectionQueues, Input: InputText,
+		Help: "An item whose score falls below this retires: it is listed (the queue retired) and visited no more until an admin revives it.",
+		set: func(p *Project, s string) error {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(f) || f < 0 || f >= 1 {
+				return fmt.Errorf("%q: a number from 0 up to 1", s)
+			}
+			p.Config.RetireBelow = f
+			return nil
+		},
+		get: getFactor(func(c *Config) *float64 { return &c.RetireBelow })},
 	{Name: "archive_mode", Label: "Archive mode", Section: SectionArchive, Input: InputChoice, Choices: []string{"files", "discard"},
 		Help: "files writes archived completions to compressed files the tracker can still look items up in; discard keeps only the counts.",
 		set:  setChoice(func(c *Config) *string { return &c.ArchiveMode }, "files", "discard"),
@@ -288,6 +379,21 @@ func setCount(f func(*Config) *int64) func(*Project, string) error {
 
 func getCount(f func(*Config) *int64) func(Project) string {
 	return func(p Project) string { return strconv.FormatInt(*f(&p.Config), 10) }
+}
+
+func setFactor(f func(*Config) *float64) func(*Project, string) error {
+	return func(p *Project, s string) error {
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(n > 0 && n <= MaxFactor) {
+			return fmt.Errorf("%q: a number above 0 and at most %d", s, MaxFactor)
+		}
+		*f(&p.Config) = n
+		return nil
+	}
+}
+
+func getFactor(f func(*Config) *float64) func(Project) string {
+	return func(p Project) string { return strconv.FormatFloat(*f(&p.Config), 'g', -1, 64) }
 }
 
 func setChoice(f func(*Config) *string, choices ...string) func(*Project, string) error {

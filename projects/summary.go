@@ -2,6 +2,7 @@ package projects
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -11,6 +12,51 @@ import (
 // StandardQueues are the queues every project has, in the order a request
 // tries them after the requester's own downloader:NICK queue.
 var StandardQueues = []string{"todo", "backfeed", "secondary", "redo"}
+
+// RetiredQueue holds the items of a recurring project whose score fell
+// below its retire_below: never served, until an admin revives them.
+const RetiredQueue = "retired"
+
+// RevisitQueuePrefix starts the queues of a recurring project's due items,
+// one per band of scores (see the SQL function revisit_queue): 'revisit:00'
+// the highest scores, 'revisit:20' those around 1 (a new item's), up to
+// 'revisit:99'.
+const RevisitQueuePrefix = "revisit:"
+
+// revisitBandOfOne is the band of the score 1.0.
+const revisitBandOfOne = 20
+
+// RevisitQueues are the names of every band's queue, highest scores first.
+var RevisitQueues = func() []string {
+	qs := make([]string, 100)
+	for i := range qs {
+		qs[i] = fmt.Sprintf("%s%02d", RevisitQueuePrefix, i)
+	}
+	return qs
+}()
+
+// ServedQueues are the queues a request is served from, after the
+// requester's own, in order: the bands of due items scored 1 and above,
+// highest first, then the standard queues (new items score 1), then the
+// lower bands. Only the bands holding items are named: the others cost a
+// request nothing.
+func ServedQueues(queues map[string]int64) []string {
+	var high, low []string
+	for _, q := range RevisitQueues {
+		if queues[q] <= 0 {
+			continue
+		}
+		if q <= RevisitQueues[revisitBandOfOne] {
+			high = append(high, q)
+		} else {
+			low = append(low, q)
+		}
+	}
+	if high == nil && low == nil {
+		return StandardQueues
+	}
+	return slices.Concat(high, StandardQueues, low)
+}
 
 // ErrorQueue holds the items that failed: handed out max_claims times, the
 // last claim expired. No request is served from it; an admin requeues or
@@ -36,6 +82,9 @@ type Summary struct {
 	// Failed counts items ever sent to the error queue (Queues[ErrorQueue]
 	// is how many are there now).
 	Failed int64
+	// Revisits are the items of a recurring project waiting for their next
+	// visit to be due.
+	Revisits int64
 
 	// For the queue-health stats: item requests that reached the engine,
 	// those given items, those given a reclaimed item; completions of items
@@ -89,6 +138,8 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 			sum.Requeued = r.Value
 		case name == "failed":
 			sum.Failed = r.Value
+		case name == "revisits":
+			sum.Revisits = r.Value
 		case name == "requests":
 			sum.Requests = r.Value
 		case name == "requests_served":
@@ -107,16 +158,19 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 }
 
 // Queued counts the items waiting to be handed out: every queue but the
-// error queue.
+// error and retired queues.
 func (sum Summary) Queued() int64 {
 	var n int64
 	for q, size := range sum.Queues {
-		if q != ErrorQueue {
+		if q != ErrorQueue && q != RetiredQueue {
 			n += size
 		}
 	}
 	return n
 }
+
+// Retired counts the retired items of a recurring project.
+func (sum Summary) Retired() int64 { return sum.Queues[RetiredQueue] }
 
 // Errors counts the items in the error queue.
 func (sum Summary) Errors() int64 { return sum.Queues[ErrorQueue] }

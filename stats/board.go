@@ -32,6 +32,21 @@ type Board struct {
 	// Volunteers are the unique addresses that asked for work this month
 	// and in the last 30 days, each counted at most once in 30 days.
 	Volunteers volunteers.Counts `json:"volunteers"`
+	// Coverage is a recurring project's pace against its list (nil for a
+	// project whose items are done once).
+	Coverage *Coverage `json:"coverage"`
+}
+
+// Coverage says whether a recurring project gets through its list: the
+// items tracked each want a visit every revisit_after.
+type Coverage struct {
+	Tracked       int64   `json:"tracked"`
+	VisitsPerHour float64 `json:"visits_per_hour"`
+	NeededPerHour float64 `json:"needed_per_hour"`
+	Covered       bool    `json:"covered"`
+	// WarriorsNeeded estimates the warriors to add, at the active ones'
+	// pace, for the list to be covered (0 when it is, or when nobody works).
+	WarriorsNeeded int64 `json:"warriors_needed"`
 }
 
 // LeadersShown is how many leaders a Board carries.
@@ -49,6 +64,10 @@ type Totals struct {
 	// Errors are the items that failed (the error queue): handed out
 	// max_claims times, never finished.
 	Errors int64 `json:"errors"`
+	// Revisits are a recurring project's items waiting for their next
+	// visit; Retired those whose score fell too low (the retired queue).
+	Revisits int64 `json:"revisits"`
+	Retired  int64 `json:"retired"`
 	// Total is done + claims + todo + errors: every item the project has.
 	Total     int64 `json:"total"`
 	Reclaims  int64 `json:"reclaims"`

@@ -88,13 +88,16 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 	}
 	b.Health = health(append(history, s), b.Health)
 	plan(&b.Rates, b.Totals, p.Config, b.At)
+	if p.Config.Recurring() {
+		b.Coverage = coverage(b.Rates, b.Totals, p.Config)
+	}
 	return b, s, nil
 }
 
 func totals(sum projects.Summary) Totals {
 	t := Totals{Done: sum.Done, Bytes: sum.Bytes, Claims: sum.Claims, Queues: sum.Queues,
 		Reclaims: sum.Reclaims, Archived: sum.Archived, Discarded: sum.Discarded,
-		Todo: sum.Queued(), Errors: sum.Errors()}
+		Todo: sum.Queued(), Errors: sum.Errors(), Revisits: sum.Revisits, Retired: sum.Retired()}
 	t.Total = t.Done + t.Claims + t.Todo + t.Errors
 	return t
 }
@@ -316,6 +319,19 @@ func health(history []sample, h Health) Health {
 
 // plan estimates the finish at the five-minute rate and, against the
 // deadline, how many more warriors it would take.
+// coverage says whether a recurring project gets through its list: every
+// item tracked wants a visit each revisit_after, against the visits of the
+// last hour (the torrent scorer's count against processed per hour).
+func coverage(r Rates, t Totals, cfg projects.Config) *Coverage {
+	c := &Coverage{Tracked: t.Todo + t.Claims + t.Revisits, VisitsPerHour: r.ItemsPerSec1h * 3600}
+	c.NeededPerHour = float64(c.Tracked) * 3600 / float64(max(cfg.RevisitAfter, 1))
+	c.Covered = c.VisitsPerHour >= c.NeededPerHour
+	if !c.Covered && t.Active > 0 && c.VisitsPerHour > 0 {
+		c.WarriorsNeeded = int64(math.Ceil(float64(t.Active)*c.NeededPerHour/c.VisitsPerHour)) - t.Active
+	}
+	return c
+}
+
 func plan(r *Rates, t Totals, cfg projects.Config, now time.Time) {
 	left := t.Todo + t.Claims
 	rate := r.ItemsPerSec5m

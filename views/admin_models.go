@@ -319,6 +319,8 @@ func itemActions(status string) []string {
 		return []string{"requeue"}
 	case "failed":
 		return []string{"requeue", "drop", "done"}
+	case "retired":
+		return []string{"requeue", "drop"}
 	}
 	return nil
 }

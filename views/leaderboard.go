@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strings"
 	"net/url"
 	"slices"
 	"strconv"
@@ -91,13 +92,26 @@ func queueNames(queues map[string]int64) []string {
 	names := []string{"todo", "backfeed", "secondary", "redo"}
 	var others []string
 	for q := range queues {
-		// The error queue is shown as the failed items.
-		if !slices.Contains(names, q) && q != "error" {
+		// The error queue is shown as the failed items; a recurring
+		// project's bands of due items as one row, its retired items as
+		// another.
+		if !slices.Contains(names, q) && q != "error" && q != "retired" && !strings.HasPrefix(q, "revisit:") {
 			others = append(others, q)
 		}
 	}
 	slices.Sort(others)
 	return append(names, others...)
+}
+
+// dueForVisit counts a recurring project's due items: its score bands.
+func dueForVisit(queues map[string]int64) int64 {
+	var n int64
+	for q, size := range queues {
+		if strings.HasPrefix(q, "revisit:") {
+			n += size
+		}
+	}
+	return n
 }
 
 // live is the data-live attribute path of a board number in a queue.

@@ -356,7 +356,7 @@ func TestJobsCommands(t *testing.T) {
 	for _, j := range list {
 		names = append(names, j.Name)
 	}
-	if fmt.Sprint(names) != "[archive housekeeping purge reclaim rollup]" {
+	if fmt.Sprint(names) != "[archive housekeeping purge reclaim revisit rollup]" {
 		t.Fatalf("jobs %v", names)
 	}
 

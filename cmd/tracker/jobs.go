@@ -18,13 +18,15 @@ import (
 )
 
 // jobRunner builds the runner of every background job, for serve and for
-// the jobs commands alike. The reclaim job has an engine of its own: the
-// engines of the web server learn of the items it puts back from the
-// project's counters.
+// the jobs commands alike. The reclaim and revisit jobs have an engine of
+// their own: the engines of the web server learn of the items they put back
+// from the project's counters.
 func (a *app) jobRunner(d *database) *jobs.Runner {
 	store := projects.NewStore(d.pool)
+	engine := items.NewEngine(d.pool, a.log)
 	return jobs.NewRunner(a.log, d.pool,
-		jobs.Reclaim(store, items.NewEngine(d.pool, a.log)),
+		jobs.Reclaim(store, engine),
+		jobs.Revisit(store, engine),
 		jobs.Archive(store, archive.New(d.pool, a.cfg.ArchiveDir)),
 		jobs.Rollup(stats.NewStore(d.pool)),
 		jobs.Housekeeping(d.pool, store, a.cfg.AuditRetention),

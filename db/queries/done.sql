@@ -17,9 +17,13 @@ SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at 
 -- Each request's bytes are shared out over its items completed, so the
 -- shares add up to its total. @result_reqs, @result_names and @results
 -- hold the results reported (a request, an item of it, the JSON), kept
--- with the completions they belong to. Returns, per request that completed
--- or was refused something, how many items it completed and how many it was
--- refused.
+-- with the completions they belong to. In a @recurring project a
+-- completion schedules the item's next visit @revisit_after on: its score
+-- is multiplied by the factor reported for it (@outcome_reqs,
+-- @outcome_names, @outcome_factors; 1 when none), and an item whose score
+-- falls below @retire_below retires instead (the queue 'retired'). Returns,
+-- per request that completed or was refused something, how many items it
+-- completed and how many it was refused.
 WITH reported AS (
     SELECT DISTINCT item_hash(r.name) AS hash, (@requests::integer[])[r.ord] AS req
     FROM unnest(@names::text[]) WITH ORDINALITY AS r (name, ord)
@@ -104,6 +108,31 @@ WITH reported AS (
            shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet,
            results.result
     FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
+), outcomes AS (
+    SELECT (@outcome_reqs::integer[])[o.ord] AS req, item_hash(o.name) AS hash, (@outcome_factors::float8[])[o.ord] AS factor
+    FROM unnest(@outcome_names::text[]) WITH ORDINALITY AS o (name, ord)
+), rescored AS (
+    -- Nothing at all unless the project is recurring.
+    SELECT shared.id, shared.name, coalesce(s.score, 1) * coalesce(o.factor, 1) AS score
+    FROM shared
+    LEFT JOIN item_scores s ON s.project_id = @project_id AND s.id = shared.id
+    LEFT JOIN outcomes o ON o.req = shared.req AND o.hash = shared.hash
+    WHERE @recurring::boolean
+), scores AS (
+    INSERT INTO item_scores AS s (project_id, id, score)
+    SELECT @project_id, rescored.id, rescored.score FROM rescored
+    ON CONFLICT (project_id, id) DO UPDATE SET score = excluded.score
+), scheduled AS (
+    INSERT INTO revisits (project_id, due_at, id, name, score)
+    SELECT @project_id, now() + @revisit_after::interval, rescored.id, rescored.name, rescored.score
+    FROM rescored WHERE rescored.score >= @retire_below::float8
+    RETURNING 1
+), retired AS (
+    INSERT INTO todo (project_id, queue, type, id, name)
+    SELECT @project_id, 'retired', '', rescored.id, rescored.name
+    FROM rescored WHERE rescored.score < @retire_below::float8
+    ON CONFLICT DO NOTHING
+    RETURNING 1
 ), credit AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
     -- them in (see done_tallies). One row per request.
@@ -129,6 +158,10 @@ WITH reported AS (
         SELECT 'queue:' || shared.queue, -1 FROM shared WHERE shared.queue <> ''
         UNION ALL
         SELECT 'done_not_held', 1 FROM refused
+        UNION ALL
+        SELECT 'revisits', 1 FROM scheduled
+        UNION ALL
+        SELECT v.name, 1 FROM retired, (VALUES ('queue:retired'), ('retired')) AS v (name)
     ) d
     GROUP BY d.name
     HAVING sum(d.delta) <> 0

@@ -68,8 +68,9 @@ SELECT nextval('item_id_blocks')::bigint AS block;
 -- @prefix and match the regular expression @pattern (each when not empty)
 -- to queue @to_queue, or, when @to_queue is empty, drops them (a drained
 -- queue: the items stay seen, so they are not queued again). An item
--- leaves the error queue with a fresh count of hand-outs, and lands in the
--- stretch of its type in a queue served by type. Returns how many.
+-- leaves the error queue with a fresh count of hand-outs, and the retired
+-- queue with its first score again; it lands in the stretch of its type in
+-- a queue served by type. Returns how many.
 WITH moved AS (
     DELETE FROM todo
     WHERE ctid = ANY(ARRAY(
@@ -93,6 +94,10 @@ WITH moved AS (
     WHERE @to_queue::text <> ''
     ON CONFLICT DO NOTHING
     RETURNING 1
+), revived AS (
+    DELETE FROM item_scores
+    WHERE @from_queue::text = 'retired' AND @to_queue::text <> ''
+      AND item_scores.project_id = @project_id AND item_scores.id = ANY(ARRAY(SELECT moved.id FROM moved))
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), d.delta

@@ -1,0 +1,63 @@
+-- name: RevisitsDue :one
+-- Moves up to @max items whose visit is due into the queue of their score
+-- (see revisit_queue), soonest first, and returns how many.
+WITH due AS (
+    DELETE FROM revisits
+    WHERE ctid = ANY(ARRAY(
+        SELECT r.ctid FROM revisits r
+        WHERE r.project_id = @project_id AND r.due_at <= now()
+        ORDER BY r.due_at
+        LIMIT @max
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING revisits.id, revisits.name, revisits.score
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, id, name)
+    SELECT @project_id, revisit_queue(due.score),
+           CASE WHEN item_type(due.name) = ANY(@limited_types::text[]) THEN item_type(due.name) ELSE '' END,
+           due.id, due.name
+    FROM due
+    ON CONFLICT DO NOTHING
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'revisits' AS name, -1 AS delta FROM due
+          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM due;
+
+-- name: RevisitOfItem :one
+-- When an item's next visit is due, and its score.
+SELECT due_at, score FROM revisits WHERE project_id = @project_id AND id = @id LIMIT 1;
+
+-- name: ItemScoreGet :one
+-- An item's score (1 when it has none).
+SELECT coalesce((SELECT score FROM item_scores WHERE project_id = @project_id AND id = @id), 1)::float8 AS score;
+
+-- name: ItemScoresReset :exec
+-- Gives items their first score again (an admin reviving them).
+DELETE FROM item_scores WHERE project_id = @project_id AND id = ANY(@ids::bigint[]);
+
+-- name: RevisitsPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM revisits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: ItemScoresPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM item_scores WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_scores p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksRevisitsCount :one
+-- The books: the items waiting for their next visit.
+SELECT count(*) FROM revisits WHERE project_id = @project_id;
+
+-- name: BooksRevisitsElsewhereCount :one
+-- The books: items waiting for their next visit that are also queued or
+-- out (or scheduled twice).
+SELECT ((SELECT count(*) FROM revisits r JOIN todo t ON t.project_id = r.project_id AND t.id = r.id WHERE r.project_id = @project_id)
+      + (SELECT count(*) FROM revisits r JOIN claims c ON c.project_id = r.project_id AND c.id = r.id WHERE r.project_id = @project_id)
+      + (SELECT count(*) - count(DISTINCT id) FROM revisits WHERE project_id = @project_id))::bigint;

@@ -1,0 +1,98 @@
+package items_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"tracker/items"
+	"tracker/projects"
+)
+
+// due makes every scheduled visit due and runs the revisit job's step.
+func (f fixture) due(t *testing.T) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := f.pool.Exec(ctx, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", f.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	n, err := f.engine.RevisitDue(ctx, f.project, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (f fixture) visit(t *testing.T, nick string, outcomes map[string]items.Outcome, names ...string) {
+	t.Helper()
+	f.complete(t, items.Completion{Downloader: nick, Items: names, Bytes: map[string]int64{"data": 1}, Outcomes: outcomes})
+}
+
+// In a recurring project a done schedules the item's next visit; the
+// outcome adapts its score, due items go out highest score first, and an
+// item whose score falls too low retires until an admin revives it.
+func TestRecurringVisitsByScore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t)
+	var err error
+	if f.project, err = f.store.Set(ctx, f.project, []string{"mode=recurring", "revisit_after=3600", "retire_below=0.3"}); err != nil {
+		t.Fatal(err)
+	}
+	f.add(t, "todo", "t:full", "t:none", "t:some")
+	if got := f.claim(t, "alice", 3); len(got) != 3 {
+		t.Fatalf("alice got %v", got)
+	}
+	before := time.Now()
+	f.visit(t, "alice", map[string]items.Outcome{"t:full": {Word: "full"}, "t:none": {Word: "none"}, "t:some": {Number: 0.8}},
+		"t:full", "t:none", "t:some")
+
+	st := f.status(t, "t:full")
+	if st.Status != items.StatusScheduled || st.Score == nil || *st.Score != 1.2 || st.DueAt == nil ||
+		st.DueAt.Before(before.Add(59*time.Minute)) || st.Downloader != "alice" {
+		t.Fatalf("after a visit: %+v", st)
+	}
+	if s := f.summary(t); s.Revisits != 3 || s.Done != 3 || s.Queued() != 0 {
+		t.Fatalf("summary: %d waiting, %d done, %d queued", s.Revisits, s.Done, s.Queued())
+	}
+	if got := f.claim(t, "bob", 3); len(got) != 0 {
+		t.Fatalf("items handed out before they were due: %v", got)
+	}
+
+	// Due: highest score first, new items (score 1) between.
+	if n := f.due(t); n != 3 {
+		t.Fatalf("%d items due, want 3", n)
+	}
+	f.add(t, "todo", "t:new")
+	if got := f.claim(t, "bob", 4); !slices.Equal(got, []string{"t:full", "t:new", "t:some", "t:none"}) {
+		t.Fatalf("visit order %v, want by score", got)
+	}
+
+	// t:none falls to 0.25, below 0.3: it retires, the others go on.
+	f.visit(t, "bob", map[string]items.Outcome{"t:none": {Word: "none"}}, "t:full", "t:new", "t:some", "t:none")
+	if st := f.status(t, "t:none"); st.Status != items.StatusRetired || *st.Score != 0.25 {
+		t.Fatalf("retired item: %+v", st)
+	}
+	if s := f.summary(t); s.Retired() != 1 || s.Revisits != 3 {
+		t.Fatalf("summary: %d retired, %d waiting", s.Retired(), s.Revisits)
+	}
+	// Revived: back in circulation with its first score.
+	if n, err := f.engine.MoveQueue(ctx, f.project, projects.RetiredQueue, "todo", items.Exactly("t:none")); err != nil || n != 1 {
+		t.Fatalf("revive: %d, %v", n, err)
+	}
+	if st := f.status(t, "t:none"); st.Status != items.StatusTodo || *st.Score != 1 {
+		t.Fatalf("revived: %+v", st)
+	}
+	f.balanced(t)
+
+	// An outcome that is no word nor factor refuses the done.
+	f.claim(t, "carol", 1)
+	_, err = f.engine.Complete(ctx, f.project, items.Completion{Downloader: "carol", Items: []string{"t:none"},
+		Outcomes: map[string]items.Outcome{"t:none": {Word: "lots"}}})
+	var bad *items.InvalidError
+	if !errors.As(err, &bad) {
+		t.Fatalf("bad outcome: %v", err)
+	}
+}

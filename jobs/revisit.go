@@ -1,0 +1,46 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"tracker/items"
+	"tracker/projects"
+)
+
+// revisitBatch bounds one statement of the revisit job.
+const revisitBatch = 5000
+
+// Revisit moves the items of recurring projects whose next visit is due
+// into the queues of their scores, where requests find them highest score
+// first.
+func Revisit(store *projects.Store, engine *items.Engine) Job {
+	return Job{
+		Name:  "revisit",
+		Every: 10 * time.Second,
+		Run: func(ctx context.Context) (string, error) {
+			ps, err := store.List(ctx)
+			if err != nil {
+				return "", err
+			}
+			var total int64
+			for _, p := range ps {
+				if !p.Config.Recurring() {
+					continue
+				}
+				for ctx.Err() == nil {
+					n, err := engine.RevisitDue(ctx, p, revisitBatch)
+					total += n
+					if err != nil {
+						return fmt.Sprintf("%d items due", total), fmt.Errorf("project %s: %w", p.Slug, err)
+					}
+					if n < revisitBatch {
+						break
+					}
+				}
+			}
+			return fmt.Sprintf("%d items due", total), ctx.Err()
+		},
+	}
+}

@@ -1,0 +1,3 @@
+DROP FUNCTION revisit_queue;
+DROP TABLE revisits;
+DROP TABLE item_scores;
