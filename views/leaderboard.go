@@ -1,10 +1,10 @@
 package views
 
 import (
-	"strings"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"tracker/stats"
