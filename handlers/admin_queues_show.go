@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -28,42 +29,52 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, SHA256: d.SHA256, Size: int64(d.Size),
 			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: h.dictionaryURL(w, r, d.ID)})
 	}
-	if err := h.failedPage(r, p, sum.Errors(), &v); err != nil {
-		return err
+	stopped := []views.AdminStoppedList{{Queue: projects.ErrorQueue, Title: "failed items", Count: sum.Errors(),
+		Help: fmt.Sprintf("Handed out %d times (max_claims), never finished: no warrior is given them again until they are queued again.", p.Config.MaxClaims)}}
+	if p.Config.Recurring() || sum.Retired() > 0 {
+		stopped = append(stopped, views.AdminStoppedList{Queue: projects.RetiredQueue, Title: "retired items", Count: sum.Retired(),
+			Help: fmt.Sprintf("Their score fell below %g (retire_below): they are visited no more. Queued again, they start over with a score of 1.", p.Config.RetireBelow)})
+	}
+	for _, l := range stopped {
+		if err := h.stoppedPage(r, p, &l); err != nil {
+			return err
+		}
+		if l.Count > 0 || l.Prefix != "" {
+			v.Stopped = append(v.Stopped, l)
+		}
 	}
 	return render(w, r, st.status, views.Layout("Queues · "+displayTitle(p), views.AdminQueues(v)))
 }
 
-// failedPage is a page of the error queue, from ?failed_after=ID and of
-// names starting with ?failed_prefix=.
-func (h *Handler) failedPage(r *http.Request, p projects.Project, count int64, v *views.AdminQueuesView) error {
+// stoppedPage is a page of a queue no request is served from, from
+// ?{queue}_after=ID and of names starting with ?{queue}_prefix=.
+func (h *Handler) stoppedPage(r *http.Request, p projects.Project, l *views.AdminStoppedList) error {
 	q := r.URL.Query()
-	v.FailedCount, v.MaxClaims = count, p.Config.MaxClaims
-	v.FailedPrefix = q.Get("failed_prefix")
+	l.Prefix = q.Get(l.Queue + "_prefix")
 	var after int64
-	if s := q.Get("failed_after"); s != "" {
+	if s := q.Get(l.Queue + "_after"); s != "" {
 		var err error
 		if after, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return errorf(http.StatusBadRequest, "bad-cursor", "failed_after is an item id")
+			return errorf(http.StatusBadRequest, "bad-cursor", "%s_after is an item id", l.Queue)
 		}
 	}
-	if v.FailedCount == 0 && v.FailedPrefix == "" {
+	if l.Count == 0 && l.Prefix == "" {
 		return nil
 	}
-	list, err := h.items.QueuePage(r.Context(), p, projects.ErrorQueue, v.FailedPrefix, after, failedPage)
+	list, err := h.items.QueuePage(r.Context(), p, l.Queue, l.Prefix, after, stoppedPage)
 	if err != nil {
 		return err
 	}
 	for _, it := range list {
-		v.Failed = append(v.Failed, views.AdminFailedItem{Name: it.Name, ClaimCount: it.ClaimCount, LastDownloader: it.LastDownloader,
+		l.Items = append(l.Items, views.AdminStoppedItem{Name: it.Name, ClaimCount: it.ClaimCount, LastDownloader: it.LastDownloader,
 			URL: "/admin/projects/" + p.Slug + "/?item=" + url.QueryEscape(it.Name)})
 	}
-	if len(list) == failedPage {
-		next := url.Values{"failed_prefix": {v.FailedPrefix}, "failed_after": {strconv.FormatInt(list[len(list)-1].ID, 10)}}
-		v.FailedNext = "/admin/projects/" + p.Slug + "/queues?" + next.Encode()
+	if len(list) == stoppedPage {
+		next := url.Values{l.Queue + "_prefix": {l.Prefix}, l.Queue + "_after": {strconv.FormatInt(list[len(list)-1].ID, 10)}}
+		l.Next = "/admin/projects/" + p.Slug + "/queues?" + next.Encode()
 	}
 	return nil
 }
 
-// failedPage is how many failed items a page lists.
-const failedPage = 100
+// stoppedPage is how many items a page of a stopped queue lists.
+const stoppedPage = 100

@@ -66,7 +66,7 @@ func TestFailedItems(t *testing.T) {
 	c.login(t, "root", "correct horse battery")
 	a := c.get(t, "/admin/projects/test/queues")
 	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(a.body))
-	if rows := doc.Find(`[data-testid="failed-item"]`); rows.Length() != 1 || !strings.Contains(rows.Text(), "user:lost") || !strings.Contains(rows.Text(), "alice") {
+	if rows := doc.Find(`[data-testid="error-item"]`); rows.Length() != 1 || !strings.Contains(rows.Text(), "user:lost") || !strings.Contains(rows.Text(), "alice") {
 		t.Fatalf("failed items list: %q", rows.Text())
 	}
 	a = c.get(t, "/admin/projects/test/?item=user:lost")

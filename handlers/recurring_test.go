@@ -4,15 +4,20 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"tracker/users"
 )
 
 // A recurring project over HTTP: a done with an outcome schedules the next
-// visit with the adapted score, the board shows the coverage, and a done
-// with an outcome that is no word nor factor is refused.
+// visit with the adapted score or retires the item, the board shows the
+// coverage, the admin panel the retired items, and a done with an outcome
+// that is no word nor factor is refused.
 func TestRecurringOverHTTP(t *testing.T) {
 	t.Parallel()
 	f := setup(t, "tor:1", "tor:2")
-	if _, err := f.store.Set(context.Background(), f.project, []string{"mode=recurring", "revisit_after=60"}); err != nil {
+	if _, err := f.store.Set(context.Background(), f.project, []string{"mode=recurring", "revisit_after=60", "retire_below=0.6"}); err != nil {
 		t.Fatal(err)
 	}
 	f.do(t, "POST", "/test/multi=2/request", `{"downloader":"alice"}`)
@@ -33,12 +38,19 @@ func TestRecurringOverHTTP(t *testing.T) {
 		}
 	}
 	getJSON(t, f.srv.URL+"/test/stats.json", nil, &board)
-	if board.Totals.Revisits != 2 || board.Coverage == nil || board.Coverage.Tracked != 2 || board.Coverage.Covered {
+	if board.Totals.Revisits != 1 || board.Coverage == nil || board.Coverage.Tracked != 1 || board.Coverage.Covered {
 		t.Fatalf("stats.json: %+v %+v", board, board.Coverage)
 	}
-	// Two items each wanted every minute, none visited in the last hour's
-	// average: not covered.
 	if page := f.do(t, "GET", "/test/", ""); !strings.Contains(page.body, `data-testid="coverage"`) {
 		t.Fatal("the leaderboard has no coverage panel")
+	}
+
+	// tor:2 retired (0.5 below 0.6): the admin panel lists it.
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(c.get(t, "/admin/projects/test/queues").body))
+	if rows := doc.Find(`[data-testid="retired-item"]`); rows.Length() != 1 || !strings.Contains(rows.Text(), "tor:2") {
+		t.Fatalf("retired items: %q", rows.Text())
 	}
 }

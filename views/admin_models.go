@@ -126,18 +126,24 @@ type AdminQueuesView struct {
 	// Dictionaries are the project's zstd dictionaries, newest (the one
 	// served) first.
 	Dictionaries []AdminDictionary
-	// Failed is a page of the error queue (FailedCount items), of names
-	// starting with FailedPrefix; FailedNext the next page ("" at the end).
-	Failed       []AdminFailedItem
-	FailedCount  int64
-	FailedPrefix string
-	FailedNext   string
-	// MaxClaims is the project's max_claims.
-	MaxClaims int64
+	// Stopped are the queues no request is served from: the failed items
+	// (error) and, in a recurring project, the retired ones, a page each.
+	Stopped []AdminStoppedList
 }
 
-// AdminFailedItem is an item of the error queue.
-type AdminFailedItem struct {
+// AdminStoppedList is a page of a queue no request is served from
+// (Count items), of names starting with Prefix; Next is the next page ("" at
+// the end).
+type AdminStoppedList struct {
+	Queue, Title, Help string
+	Count              int64
+	Prefix             string
+	Items              []AdminStoppedItem
+	Next               string
+}
+
+// AdminStoppedItem is an item of a queue no request is served from.
+type AdminStoppedItem struct {
 	Name           string
 	ClaimCount     int32
 	LastDownloader string
