@@ -451,10 +451,11 @@ WITH expired AS (
     SELECT $1, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT reclaimed.id, reclaimed.name, coalesce(ip.params::text, '')::text AS params FROM reclaimed
-LEFT JOIN item_params ip
-       ON EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
-      AND ip.project_id = $1 AND ip.id = reclaimed.id
+SELECT reclaimed.id, reclaimed.name,
+       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $1 AND ip.id = reclaimed.id), '')
+            ELSE '' END::text AS params
+FROM reclaimed
 ORDER BY reclaimed.id
 `
 
@@ -697,11 +698,14 @@ WITH slots AS (
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count, coalesce(ip.params::text, '')::text AS params
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
+       -- The parameters of the items, read only when the project has any
+       -- (the condition names no item, so it is checked once per
+       -- statement), each a probe of its key.
+       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $1 AND ip.id = numbered.id), '')
+            ELSE '' END::text AS params
 FROM numbered JOIN claimed ON claimed.id = numbered.id
-LEFT JOIN item_params ip
-       ON EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
-      AND ip.project_id = $1 AND ip.id = numbered.id
 ORDER BY numbered.slot
 `
 
@@ -729,8 +733,6 @@ type ClaimsTakeSlotsRow struct {
 // requests came. Items go to slots in queue order; the answer names the
 // slot each item went to (a slot whose item is out already under another
 // copy gets none: see claimed).
-// The parameters of the items, read only when the project has any: the
-// condition names neither side, so it is checked once per statement.
 func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
 	rows, err := q.db.Query(ctx, claimsTakeSlots,
 		arg.ProjectID,

@@ -179,10 +179,13 @@ WITH reported AS (
     SELECT ($15::integer[])[o.ord] AS req, item_hash(o.name) AS hash, ($16::float8[])[o.ord] AS factor
     FROM unnest($17::text[]) WITH ORDINALITY AS o (name, ord)
 ), rescored AS (
-    -- Nothing at all unless the project is recurring.
-    SELECT shared.id, shared.name, coalesce(s.score, 1) * coalesce(o.factor, 1) AS score
+    -- Nothing at all unless the project is recurring. The score is a probe
+    -- of its key per item: a join could be planned as a read of all the
+    -- project's scores.
+    SELECT shared.id, shared.name,
+           coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = $9 AND s.id = shared.id), 1)
+             * coalesce(o.factor, 1) AS score
     FROM shared
-    LEFT JOIN item_scores s ON s.project_id = $9 AND s.id = shared.id
     LEFT JOIN outcomes o ON o.req = shared.req AND o.hash = shared.hash
     WHERE $18::boolean
 ), scores AS (

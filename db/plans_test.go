@@ -77,6 +77,15 @@ func TestHotQueryPlans(t *testing.T) {
 	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: names, LimitedTypes: []string{}}); err != nil {
 		t.Fatal(err)
 	}
+	// Scores and parameters of as many items: read by key, never whole.
+	for _, sql := range []string{
+		`INSERT INTO item_scores SELECT $1, g, 0.8 FROM generate_series(1, 20000) g`,
+		`INSERT INTO item_params SELECT $1, g, '{"n": 1}' FROM generate_series(1, 20000) g`,
+	} {
+		if _, err := pool.Exec(ctx, sql, p.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -95,13 +104,20 @@ func TestHotQueryPlans(t *testing.T) {
 	checks := []check{
 		{"ClaimsTakeSlots", func() {
 			eq.ClaimsTakeSlots(ctx, slots(p.ID, 100, 1))
-		}, []string{"todo_pkey"}, []string{"Seq Scan on todo", "Sort Key: t.id", "Seq Scan on claims"}},
+		}, []string{"todo_pkey", "item_params_pkey"}, []string{"Seq Scan on todo", "Sort Key: t.id", "Seq Scan on claims", "Seq Scan on item_params"}},
 		{"DoneRecordBatch", func() {
 			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1", "item:2"}, Requests: []int32{1, 2},
 				Downloaders: []string{"a", "b"}, Versions: []string{"", ""}, Bytes: []int64{1, 2}, Domains: []string{"{}", "{}"},
 				ClientIds: []string{"", ""}, Ips: []string{"", ""}, Queues: []string{"todo", "downloader:a"}, Types: []string{""}})
 		}, []string{"claims_pkey", "Index Cond: ((hash = ANY", "seen_pkey", "seen_item", "todo_pkey"},
 			[]string{"Seq Scan on claims", "Filter: (hash", "Seq Scan on seen", "Seq Scan on todo"}},
+		{"DoneRecordBatch recurring", func() {
+			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1"}, Requests: []int32{1},
+				Downloaders: []string{"a"}, Versions: []string{""}, Bytes: []int64{1}, Domains: []string{"{}"},
+				ClientIds: []string{""}, Ips: []string{""}, Queues: []string{"todo"}, Types: []string{""},
+				Recurring: true, RetireBelow: 0.005, RevisitAfter: pgtype.Interval{Microseconds: 60e6, Valid: true},
+				OutcomeReqs: []int32{1}, OutcomeNames: []string{"item:1"}, OutcomeFactors: []float64{0.5}})
+		}, []string{"item_scores_pkey"}, []string{"Seq Scan on item_scores", "Seq Scan on claims"}},
 		{"ClaimsReclaim", func() {
 			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: pgtype.Interval{Microseconds: 60e6, Valid: true}, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
 		}, []string{"claims_claimed_at"}, []string{"Seq Scan on claims"}},

@@ -21,6 +21,8 @@ type load struct {
 	project     string
 	backfeedKey string
 	multi       int
+	// results: dones carry a result for each item; outcomes: an outcome.
+	results, outcomes bool
 
 	items  atomic.Int64 // items completed (or names backfed)
 	stats  *stats
@@ -90,10 +92,25 @@ func (l *load) warrior(ctx context.Context, nick string, n int) {
 		}
 		names := strings.Split(item.Name, "\x00")
 		l.sample.Store(names[0])
-		done, _ := json.Marshal(map[string]any{
+		report := map[string]any{
 			"downloader": nick, "version": "20260101.01", "item": item.Name,
 			"bytes": map[string]int{"data": 1000 * len(names)}, "id": map[string]string{"sha1": "0"},
-		})
+		}
+		if l.results {
+			results := map[string]any{}
+			for _, name := range names {
+				results[name] = map[string]any{"ok": true, "took_ms": 1200}
+			}
+			report["result"] = results
+		}
+		if l.outcomes {
+			outcomes := map[string]string{}
+			for i, name := range names {
+				outcomes[name] = [...]string{"none", "some", "full"}[(len(name)+i)%3]
+			}
+			report["outcome"] = outcomes
+		}
+		done, _ := json.Marshal(report)
 		// A done is retried until it is acknowledged, as seesaw does.
 		for ctx.Err() == nil {
 			code, body, err := l.post(ctx, c, "done", "/"+l.project+"/done", "application/json", done)

@@ -46,13 +46,15 @@ type options struct {
 	soak      bool
 	pageItems int
 	pageNicks int
+	// The recurring scenario's small and large lists.
+	recurringSmall, recurringLarge int
 }
 
 func main() {
 	var o options
 	var scenarios string
 	flag.StringVar(&o.binary, "tracker", "bin/tracker", "the tracker binary to start")
-	flag.StringVar(&scenarios, "scenarios", "single,multi,backfeed,mixed,lookup,pages", "scenarios to run, in order")
+	flag.StringVar(&scenarios, "scenarios", "single,single-lifecycle,multi,multi-lifecycle,backfeed,mixed,lookup,recurring,pages", "scenarios to run, in order")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long each scenario runs")
 	flag.IntVar(&o.clients, "clients", 0, "clients per scenario (0: single 64, multi 16, backfeed 8, mixed 64, lookup 32+8)")
 	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")
@@ -64,6 +66,8 @@ func main() {
 	flag.BoolVar(&o.soak, "soak", false, "instead of the scenarios: the mixed load for -duration with faults injected at random (the tracker killed and restarted, PostgreSQL stopped for 10 s), then the books checked")
 	flag.IntVar(&o.pageItems, "page-items", 1_000_000, "items queued in the project the pages scenario reads")
 	flag.IntVar(&o.pageNicks, "page-downloaders", 100_000, "downloaders of the project the pages scenario reads")
+	flag.IntVar(&o.recurringSmall, "recurring-small", 100_000, "items of the recurring scenario's small list")
+	flag.IntVar(&o.recurringLarge, "recurring-large", 10_000_000, "items of the recurring scenario's large list")
 	flag.Parse()
 	o.scenarios = strings.Split(scenarios, ",")
 	log.SetFlags(0)
@@ -224,26 +228,11 @@ func (b *bench) cliFrom(stdin io.Reader, args ...string) (string, error) {
 // fill queues n fresh names through `tracker items add` and returns how long
 // the import took.
 func (b *bench) fill(n int, prefix string) (time.Duration, error) {
-	pr, pw := io.Pipe()
-	go func() {
-		w := bufio.NewWriterSize(pw, 1<<20)
-		for i := range n {
-			w.WriteString(prefix)
-			w.WriteString(strconv.Itoa(i))
-			w.WriteByte('\n')
-		}
-		w.Flush()
-		pw.Close()
-	}()
-	start := time.Now()
-	out, err := b.cliFrom(pr, "items", "add", b.project)
-	if err != nil {
-		return 0, err
-	}
-	if want := fmt.Sprintf("added %d, skipped 0\n", n); out != want {
-		return 0, fmt.Errorf("items add printed %q, want %q", out, want)
-	}
-	return time.Since(start), nil
+	return b.fillLines(b.project, n, func(w *bufio.Writer, i int) {
+		w.WriteString(prefix)
+		w.WriteString(strconv.Itoa(i))
+		w.WriteByte('\n')
+	})
 }
 
 // drain empties the queues and claims, so each scenario starts alike. The

@@ -50,6 +50,12 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 	case "multi":
 		n := clients(16)
 		return b.warriors(ctx, name, n, b.o.multi, 150_000)
+	case "single-lifecycle":
+		return b.lifecycle(ctx, name, clients(64), 1, 40_000)
+	case "multi-lifecycle":
+		return b.lifecycle(ctx, name, clients(16), b.o.multi, 150_000)
+	case "recurring":
+		return b.recurring(ctx, clients(32))
 	case "backfeed":
 		n := clients(8)
 		b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {

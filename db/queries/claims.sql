@@ -31,10 +31,11 @@ WITH expired AS (
     SELECT @project_id, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT reclaimed.id, reclaimed.name, coalesce(ip.params::text, '')::text AS params FROM reclaimed
-LEFT JOIN item_params ip
-       ON EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
-      AND ip.project_id = @project_id AND ip.id = reclaimed.id
+SELECT reclaimed.id, reclaimed.name,
+       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = reclaimed.id), '')
+            ELSE '' END::text AS params
+FROM reclaimed
 ORDER BY reclaimed.id;
 
 -- name: ClaimsRelease :many
@@ -140,13 +141,14 @@ WITH slots AS (
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count, coalesce(ip.params::text, '')::text AS params
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
+       -- The parameters of the items, read only when the project has any
+       -- (the condition names no item, so it is checked once per
+       -- statement), each a probe of its key.
+       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
+            ELSE '' END::text AS params
 FROM numbered JOIN claimed ON claimed.id = numbered.id
--- The parameters of the items, read only when the project has any: the
--- condition names neither side, so it is checked once per statement.
-LEFT JOIN item_params ip
-       ON EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
-      AND ip.project_id = @project_id AND ip.id = numbered.id
 ORDER BY numbered.slot;
 
 -- name: ClaimsExpire :one

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// The item lifecycle's scenarios: the warrior loads with every lifecycle
+// feature on, to set beside the same loads with them off, and a recurring
+// project's claims with a small list and with a large one.
+
+// lifecycleKeys turn on what a request or a done may pay for: items that
+// fail after five hand-outs, the expired-claims check on every request.
+var lifecycleKeys = []string{"max_claims=5", "reclaim_ttl=3600", "expired_claims_limit=100000"}
+
+// lifecycleOff puts the project back as the other scenarios want it.
+var lifecycleOff = []string{"max_claims=0", "reclaim_ttl=0", "expired_claims_limit=0"}
+
+// lifecycle runs the warrior scenario with every lifecycle feature on: the
+// keys above, items with parameters, dones with a result for each item.
+func (b *bench) lifecycle(ctx context.Context, name string, clients, n, perSecond int) error {
+	if _, err := b.cli("", append([]string{"project", "set", b.project}, lifecycleKeys...)...); err != nil {
+		return err
+	}
+	defer b.cli("", append([]string{"project", "set", b.project}, lifecycleOff...)...)
+	if err := b.drain(ctx); err != nil {
+		return err
+	}
+	count := b.o.queue
+	if count == 0 {
+		count = perSecond * int(b.o.duration/time.Second+1)
+	}
+	prefix := fmt.Sprintf("item:%d:", time.Now().UnixNano())
+	if _, err := b.fillLines(b.project, count, func(w *bufio.Writer, i int) {
+		w.WriteString(prefix)
+		w.WriteString(strconv.Itoa(i))
+		w.WriteString("\t{\"depth\":2,\"shard\":")
+		w.WriteString(strconv.Itoa(i % 16))
+		w.WriteString("}\n")
+	}); err != nil {
+		return err
+	}
+	b.measure(ctx, name, clients, func(ctx context.Context, l *load) []func() {
+		l.results = true
+		var fs []func()
+		for i := range clients {
+			fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), n) })
+		}
+		return fs
+	}, "max_claims, expired_claims_limit (a statement a request), parameters on every item, a result with every done")
+	return nil
+}
+
+// recurring runs single warriors on recurring projects of a small and a
+// large list, each item due again 2 s after its visit, the dones reporting
+// outcomes: a claim should cost the same whatever the list's size.
+func (b *bench) recurring(ctx context.Context, clients int) error {
+	if _, err := b.cli("", "jobs", "set", "revisit", "--every", "1s"); err != nil {
+		return err
+	}
+	for _, size := range []int{b.o.recurringSmall, b.o.recurringLarge} {
+		slug := fmt.Sprintf("recurring-%d", size)
+		if _, err := b.cli("", "project", "create", slug); err != nil {
+			return err
+		}
+		if _, err := b.cli("", "project", "set", slug, "mode=recurring", "revisit_after=2"); err != nil {
+			return err
+		}
+		took, err := b.fillLines(slug, size, func(w *bufio.Writer, i int) {
+			w.WriteString("tor:")
+			w.WriteString(strconv.Itoa(i))
+			w.WriteByte('\n')
+		})
+		if err != nil {
+			return err
+		}
+		b.pool.Exec(ctx, "VACUUM ANALYZE todo")
+		project := b.project
+		b.project = slug
+		b.measure(ctx, fmt.Sprintf("recurring %s", short(size)), clients, func(ctx context.Context, l *load) []func() {
+			l.outcomes = true
+			var fs []func()
+			for i := range clients {
+				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("r%d", i), 1) })
+			}
+			return fs
+		}, fmt.Sprintf("%d items tracked (imported in %s), each due 2 s after its visit; dones report outcomes", size, took.Round(time.Second)))
+		b.project = project
+	}
+	return nil
+}
+
+// short writes a count as 100k or 10M.
+func short(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return strconv.Itoa(n/1_000_000) + "M"
+	case n >= 1000 && n%1000 == 0:
+		return strconv.Itoa(n/1000) + "k"
+	}
+	return strconv.Itoa(n)
+}
+
+// fillLines queues n lines, written by line, into a project through
+// `tracker items add`, and returns how long the import took.
+func (b *bench) fillLines(project string, n int, line func(w *bufio.Writer, i int)) (time.Duration, error) {
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriterSize(pw, 1<<20)
+		for i := range n {
+			line(w, i)
+		}
+		w.Flush()
+		pw.Close()
+	}()
+	start := time.Now()
+	out, err := b.cliFrom(pr, "items", "add", project)
+	if err != nil {
+		return 0, err
+	}
+	if want := fmt.Sprintf("added %d, skipped 0\n", n); out != want {
+		return 0, fmt.Errorf("items add printed %q, want %q", out, want)
+	}
+	return time.Since(start), nil
+}
