@@ -14,44 +14,56 @@ import (
 // project's claims with a small list and with a large one.
 
 // lifecycleKeys turn on what a request or a done may pay for: items that
-// fail after five hand-outs, the expired-claims check on every request.
+// fail after five hand-outs (claims expire after an hour), the
+// expired-claims check on every request.
 var lifecycleKeys = []string{"max_claims=5", "reclaim_ttl=3600", "expired_claims_limit=100000"}
 
 // lifecycleOff puts the project back as the other scenarios want it.
 var lifecycleOff = []string{"max_claims=0", "reclaim_ttl=0", "expired_claims_limit=0"}
 
-// lifecycle runs the warrior scenario with every lifecycle feature on: the
-// keys above, items with parameters, dones with a result for each item.
-func (b *bench) lifecycle(ctx context.Context, name string, clients, n, perSecond int) error {
+// lifecycle runs the warrior scenario with the lifecycle's switches on
+// (the keys above), and with documents the items with parameters and the
+// dones with a result for each item.
+func (b *bench) lifecycle(ctx context.Context, name string, clients, n, perSecond int, documents bool) error {
 	if _, err := b.cli("", append([]string{"project", "set", b.project}, lifecycleKeys...)...); err != nil {
 		return err
 	}
 	defer b.cli("", append([]string{"project", "set", b.project}, lifecycleOff...)...)
-	if err := b.drain(ctx); err != nil {
-		return err
+	if !documents {
+		if err := b.refill(ctx, perSecond); err != nil {
+			return err
+		}
+	} else {
+		if err := b.drain(ctx); err != nil {
+			return err
+		}
+		count := b.o.queue
+		if count == 0 {
+			count = perSecond * int(b.o.duration/time.Second+1)
+		}
+		prefix := fmt.Sprintf("item:%d:", time.Now().UnixNano())
+		if _, err := b.fillLines(b.project, count, func(w *bufio.Writer, i int) {
+			w.WriteString(prefix)
+			w.WriteString(strconv.Itoa(i))
+			w.WriteString("\t{\"depth\":2,\"shard\":")
+			w.WriteString(strconv.Itoa(i % 16))
+			w.WriteString("}\n")
+		}); err != nil {
+			return err
+		}
 	}
-	count := b.o.queue
-	if count == 0 {
-		count = perSecond * int(b.o.duration/time.Second+1)
-	}
-	prefix := fmt.Sprintf("item:%d:", time.Now().UnixNano())
-	if _, err := b.fillLines(b.project, count, func(w *bufio.Writer, i int) {
-		w.WriteString(prefix)
-		w.WriteString(strconv.Itoa(i))
-		w.WriteString("\t{\"depth\":2,\"shard\":")
-		w.WriteString(strconv.Itoa(i % 16))
-		w.WriteString("}\n")
-	}); err != nil {
-		return err
+	note := "max_claims, reclaim_ttl, expired_claims_limit (a statement a request) on"
+	if documents {
+		note += "; parameters on every item, a result with every done"
 	}
 	b.measure(ctx, name, clients, func(ctx context.Context, l *load) []func() {
-		l.results = true
+		l.results = documents
 		var fs []func()
 		for i := range clients {
 			fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), n) })
 		}
 		return fs
-	}, "max_claims, expired_claims_limit (a statement a request), parameters on every item, a result with every done")
+	}, note)
 	return nil
 }
 

@@ -54,7 +54,7 @@ func main() {
 	var o options
 	var scenarios string
 	flag.StringVar(&o.binary, "tracker", "bin/tracker", "the tracker binary to start")
-	flag.StringVar(&scenarios, "scenarios", "single,single-lifecycle,multi,multi-lifecycle,backfeed,mixed,lookup,recurring,pages", "scenarios to run, in order")
+	flag.StringVar(&scenarios, "scenarios", "single,single-lifecycle,multi,multi-lifecycle,multi-documents,backfeed,mixed,lookup,recurring,pages", "scenarios to run, in order")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long each scenario runs")
 	flag.IntVar(&o.clients, "clients", 0, "clients per scenario (0: single 64, multi 16, backfeed 8, mixed 64, lookup 32+8)")
 	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")

@@ -51,9 +51,11 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		n := clients(16)
 		return b.warriors(ctx, name, n, b.o.multi, 150_000)
 	case "single-lifecycle":
-		return b.lifecycle(ctx, name, clients(64), 1, 40_000)
+		return b.lifecycle(ctx, name, clients(64), 1, 40_000, false)
 	case "multi-lifecycle":
-		return b.lifecycle(ctx, name, clients(16), b.o.multi, 150_000)
+		return b.lifecycle(ctx, name, clients(16), b.o.multi, 150_000, false)
+	case "multi-documents":
+		return b.lifecycle(ctx, name, clients(16), b.o.multi, 150_000, true)
 	case "recurring":
 		return b.recurring(ctx, clients(32))
 	case "backfeed":
