@@ -71,6 +71,45 @@ func (q *Queries) ClaimExpiriesOfItem(ctx context.Context, arg ClaimExpiriesOfIt
 	return items, nil
 }
 
+const claimExpiriesOverLimit = `-- name: ClaimExpiriesOverLimit :many
+SELECT downloader, count(*) AS expired FROM claim_expiries
+WHERE project_id = $1 AND expired_at >= $2
+GROUP BY downloader
+HAVING count(*) >= $3::bigint
+`
+
+type ClaimExpiriesOverLimitParams struct {
+	ProjectID int32
+	Since     time.Time
+	AtLeast   int64
+}
+
+type ClaimExpiriesOverLimitRow struct {
+	Downloader string
+	Expired    int64
+}
+
+// The downloaders with @at_least or more claims expired since @since.
+func (q *Queries) ClaimExpiriesOverLimit(ctx context.Context, arg ClaimExpiriesOverLimitParams) ([]ClaimExpiriesOverLimitRow, error) {
+	rows, err := q.db.Query(ctx, claimExpiriesOverLimit, arg.ProjectID, arg.Since, arg.AtLeast)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimExpiriesOverLimitRow{}
+	for rows.Next() {
+		var i ClaimExpiriesOverLimitRow
+		if err := rows.Scan(&i.Downloader, &i.Expired); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimExpiriesPrune = `-- name: ClaimExpiriesPrune :execrows
 DELETE FROM claim_expiries
 WHERE ctid = ANY(ARRAY(

@@ -110,12 +110,11 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 		op.want = int(min(int64(op.want), cfg.DownloaderClaimsLimit-mine))
 	}
 	if cfg.ExpiredClaimsLimit > 0 {
-		expired, err := e.q.ClaimExpiriesCountSince(ctx, db.ClaimExpiriesCountSinceParams{ProjectID: p.ID,
-			Downloader: req.Downloader, Since: time.Now().Add(-ExpiredClaimsWindow)})
+		expired, err := e.tooManyExpired(ctx, live, req.Downloader)
 		if err != nil {
 			return Handout{}, err
 		}
-		if expired >= cfg.ExpiredClaimsLimit {
+		if expired > 0 {
 			return Handout{}, &Refusal{Reason: ReasonTooManyExpired, RetryAfter: 5 * time.Minute,
 				Detail: fmt.Sprintf("%d claims of %s expired in the last hour, the most the project allows: finish the items you take", expired, req.Downloader)}
 		}

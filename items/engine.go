@@ -37,6 +37,9 @@ type Engine struct {
 	// counts are the item requests not yet written to the counters.
 	counts        map[int32]*requestCounts
 	countsFlushed time.Time
+	// expired are, per project, the downloaders over its
+	// expired_claims_limit (see tooManyExpired).
+	expired map[int32]*expiredList
 }
 
 // stretch is one run of a queue's index: a queue and a type ("" for items
@@ -64,6 +67,7 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 		heads:     make(map[stretch]int64),
 		requeued:  make(map[int32]int64),
 		counts:    make(map[int32]*requestCounts),
+		expired:   make(map[int32]*expiredList),
 		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
 	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, maxOps: maxBatchOps, run: e.runClaims}

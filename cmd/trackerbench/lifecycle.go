@@ -52,7 +52,7 @@ func (b *bench) lifecycle(ctx context.Context, name string, clients, n, perSecon
 			return err
 		}
 	}
-	note := "max_claims, reclaim_ttl, expired_claims_limit (a statement a request) on"
+	note := "max_claims, reclaim_ttl, expired_claims_limit on"
 	if documents {
 		note += "; parameters on every item, a result with every done"
 	}

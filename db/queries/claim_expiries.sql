@@ -34,3 +34,10 @@ WHERE project_id = @project_id AND expired_at >= @since
 GROUP BY downloader
 ORDER BY count(*) DESC, downloader
 LIMIT @max;
+
+-- name: ClaimExpiriesOverLimit :many
+-- The downloaders with @at_least or more claims expired since @since.
+SELECT downloader, count(*) AS expired FROM claim_expiries
+WHERE project_id = @project_id AND expired_at >= @since
+GROUP BY downloader
+HAVING count(*) >= @at_least::bigint;

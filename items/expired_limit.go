@@ -1,0 +1,51 @@
+package items
+
+import (
+	"context"
+	"time"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// expiredList is a project's downloaders at or over its
+// expired_claims_limit, as read at a moment: a request checks it in memory
+// instead of counting its downloader's expiries with a statement of its own.
+type expiredList struct {
+	read     time.Time
+	reclaims int64 // the project's reclaims when read: a new expiry reads it again
+	limit    int64
+	over     map[string]int64
+}
+
+// expiredListTTL is how long a list serves: the limit lifts at most this
+// late.
+const expiredListTTL = time.Second
+
+// tooManyExpired says how many claims of nick expired in the last
+// ExpiredClaimsWindow when that reaches the project's expired_claims_limit,
+// else 0. The list it reads is read again once a second, and as soon as
+// the project counts a claim more that expired.
+func (e *Engine) tooManyExpired(ctx context.Context, live *projects.Live, nick string) (int64, error) {
+	limit := live.Config.ExpiredClaimsLimit
+	e.mu.Lock()
+	l := e.expired[live.ID]
+	fresh := l != nil && l.limit == limit && l.reclaims == live.Summary.Reclaims && time.Since(l.read) < expiredListTTL
+	e.mu.Unlock()
+	if !fresh {
+		now := time.Now()
+		rows, err := e.q.ClaimExpiriesOverLimit(ctx, db.ClaimExpiriesOverLimitParams{ProjectID: live.ID,
+			Since: now.Add(-ExpiredClaimsWindow), AtLeast: limit})
+		if err != nil {
+			return 0, err
+		}
+		l = &expiredList{read: now, reclaims: live.Summary.Reclaims, limit: limit, over: make(map[string]int64, len(rows))}
+		for _, r := range rows {
+			l.over[r.Downloader] = r.Expired
+		}
+		e.mu.Lock()
+		e.expired[live.ID] = l
+		e.mu.Unlock()
+	}
+	return l.over[nick], nil
+}
