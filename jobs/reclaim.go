@@ -28,18 +28,16 @@ func Reclaim(store *projects.Store, engine *items.Engine) Job {
 			var requeued, failed int64
 			summary := func() string { return fmt.Sprintf("reclaimed %d items, %d failed", requeued, failed) }
 			for _, p := range ps {
-				for ctx.Err() == nil {
+				_, err := inBatches(ctx, reclaimBatch, func() (int64, error) {
 					n, f, err := engine.ReclaimExpired(ctx, p, reclaimBatch)
 					requeued, failed = requeued+n, failed+f
-					if err != nil {
-						return summary(), fmt.Errorf("project %s: %w", p.Slug, err)
-					}
-					if n+f < reclaimBatch {
-						break
-					}
+					return n + f, err
+				})
+				if err != nil {
+					return summary(), fmt.Errorf("project %s: %w", p.Slug, err)
 				}
 			}
-			return summary(), ctx.Err()
+			return summary(), nil
 		},
 	}
 }

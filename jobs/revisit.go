@@ -29,18 +29,13 @@ func Revisit(store *projects.Store, engine *items.Engine) Job {
 				if !p.Config.Recurring() {
 					continue
 				}
-				for ctx.Err() == nil {
-					n, err := engine.RevisitDue(ctx, p, revisitBatch)
-					total += n
-					if err != nil {
-						return fmt.Sprintf("%d items due", total), fmt.Errorf("project %s: %w", p.Slug, err)
-					}
-					if n < revisitBatch {
-						break
-					}
+				n, err := inBatches(ctx, revisitBatch, func() (int64, error) { return engine.RevisitDue(ctx, p, revisitBatch) })
+				total += n
+				if err != nil {
+					return fmt.Sprintf("%d items due", total), fmt.Errorf("project %s: %w", p.Slug, err)
 				}
 			}
-			return fmt.Sprintf("%d items due", total), ctx.Err()
+			return fmt.Sprintf("%d items due", total), nil
 		},
 	}
 }
