@@ -68,12 +68,15 @@ type Handout struct {
 // counts a downloader's expired claims.
 const ExpiredClaimsWindow = time.Hour
 
-// Request hands up to req.Max items to a warrior, or refuses with a
-// *Refusal saying why. The order (the project's claims limit aside, which
-// leaves only expired claims): the downloader's own queue, todo, backfeed,
-// secondary, redo, then expired claims when reclaiming is on. Within a
-// queue, items of rate-limited types come first, one per due slot. Requests
-// arriving together are served by the same statements.
+// Request hands up to req.Max items to a warrior, with the parameters of
+// those that have some, or refuses with a *Refusal saying why. The order
+// (the project's claims limit aside, which leaves only expired claims): the
+// downloader's own queue, todo, backfeed, secondary, redo, then expired
+// claims when reclaiming is on; in a recurring project the bands of due
+// items scored 1 and above come before todo, the lower ones after redo
+// (projects.ServedQueues). Within a queue, items of rate-limited types come
+// first, one per due slot. Requests arriving together are served by the
+// same statements.
 func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequest) (Handout, error) {
 	p, cfg := live.Project, live.Project.Config
 	if cfg.Paused {
@@ -166,7 +169,7 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 // runClaims serves a batch of requests, project by project.
 func (e *Engine) runClaims(ctx context.Context, q *db.Queries, ops []*claimOp) error {
 	for _, o := range ops {
-		o.names, o.usedType, o.reclaimed = nil, map[string]bool{}, false
+		o.names, o.params, o.usedType, o.reclaimed = nil, nil, map[string]bool{}, false
 	}
 	byProject := map[int32][]*claimOp{}
 	var order []int32
