@@ -16,7 +16,7 @@ import (
 // nothing of HTTP, pages or jobs. Only the non-test files count: tests may
 // set up what they need.
 func TestLayers(t *testing.T) {
-	domain := []string{"archive", "audit", "books", "dictionaries", "items", "projects", "stats", "users", "volunteers", "warriors"}
+	domain := []string{"archive", "audit", "books", "dictionaries", "items", "projects", "sites", "stats", "users", "volunteers", "warriors"}
 	rules := map[string][]string{
 		"handlers": {"tracker/db", "tracker/cmd"},
 		"views":    {"tracker/db", "tracker/handlers", "tracker/jobs", "tracker/items", "tracker/projects"},
