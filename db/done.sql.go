@@ -355,9 +355,17 @@ WITH candidates AS (
                       AND t.type = ANY($9::text[]) AND t.id = c.id)
     ON CONFLICT DO NOTHING
     RETURNING 1
+), unscheduled AS (
+    DELETE FROM revisits r
+    WHERE r.project_id = $1 AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
+    RETURNING 1
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, 'queue:' || $6::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    SELECT $1, d.name, counter_shard(), d.delta
+    FROM (SELECT 'queue:' || $6::text AS name, count(*) AS delta FROM queued
+          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
+    WHERE d.delta <> 0
+    ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id
@@ -383,8 +391,9 @@ type DoneRequeueRow struct {
 // Queues again, in queue @queue, up to @max completed items (archived ones
 // are out of reach) whose names start with @prefix and match @pattern
 // (each when not empty) and whose id is above @after_id, in id order; an
-// item claimed or queued already is left alone. Returns how many
-// were queued and the last id looked at (0 when none).
+// item claimed or queued already is left alone, and one waiting for its
+// next visit (a recurring project's) is visited now instead. Returns how
+// many were queued and the last id looked at (0 when none).
 func (q *Queries) DoneRequeue(ctx context.Context, arg DoneRequeueParams) (DoneRequeueRow, error) {
 	row := q.db.QueryRow(ctx, doneRequeue,
 		arg.ProjectID,

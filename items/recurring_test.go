@@ -87,6 +87,16 @@ func TestRecurringVisitsByScore(t *testing.T) {
 	}
 	f.balanced(t)
 
+	// An item waiting for its visit, queued again by an admin, is visited
+	// now: it leaves the schedule.
+	if n, err := f.engine.RequeueDone(ctx, f.project, "redo", items.Exactly("t:full")); err != nil || n != 1 {
+		t.Fatalf("requeue of a scheduled item: %d, %v", n, err)
+	}
+	if st := f.status(t, "t:full"); st.Status != items.StatusTodo || st.Queue != "redo" {
+		t.Fatalf("requeued: %+v", st)
+	}
+	f.balanced(t)
+
 	// An outcome that is no word nor factor refuses the done.
 	f.claim(t, "carol", 1)
 	_, err = f.engine.Complete(ctx, f.project, items.Completion{Downloader: "carol", Items: []string{"t:none"},
