@@ -208,11 +208,9 @@ WITH expired AS (
     INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
     SELECT $1, expired.id, expired.downloader, expired.claimed_at FROM expired
 ), queued AS (
-    -- The holder is remembered: it may still report the item done. The
-    -- error queue is one stretch, whatever the types.
+    -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT $1, f.queue,
-           CASE WHEN f.queue <> 'error' AND item_type(expired.name) = ANY($4::text[]) THEN item_type(expired.name) ELSE '' END,
+    SELECT $1, f.queue, queue_type(f.queue, expired.name, $4::text[]),
            expired.id, expired.name, expired.claim_count, expired.downloader
     FROM expired,
          LATERAL (SELECT CASE WHEN $5::bigint > 0 AND expired.claim_count >= $5::bigint

@@ -156,6 +156,18 @@ func (q *Queries) RevisitsDue(ctx context.Context, arg RevisitsDueParams) (int64
 	return count, err
 }
 
+const revisitsLock = `-- name: RevisitsLock :exec
+SELECT pg_advisory_xact_lock(hashtext('revisits'), $1::integer)
+`
+
+// Serialises, per project, the moves out of revisits (the revisit job, an
+// admin queueing completed items again) until the transaction ends: taken
+// in a statement before the move, so the move's snapshot sees the other's.
+func (q *Queries) RevisitsLock(ctx context.Context, projectID int32) error {
+	_, err := q.db.Exec(ctx, revisitsLock, projectID)
+	return err
+}
+
 const revisitsPurgeBatch = `-- name: RevisitsPurgeBatch :execrows
 DELETE FROM revisits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = $1 LIMIT $2))
 `

@@ -78,7 +78,7 @@ WITH batch AS MATERIALIZED (
     RETURNING seen.id
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT $7, $8, CASE WHEN item_type(batch.name) = ANY($9::text[]) THEN item_type(batch.name) ELSE '' END,
+    SELECT $7, $8, queue_type($8::text, batch.name, $9::text[]),
            batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     RETURNING 1
@@ -263,8 +263,7 @@ WITH moved AS (
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
     SELECT $1, $6::text,
-           CASE WHEN $6::text <> 'error' AND item_type(moved.name) = ANY($7::text[])
-                THEN item_type(moved.name) ELSE '' END,
+           queue_type($6::text, moved.name, $7::text[]),
            moved.id, moved.name,
            CASE WHEN $2::text = 'error' THEN 0 ELSE moved.claim_count END,
            moved.last_downloader
@@ -404,9 +403,9 @@ func (q *Queries) TodoPurgeBatch(ctx context.Context, arg TodoPurgeBatchParams) 
 
 const todoRetype = `-- name: TodoRetype :exec
 UPDATE todo
-SET type = CASE WHEN item_type(name) = ANY($1::text[]) THEN item_type(name) ELSE '' END
+SET type = queue_type(queue, name, $1::text[])
 WHERE project_id = $2
-  AND type IS DISTINCT FROM CASE WHEN item_type(name) = ANY($1::text[]) THEN item_type(name) ELSE '' END
+  AND type IS DISTINCT FROM queue_type(queue, name, $1::text[])
 `
 
 type TodoRetypeParams struct {

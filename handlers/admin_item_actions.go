@@ -16,8 +16,8 @@ import (
 // item ("name") goes back to its queue.
 func (h *Handler) adminItemRelease(w http.ResponseWriter, r *http.Request) error {
 	return h.itemAction(w, r, "release", func(ctx context.Context, live *projects.Live, name string) error {
-		n, err := h.items.ReleaseWhere(ctx, live.Project, "", 0, items.Exactly(name))
-		if err == nil && n == 0 {
+		released, err := h.items.ReleaseItem(ctx, live.Project, name)
+		if err == nil && !released {
 			err = &items.InvalidError{Err: errors.New("the item is not claimed")}
 		}
 		return err

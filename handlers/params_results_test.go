@@ -36,6 +36,9 @@ func TestParamsAndResults(t *testing.T) {
 	for _, body := range []string{
 		`{"downloader":"alice","item":"test:1","bytes":{},"result":{"test:1":` + big + `}}`,
 		`{"downloader":"alice","item":"test:1","bytes":{},"result":{"plain":1}}`,
+		// JSON that encoding/json takes and jsonb does not.
+		`{"downloader":"alice","item":"test:1","bytes":{},"result":{"test:1":{"n":1e999999}}}`,
+		`{"downloader":"alice","item":"test:1","bytes":{},"result":{"test:1":"a\u0000b"}}`,
 	} {
 		if a := f.do(t, "POST", "/test/done", body); a.status != 400 || a.reason != "invalid-done" {
 			t.Fatalf("bad result: %d %q", a.status, a.reason)
@@ -44,7 +47,8 @@ func TestParamsAndResults(t *testing.T) {
 	if s := f.summary(t); s.Done != 0 {
 		t.Fatal("a refused done completed items")
 	}
-	if a := f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"test:1\u0000plain","bytes":{"data":5},"result":{"test:1":{"passed":true,"log":"ok"}}}`); a.status != 200 {
+	// A lone surrogate jsonb refuses is kept as U+FFFD.
+	if a := f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"test:1\u0000plain","bytes":{"data":5},"result":{"test:1":{"passed":true,"log":"ok"},"plain":"\ud800"}}`); a.status != 200 {
 		t.Fatalf("done: %d %s", a.status, a.body)
 	}
 	var st struct {
@@ -74,8 +78,10 @@ func TestBackfeedParams(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	url := "/backfeed/legacy/test-" + f.project.Config.BackfeedKey + "?params=1"
-	if a := f.doBody(t, "POST", url, "application/x-www-form-urlencoded", "new:1\t[1]\x00new:2\x00"); a.status != 400 {
-		t.Fatalf("parameters not an object: %d %s", a.status, a.body)
+	for _, post := range []string{"new:1\t[1]\x00new:2\x00", "new:1\t{\"n\":1e400}\x00"} {
+		if a := f.doBody(t, "POST", url, "application/x-www-form-urlencoded", post); a.status != 400 {
+			t.Fatalf("parameters jsonb refuses (%q): %d %s", post, a.status, a.body)
+		}
 	}
 	if a := f.doBody(t, "POST", url, "application/x-www-form-urlencoded", "new:1\t{\"depth\":2}\x00new:2\x00"); a.status != 200 || !strings.Contains(a.body, `"new":2`) {
 		t.Fatalf("backfeed: %d %s", a.status, a.body)

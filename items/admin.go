@@ -105,6 +105,11 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 	for ctx.Err() == nil {
 		var last int64
 		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
+			// An item the revisit job is moving out of the schedule must
+			// not be queued here as well.
+			if err := q.RevisitsLock(ctx, p.ID); err != nil {
+				return 0, err
+			}
 			r, err := q.DoneRequeue(ctx, db.DoneRequeueParams{ProjectID: p.ID, Queue: queue, AfterID: after,
 				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes(),
 				Queues: queues, Types: types})

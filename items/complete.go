@@ -122,7 +122,7 @@ func (c *Completion) Validate() error {
 		if !slices.Contains(c.Items, name) {
 			return fmt.Errorf("result: %q is not an item of this done", name)
 		}
-		if err := validDocument("result of "+name, result); err != nil {
+		if _, err := normalDocument("result of "+name, result); err != nil {
 			return err
 		}
 	}
@@ -191,6 +191,18 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 	if err := c.Validate(); err != nil {
 		return nil, &InvalidError{Reason: "invalid-done", Err: err}
 	}
+	// Results as jsonb stores them: checked by Validate, normalised here.
+	if len(c.Results) > 0 {
+		results := make(map[string]json.RawMessage, len(c.Results))
+		for name, result := range c.Results {
+			normal, err := normalDocument("result of "+name, result)
+			if err != nil {
+				return nil, &InvalidError{Reason: "invalid-done", Err: err}
+			}
+			results[name] = normal
+		}
+		c.Results = results
+	}
 	factors := map[string]float64{}
 	for name, o := range c.Outcomes {
 		f, err := p.Config.Outcome(o.Word, o.Number)
@@ -226,7 +238,9 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 		// A queued item is looked for in the standard queues and in the
 		// reporters' own: the queues a claim goes back to.
 		cfg := group[0].cfg
-		queues := slices.Clone(projects.StandardQueues)
+		// A failed item may still be reported by its last holder, whose
+		// claim expired: they did the work.
+		queues := append(slices.Clone(projects.StandardQueues), projects.ErrorQueue)
 		if cfg.Recurring() {
 			// An item put back in its band's queue (a release, an
 			// expired claim) may still be reported by its last holder.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/singleflight"
 
 	"tracker/db"
 	"tracker/projects"
@@ -39,7 +40,8 @@ type Engine struct {
 	countsFlushed time.Time
 	// expired are, per project, the downloaders over its
 	// expired_claims_limit (see tooManyExpired).
-	expired map[int32]*expiredList
+	expired      map[int32]*expiredList
+	expiredReads singleflight.Group
 }
 
 // stretch is one run of a queue's index: a queue and a type ("" for items

@@ -2,6 +2,7 @@ package items
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"tracker/db"
@@ -33,19 +34,29 @@ func (e *Engine) tooManyExpired(ctx context.Context, live *projects.Live, nick s
 	fresh := l != nil && l.limit == limit && l.reclaims == live.Summary.Reclaims && time.Since(l.read) < expiredListTTL
 	e.mu.Unlock()
 	if !fresh {
-		now := time.Now()
-		rows, err := e.q.ClaimExpiriesOverLimit(ctx, db.ClaimExpiriesOverLimitParams{ProjectID: live.ID,
-			Since: now.Add(-ExpiredClaimsWindow), AtLeast: limit})
+		// Requests that find the list stale together share one read, which
+		// one of them going away must not cut short for the others.
+		v, err, _ := e.expiredReads.Do(strconv.Itoa(int(live.ID)), func() (any, error) {
+			ctx := context.WithoutCancel(ctx)
+			now := time.Now()
+			rows, err := e.q.ClaimExpiriesOverLimit(ctx, db.ClaimExpiriesOverLimitParams{ProjectID: live.ID,
+				Since: now.Add(-ExpiredClaimsWindow), AtLeast: limit})
+			if err != nil {
+				return nil, err
+			}
+			l := &expiredList{read: now, reclaims: live.Summary.Reclaims, limit: limit, over: make(map[string]int64, len(rows))}
+			for _, r := range rows {
+				l.over[r.Downloader] = r.Expired
+			}
+			e.mu.Lock()
+			e.expired[live.ID] = l
+			e.mu.Unlock()
+			return l, nil
+		})
 		if err != nil {
 			return 0, err
 		}
-		l = &expiredList{read: now, reclaims: live.Summary.Reclaims, limit: limit, over: make(map[string]int64, len(rows))}
-		for _, r := range rows {
-			l.over[r.Downloader] = r.Expired
-		}
-		e.mu.Lock()
-		e.expired[live.ID] = l
-		e.mu.Unlock()
+		l = v.(*expiredList)
 	}
 	return l.over[nick], nil
 }

@@ -151,3 +151,39 @@ func TestExpiredClaimsLimit(t *testing.T) {
 		t.Fatal("mallory is still refused an hour on")
 	}
 }
+
+// A failed item stays one stretch of the error queue when the type limits
+// change, and its last holder's late done still completes it: they did the
+// work.
+func TestFailedItemTypesAndLateDone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t)
+	var err error
+	if f.project, err = f.store.Set(ctx, f.project, []string{"reclaim_ttl=60", "max_claims=1"}); err != nil {
+		t.Fatal(err)
+	}
+	f.add(t, "todo", "user:late", "user:listed")
+	f.claim(t, "alice", 2)
+	f.age(t)
+	if _, failed := f.reclaim(t); failed != 2 {
+		t.Fatalf("%d failed, want 2", failed)
+	}
+	if f.project, err = f.store.Set(ctx, f.project, []string{"type_limits=user:10"}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := f.engine.QueuePage(ctx, f.project, projects.ErrorQueue, "", 0, 10)
+	if err != nil || len(page) != 2 {
+		t.Fatalf("error queue after a change of limits: %+v, %v", page, err)
+	}
+	if n := f.complete(t, items.Completion{Downloader: "alice", Items: []string{"user:late"}, Bytes: map[string]int64{"data": 1}}); n != 1 {
+		t.Fatalf("the last holder's late done completed %d", n)
+	}
+	if st := f.status(t, "user:late"); st.Status != items.StatusDone {
+		t.Fatalf("after the late done: %+v", st)
+	}
+	if s := f.summary(t); s.Errors() != 1 {
+		t.Fatalf("%d failed items left, want 1", s.Errors())
+	}
+	f.balanced(t)
+}

@@ -24,10 +24,10 @@ func (e *Engine) QueuePage(ctx context.Context, p projects.Project, queue, prefi
 	if err := ValidQueue(queue); err != nil {
 		return nil, &InvalidError{Err: err}
 	}
-	// The error queue is one stretch; another queue is read in the order of
-	// its ids across the stretches of its types.
+	// The queues no request is served from are one stretch; another queue
+	// is read in the order of its ids across the stretches of its types.
 	types := []string{""}
-	if queue != projects.ErrorQueue {
+	if queue != projects.ErrorQueue && queue != projects.RetiredQueue {
 		types = append(p.Config.LimitedTypes(), "")
 	}
 	rows, err := e.q.TodoPage(ctx, db.TodoPageParams{ProjectID: p.ID, Queue: queue, Types: types,

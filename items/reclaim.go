@@ -34,6 +34,25 @@ func (e *Engine) ReclaimExpired(ctx context.Context, p projects.Project, max int
 	return r.Requeued, r.Failed, err
 }
 
+// ReleaseItem gives one claimed item back to its queue, whoever holds it
+// (an admin's release), records it, and says whether it was out. The
+// claim is found by its name's hash.
+func (e *Engine) ReleaseItem(ctx context.Context, p projects.Project, name string) (bool, error) {
+	var released bool
+	err := db.WithTx(ctx, e.pool, func(q *db.Queries) error {
+		rows, err := q.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: []string{name}, LimitedTypes: p.Config.LimitedTypes()})
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		released = true
+		return audit.Record(ctx, q, "claims.release", p.ID, map[string]any{"item": rows[0].Name, "released": 1})
+	})
+	if released {
+		e.forgetHeads(p.ID)
+	}
+	return released, err
+}
+
 // releaseBatch bounds one statement of ReleaseWhere.
 const releaseBatch = 5000
 

@@ -139,17 +139,21 @@ func (c Config) Outcome(word string, number float64) (float64, error) {
 	case "full":
 		return c.ScoreFull, nil
 	case "":
-		if number > 0 && number <= MaxFactor {
+		if number >= MinFactor && number <= MaxFactor {
 			return number, nil
 		}
-		return 0, fmt.Errorf("outcome %v: a factor above 0 and at most %v", number, MaxFactor)
+		return 0, fmt.Errorf("outcome %v: a factor from %v to %v", number, MinFactor, MaxFactor)
 	}
 	return 0, fmt.Errorf("outcome %q: none, some, full or a number", word)
 }
 
-// MaxFactor bounds a score factor: a few visits must not send a score to
-// infinity.
-const MaxFactor = 100
+// MinFactor and MaxFactor bound a score factor; the engine keeps scores
+// between 1e-200 and 1e200 besides, so no run of visits takes one to zero
+// or infinity.
+const (
+	MinFactor = 1e-6
+	MaxFactor = 100
+)
 
 // maxText bounds the free-text keys.
 const maxText = 16 << 10
@@ -384,8 +388,8 @@ func getCount(f func(*Config) *int64) func(Project) string {
 func setFactor(f func(*Config) *float64) func(*Project, string) error {
 	return func(p *Project, s string) error {
 		n, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(n > 0 && n <= MaxFactor) {
-			return fmt.Errorf("%q: a number above 0 and at most %d", s, MaxFactor)
+		if err != nil || !(n >= MinFactor && n <= MaxFactor) {
+			return fmt.Errorf("%q: a number from %v to %v", s, MinFactor, MaxFactor)
 		}
 		*f(&p.Config) = n
 		return nil

@@ -58,7 +58,7 @@ type Totals struct {
 	Bytes int64 `json:"bytes"`
 	// Claims are the items out with warriors now.
 	Claims int64 `json:"claims"`
-	// Todo is the sum of the queues but the error queue.
+	// Todo is the sum of the queues but the error and retired queues.
 	Todo   int64            `json:"todo"`
 	Queues map[string]int64 `json:"queues"`
 	// Errors are the items that failed (the error queue): handed out

@@ -174,11 +174,9 @@ WITH expired AS (
     INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
     SELECT @project_id, expired.id, expired.downloader, expired.claimed_at FROM expired
 ), queued AS (
-    -- The holder is remembered: it may still report the item done. The
-    -- error queue is one stretch, whatever the types.
+    -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT @project_id, f.queue,
-           CASE WHEN f.queue <> 'error' AND item_type(expired.name) = ANY(@limited_types::text[]) THEN item_type(expired.name) ELSE '' END,
+    SELECT @project_id, f.queue, queue_type(f.queue, expired.name, @limited_types::text[]),
            expired.id, expired.name, expired.claim_count, expired.downloader
     FROM expired,
          LATERAL (SELECT CASE WHEN @max_claims::bigint > 0 AND expired.claim_count >= @max_claims::bigint

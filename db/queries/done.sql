@@ -114,10 +114,11 @@ WITH reported AS (
 ), rescored AS (
     -- Nothing at all unless the project is recurring. The score is a probe
     -- of its key per item: a join could be planned as a read of all the
-    -- project's scores.
+    -- project's scores. Scores stay within 1e-200 and 1e200, so with
+    -- factors of at most 100 and at least 1e-6 no product overflows.
     SELECT shared.id, shared.name,
-           coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = @project_id AND s.id = shared.id), 1)
-             * coalesce(o.factor, 1) AS score
+           least(greatest(coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = @project_id AND s.id = shared.id), 1)
+                          * coalesce(o.factor, 1), 1e-200), 1e200) AS score
     FROM shared
     LEFT JOIN outcomes o ON o.req = shared.req AND o.hash = shared.hash
     WHERE @recurring::boolean
@@ -192,8 +193,7 @@ WITH candidates AS (
     LIMIT @max
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, id, name, claim_count)
-    SELECT @project_id, @queue::text,
-           CASE WHEN item_type(c.name) = ANY(@limited_types::text[]) THEN item_type(c.name) ELSE '' END,
+    SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, @limited_types::text[]),
            c.id, c.name, c.claim_count
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)

@@ -61,3 +61,9 @@ SELECT count(*) FROM revisits WHERE project_id = @project_id;
 SELECT ((SELECT count(*) FROM revisits r JOIN todo t ON t.project_id = r.project_id AND t.id = r.id WHERE r.project_id = @project_id)
       + (SELECT count(*) FROM revisits r JOIN claims c ON c.project_id = r.project_id AND c.id = r.id WHERE r.project_id = @project_id)
       + (SELECT count(*) - count(DISTINCT id) FROM revisits WHERE project_id = @project_id))::bigint;
+
+-- name: RevisitsLock :exec
+-- Serialises, per project, the moves out of revisits (the revisit job, an
+-- admin queueing completed items again) until the transaction ends: taken
+-- in a statement before the move, so the move's snapshot sees the other's.
+SELECT pg_advisory_xact_lock(hashtext('revisits'), @project_id::integer);

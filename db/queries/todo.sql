@@ -31,7 +31,7 @@ WITH batch AS MATERIALIZED (
     RETURNING seen.id
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT @project_id, @queue, CASE WHEN item_type(batch.name) = ANY(@limited_types::text[]) THEN item_type(batch.name) ELSE '' END,
+    SELECT @project_id, @queue, queue_type(@queue::text, batch.name, @limited_types::text[]),
            batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     RETURNING 1
@@ -50,9 +50,9 @@ SELECT count(*) FROM queued;
 -- name: TodoRetype :exec
 -- Regroups a project's queued items after its per-type limits changed.
 UPDATE todo
-SET type = CASE WHEN item_type(name) = ANY(@limited_types::text[]) THEN item_type(name) ELSE '' END
+SET type = queue_type(queue, name, @limited_types::text[])
 WHERE project_id = @project_id
-  AND type IS DISTINCT FROM CASE WHEN item_type(name) = ANY(@limited_types::text[]) THEN item_type(name) ELSE '' END;
+  AND type IS DISTINCT FROM queue_type(queue, name, @limited_types::text[]);
 
 -- name: TodoGet :one
 -- Finds a queued item by id; the queues are those the counters know.
@@ -85,8 +85,7 @@ WITH moved AS (
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
     SELECT @project_id, @to_queue::text,
-           CASE WHEN @to_queue::text <> 'error' AND item_type(moved.name) = ANY(@limited_types::text[])
-                THEN item_type(moved.name) ELSE '' END,
+           queue_type(@to_queue::text, moved.name, @limited_types::text[]),
            moved.id, moved.name,
            CASE WHEN @from_queue::text = 'error' THEN 0 ELSE moved.claim_count END,
            moved.last_downloader

@@ -1,0 +1,2 @@
+DROP INDEX claim_expiries_recent;
+DROP FUNCTION queue_type;
