@@ -72,21 +72,6 @@ func (q *Queries) ItemScoresPurgeBatch(ctx context.Context, arg ItemScoresPurgeB
 	return result.RowsAffected(), nil
 }
 
-const itemScoresReset = `-- name: ItemScoresReset :exec
-DELETE FROM item_scores WHERE project_id = $1 AND id = ANY($2::bigint[])
-`
-
-type ItemScoresResetParams struct {
-	ProjectID int32
-	Ids       []int64
-}
-
-// Gives items their first score again (an admin reviving them).
-func (q *Queries) ItemScoresReset(ctx context.Context, arg ItemScoresResetParams) error {
-	_, err := q.db.Exec(ctx, itemScoresReset, arg.ProjectID, arg.Ids)
-	return err
-}
-
 const revisitOfItem = `-- name: RevisitOfItem :one
 SELECT due_at, score FROM revisits WHERE project_id = $1 AND id = $2 LIMIT 1
 `

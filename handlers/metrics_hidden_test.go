@@ -2,8 +2,6 @@ package handlers_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -20,16 +18,7 @@ func TestMetricsLeaveHiddenProjectsOut(t *testing.T) {
 	if _, err := f.store.Set(ctx, secret, []string{"hidden=true"}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get(f.srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("/metrics: %d %v", resp.StatusCode, err)
-	}
-	body := string(b)
+	body := f.metrics(t)
 	if _, ok := metricValue(t, body, "tracker_project_queue_items", map[string]string{"project": "test", "queue": "todo"}); !ok {
 		t.Error("the public project is missing")
 	}

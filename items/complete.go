@@ -110,20 +110,16 @@ func (c *Completion) Validate() error {
 	if len(c.ClientID) > MaxClientID {
 		return fmt.Errorf("id: larger than %d bytes", MaxClientID)
 	}
-	for name, o := range c.Outcomes {
+	// What the outcomes and results say is checked once, where they are
+	// read for the project (newDoneOp).
+	for name := range c.Outcomes {
 		if !slices.Contains(c.Items, name) {
 			return fmt.Errorf("outcome: %q is not an item of this done", name)
 		}
-		if _, err := projects.DefaultConfig().Outcome(o.Word, o.Number); err != nil {
-			return err
-		}
 	}
-	for name, result := range c.Results {
+	for name := range c.Results {
 		if !slices.Contains(c.Items, name) {
 			return fmt.Errorf("result: %q is not an item of this done", name)
-		}
-		if _, err := normalDocument("result of "+name, result); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -191,7 +187,7 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 	if err := c.Validate(); err != nil {
 		return nil, &InvalidError{Reason: "invalid-done", Err: err}
 	}
-	// Results as jsonb stores them: checked by Validate, normalised here.
+	// Results as jsonb stores them, and the outcomes' factors.
 	if len(c.Results) > 0 {
 		results := make(map[string]json.RawMessage, len(c.Results))
 		for name, result := range c.Results {

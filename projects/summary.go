@@ -38,23 +38,24 @@ var RevisitQueues = func() []string {
 // ServedQueues are the queues a request is served from, after the
 // requester's own, in order: the bands of due items scored 1 and above,
 // highest first, then the standard queues (new items score 1), then the
-// lower bands. Only the bands holding items are named: the others cost a
-// request nothing.
+// lower bands. Only the bands holding items are named, found among the
+// queues the counters know: the others cost a request nothing.
 func ServedQueues(queues map[string]int64) []string {
 	var high, low []string
-	for _, q := range RevisitQueues {
-		if queues[q] <= 0 {
-			continue
-		}
-		if q <= RevisitQueues[revisitBandOfOne] {
+	for q, n := range queues {
+		switch {
+		case n <= 0 || !strings.HasPrefix(q, RevisitQueuePrefix):
+		case q <= RevisitQueues[revisitBandOfOne]:
 			high = append(high, q)
-		} else {
+		default:
 			low = append(low, q)
 		}
 	}
 	if high == nil && low == nil {
 		return StandardQueues
 	}
+	slices.Sort(high)
+	slices.Sort(low)
 	return slices.Concat(high, StandardQueues, low)
 }
 

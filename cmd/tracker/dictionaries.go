@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -69,9 +68,7 @@ func runDictionaryList(ctx context.Context, a *app, args []string) error {
 		for i, d := range ds {
 			out = append(out, dictionaryJSON{ID: d.ID, SHA256: d.SHA256, Bytes: d.Size, CreatedAt: d.CreatedAt.UTC(), CreatedBy: d.CreatedBy, Served: i == 0})
 		}
-		enc := json.NewEncoder(a.io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printJSON(a, out)
 	})
 }
 

@@ -39,10 +39,6 @@ SELECT due_at, score FROM revisits WHERE project_id = @project_id AND id = @id L
 -- An item's score (1 when it has none).
 SELECT coalesce((SELECT score FROM item_scores WHERE project_id = @project_id AND id = @id), 1)::float8 AS score;
 
--- name: ItemScoresReset :exec
--- Gives items their first score again (an admin reviving them).
-DELETE FROM item_scores WHERE project_id = @project_id AND id = ANY(@ids::bigint[]);
-
 -- name: RevisitsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see projects.Purge).
 DELETE FROM revisits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = @project_id LIMIT @max));
