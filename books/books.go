@@ -59,6 +59,7 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 			doneBytes, archivedBytes, archivedItems           int64
 			downloaderItems, downloaderBytes                  int64
 			queuesCounted, revisitsCounter, revisitsElsewhere int64
+			sitesOff, sitesMissing                            int64
 		)
 		for _, c := range []struct {
 			name string
@@ -92,6 +93,10 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 			{"items waiting for a visit", q.BooksRevisitsCount, &r.Revisits},
 			{"revisits counter", counter("revisits"), &revisitsCounter},
 			{"items waiting for a visit and queued or out", q.BooksRevisitsElsewhereCount, &revisitsElsewhere},
+			// Every site's counters against its rows: the number of sites
+			// whose counters are off.
+			{"site counters", q.BooksSites, &sitesOff},
+			{"items of unknown sites", q.BooksSitesMissing, &sitesMissing},
 		} {
 			n, err := c.read(ctx, p.ID)
 			if err != nil {
@@ -115,6 +120,8 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 		add("the downloaders' bytes add up to the bytes", bytesCounter, downloaderBytes)
 		add("the revisits counter counts the items waiting for a visit", r.Revisits, revisitsCounter)
 		add("no item waiting for a visit is also queued, out or waiting twice", 0, revisitsElsewhere)
+		add("the site counters count their items queued and out (sites off)", 0, sitesOff)
+		add("every item queued or out by site has its site", 0, sitesMissing)
 		return nil
 	})
 	r.Balanced = err == nil

@@ -40,7 +40,7 @@ func (q *Queries) BooksClaimsDoneCount(ctx context.Context, projectID int32) (in
 
 const claimGet = `-- name: ClaimGet :one
 
-SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader FROM claims WHERE project_id = $1 AND hash = item_hash($2)
+SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader, site FROM claims WHERE project_id = $1 AND hash = item_hash($2)
 `
 
 type ClaimGetParams struct {
@@ -64,12 +64,13 @@ func (q *Queries) ClaimGet(ctx context.Context, arg ClaimGetParams) (Claim, erro
 		&i.ClaimedAt,
 		&i.ClaimCount,
 		&i.LastDownloader,
+		&i.Site,
 	)
 	return i, err
 }
 
 const claimOfItem = `-- name: ClaimOfItem :one
-SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader FROM claims WHERE project_id = $1 AND hash = $2 AND id = $3
+SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader, site FROM claims WHERE project_id = $1 AND hash = $2 AND id = $3
 `
 
 type ClaimOfItemParams struct {
@@ -94,6 +95,7 @@ func (q *Queries) ClaimOfItem(ctx context.Context, arg ClaimOfItemParams) (Claim
 		&i.ClaimedAt,
 		&i.ClaimCount,
 		&i.LastDownloader,
+		&i.Site,
 	)
 	return i, err
 }
@@ -203,15 +205,15 @@ WITH expired AS (
         LIMIT $3
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader, claims.claimed_at
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.claimed_at
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
     SELECT $1, expired.id, expired.downloader, expired.claimed_at FROM expired
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT $1, f.queue, queue_type(f.queue, expired.name, $4::text[]),
-           expired.id, expired.name, expired.claim_count, expired.downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT $1, f.queue, queue_type(f.queue, expired.name, $4::text[], expired.site),
+           expired.site, expired.id, expired.name, expired.claim_count, expired.downloader
     FROM expired,
          LATERAL (SELECT CASE WHEN $5::bigint > 0 AND expired.claim_count >= $5::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
@@ -426,6 +428,9 @@ WITH expired AS (
       AND c.claimed_at < now() - $2::interval
       AND c.claimed_at < now() - c.claim_count * $2::interval
       AND item_type(c.name) <> ALL($3::text[])
+      -- An item with a site goes back to its queue through the reclaim
+      -- job, to be handed out when its site is due.
+      AND c.site = 0
       -- An item handed out max_claims times fails instead: the reclaim
       -- job sends it to the error queue.
       AND ($4::bigint = 0 OR c.claim_count < $4::bigint)
@@ -519,13 +524,12 @@ WITH named AS (
     WHERE claims.project_id = $1
       AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
       AND NOT EXISTS (SELECT 1 FROM others)
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT $1, released.queue,
-           CASE WHEN item_type(released.name) = ANY($4::text[]) THEN item_type(released.name) ELSE '' END,
-           released.id, released.name, released.claim_count, released.downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT $1, released.queue, queue_type(released.queue, released.name, $4::text[], released.site),
+           released.site, released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -597,17 +601,17 @@ WITH released AS (
           AND c.claimed_at < now() - $3::interval
           AND ($4::text = '' OR starts_with(c.name, $4::text))
           AND ($5::text = '' OR c.name ~ $5::text)
+          AND ($6::integer = 0 OR c.site = $6::integer)
         ORDER BY c.claimed_at
-        LIMIT $6
+        LIMIT $7
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT $1, released.queue,
-           CASE WHEN item_type(released.name) = ANY($7::text[]) THEN item_type(released.name) ELSE '' END,
-           released.id, released.name, released.claim_count, released.downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT $1, released.queue, queue_type(released.queue, released.name, $8::text[], released.site),
+           released.site, released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -629,14 +633,15 @@ type ClaimsReleaseWhereParams struct {
 	OlderThan    pgtype.Interval
 	Prefix       string
 	Pattern      string
+	Site         int32
 	Max          int32
 	LimitedTypes []string
 }
 
 // the condition of claims_downloader
 // Gives back to their queues up to @max claims older than @older_than, of
-// @downloader, starting with @prefix and matching @pattern (each when set),
-// oldest first. Returns how many.
+// @downloader, starting with @prefix, matching @pattern and of site @site
+// (each when set), oldest first. Returns how many.
 func (q *Queries) ClaimsReleaseWhere(ctx context.Context, arg ClaimsReleaseWhereParams) (int64, error) {
 	row := q.db.QueryRow(ctx, claimsReleaseWhere,
 		arg.ProjectID,
@@ -644,6 +649,7 @@ func (q *Queries) ClaimsReleaseWhere(ctx context.Context, arg ClaimsReleaseWhere
 		arg.OlderThan,
 		arg.Prefix,
 		arg.Pattern,
+		arg.Site,
 		arg.Max,
 		arg.LimitedTypes,
 	)
@@ -667,24 +673,24 @@ WITH slots AS (
         LIMIT $8
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.queue, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
-    SELECT taken.id, taken.name, taken.queue, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
+    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
     FROM taken
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
-    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count, last_downloader)
-    SELECT $1, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
+    SELECT $1, item_hash(n.name), n.id, n.name, n.queue, n.site, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
     FROM numbered n JOIN slots s ON s.slot = n.slot
     ON CONFLICT DO NOTHING
     RETURNING claims.id
 ), kept AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT $1, n.queue, $6::text, n.id, n.name, n.claim_count, n.last_downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT $1, n.queue, $6::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), counted AS (

@@ -60,7 +60,7 @@ func (q *Queries) DoneCountWhere(ctx context.Context, arg DoneCountWhereParams) 
 }
 
 const doneGet = `-- name: DoneGet :one
-SELECT project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, done_at, claim_count, ip, result FROM done WHERE project_id = $1 AND id = $2 ORDER BY done_at DESC LIMIT 1
+SELECT project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, done_at, claim_count, ip, result, site FROM done WHERE project_id = $1 AND id = $2 ORDER BY done_at DESC LIMIT 1
 `
 
 type DoneGetParams struct {
@@ -86,6 +86,7 @@ func (q *Queries) DoneGet(ctx context.Context, arg DoneGetParams) (Done, error) 
 		&i.ClaimCount,
 		&i.IP,
 		&i.Result,
+		&i.Site,
 	)
 	return i, err
 }
@@ -146,32 +147,32 @@ WITH reported AS (
     -- Locked by held: still as read there.
     DELETE FROM claims
     WHERE claims.project_id = $9 AND claims.hash = ANY(ARRAY(SELECT held_by.hash FROM held_by))
-    RETURNING claims.hash, claims.id, claims.name, claims.claimed_at, claims.claim_count
+    RETURNING claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count
 ), finished_todo AS (
     DELETE FROM todo
     WHERE todo.project_id = $9 AND todo.queue = ANY($10::text[]) AND todo.type = ANY($11::text[])
       AND todo.id = ANY(ARRAY(SELECT waiting_for.id FROM waiting_for))
-    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.queue, todo.claim_count
+    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.queue, todo.claim_count
 ), finished AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
-    SELECT f.hash, f.id, f.name, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
+    SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
     FROM finished_claims f JOIN held_by hb ON hb.hash = f.hash
     UNION ALL
-    SELECT f.hash, f.id, f.name, now(), f.claim_count, f.queue, wf.req
+    SELECT f.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
     FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
 ), results AS (
     SELECT ($12::integer[])[r.ord] AS req, item_hash(r.name) AS hash, ($13::text[])[r.ord]::jsonb AS result
     FROM unnest($14::text[]) WITH ORDINALITY AS r (name, ord)
 ), shared AS (
-    SELECT f.hash, f.id, f.name, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+    SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
            div(reqs.bytes, count(*) OVER w)
              + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
     FROM finished f JOIN reqs ON reqs.req = f.req
     WINDOW w AS (PARTITION BY f.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
-    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip, result)
-    SELECT $9, shared.id, shared.name, shared.downloader, shared.version, shared.share,
+    INSERT INTO done (project_id, id, name, site, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip, result)
+    SELECT $9, shared.id, shared.name, shared.site, shared.downloader, shared.version, shared.share,
            shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet,
            results.result
     FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
@@ -183,7 +184,7 @@ WITH reported AS (
     -- of its key per item: a join could be planned as a read of all the
     -- project's scores. Scores stay within 1e-200 and 1e200, so with
     -- factors of at most 100 and at least 1e-6 no product overflows.
-    SELECT shared.id, shared.name,
+    SELECT shared.id, shared.name, shared.site,
            least(greatest(coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = $9 AND s.id = shared.id), 1)
                           * coalesce(o.factor, 1), 1e-200), 1e200) AS score
     FROM shared
@@ -194,13 +195,13 @@ WITH reported AS (
     SELECT $9, rescored.id, rescored.score FROM rescored
     ON CONFLICT (project_id, id) DO UPDATE SET score = excluded.score
 ), scheduled AS (
-    INSERT INTO revisits (project_id, due_at, id, name, score)
-    SELECT $9, now() + $19::interval, rescored.id, rescored.name, rescored.score
+    INSERT INTO revisits (project_id, due_at, id, name, score, site)
+    SELECT $9, now() + $19::interval, rescored.id, rescored.name, rescored.score, rescored.site
     FROM rescored WHERE rescored.score >= $20::float8
     RETURNING 1
 ), retired AS (
-    INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT $9, 'retired', '', rescored.id, rescored.name
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT $9, 'retired', '', rescored.site, rescored.id, rescored.name
     FROM rescored WHERE rescored.score < $20::float8
     ON CONFLICT DO NOTHING
     RETURNING 1
@@ -338,16 +339,16 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 
 const doneRequeue = `-- name: DoneRequeue :one
 WITH candidates AS (
-    SELECT DISTINCT ON (d.id) d.id, d.name, d.claim_count FROM done d
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.site, d.claim_count FROM done d
     WHERE d.project_id = $1 AND d.id > $2
       AND ($3::text = '' OR starts_with(d.name, $3::text))
       AND ($4::text = '' OR d.name ~ $4::text)
     ORDER BY d.id
     LIMIT $5
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
-    SELECT $1, $6::text, queue_type($6::text, c.name, $7::text[]),
-           c.id, c.name, c.claim_count
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count)
+    SELECT $1, $6::text, queue_type($6::text, c.name, $7::text[], c.site),
+           c.site, c.id, c.name, c.claim_count
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = $1)
       -- Probed through todo's key, queue by queue (@queues lists them all).

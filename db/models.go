@@ -71,6 +71,7 @@ type Claim struct {
 	ClaimedAt      time.Time
 	ClaimCount     int32
 	LastDownloader pgtype.Text
+	Site           int32
 }
 
 type ClaimExpiry struct {
@@ -117,6 +118,7 @@ type Done struct {
 	ClaimCount int32
 	IP         *netip.Addr
 	Result     []byte
+	Site       int32
 }
 
 type DoneTally struct {
@@ -169,6 +171,12 @@ type ItemScore struct {
 	Score     float64
 }
 
+type ItemTag struct {
+	ProjectID int32
+	ID        int64
+	Tag       string
+}
+
 type Job struct {
 	Name           string
 	Enabled        bool
@@ -214,6 +222,7 @@ type Revisit struct {
 	ID        int64
 	Name      string
 	Score     float64
+	Site      int32
 }
 
 type Seen struct {
@@ -248,6 +257,21 @@ type Setting struct {
 	Value string
 }
 
+type Site struct {
+	ProjectID  int32
+	ID         int32
+	Name       string
+	Queued     int64
+	Out        int32
+	AtLimit    bool
+	DueAt      time.Time
+	LastAt     *time.Time
+	Downloader pgtype.Text
+	Blocked    bool
+	Done       int64
+	Bytes      int64
+}
+
 type Todo struct {
 	ProjectID      int32
 	Queue          string
@@ -256,6 +280,7 @@ type Todo struct {
 	Name           string
 	ClaimCount     int32
 	LastDownloader pgtype.Text
+	Site           int32
 }
 
 type Upload struct {

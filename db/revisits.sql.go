@@ -104,12 +104,11 @@ WITH due AS (
         LIMIT $2
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING revisits.id, revisits.name, revisits.score
+    RETURNING revisits.id, revisits.name, revisits.score, revisits.site
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT $1, revisit_queue(due.score),
-           CASE WHEN item_type(due.name) = ANY($3::text[]) THEN item_type(due.name) ELSE '' END,
-           due.id, due.name
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT $1, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, $3::text[], due.site),
+           due.site, due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING
     RETURNING todo.queue

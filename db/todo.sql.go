@@ -66,30 +66,60 @@ WITH batch AS MATERIALIZED (
            CASE WHEN $2::boolean
                 THEN (floor(random() * 1099511627776)::bigint << 23) | ((($3::bigint << 20) | b.ord) & 8388607)
                 ELSE ($3::bigint << 20) | b.ord END AS id,
-           b.params
-    FROM (SELECT n.name, n.ord, k.key, p.params
+           b.params, coalesce(b.site, 0) AS site, coalesce(b.tag, '') AS tag
+    FROM (SELECT n.name, n.ord, k.key, p.params, s.site, g.tag
           FROM unnest($4::text[]) WITH ORDINALITY AS n (name, ord)
           LEFT JOIN unnest($5::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord
-          LEFT JOIN unnest($6::text[]) WITH ORDINALITY AS p (params, ord) ON p.ord = n.ord) AS b
+          LEFT JOIN unnest($6::text[]) WITH ORDINALITY AS p (params, ord) ON p.ord = n.ord
+          LEFT JOIN unnest($7::integer[]) WITH ORDINALITY AS s (site, ord) ON s.ord = n.ord
+          LEFT JOIN unnest($8::text[]) WITH ORDINALITY AS g (tag, ord) ON g.ord = n.ord) AS b
 ), fresh AS (
     INSERT INTO seen (project_id, hash, id, item)
-    SELECT $7, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
+    SELECT $9, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
     ON CONFLICT DO NOTHING
     RETURNING seen.id
+), again AS (
+    -- Seen before this statement (a name new to it is in fresh instead).
+    -- Nothing is read unless the project recrawls.
+    SELECT DISTINCT ON (seen.id) seen.id, batch.name, batch.site, batch.tag
+    FROM batch JOIN seen ON seen.project_id = $9 AND seen.hash = batch.hash
+    WHERE $10::bigint > 0
+      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(batch.name) AND c.project_id = $9)
+      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $9 AND t.queue = ANY($11::text[])
+                      AND t.type = ANY($12::text[]) AND t.id = seen.id)
+      AND ((batch.tag <> '' AND batch.tag IS DISTINCT FROM (SELECT it.tag FROM item_tags it WHERE it.project_id = $9 AND it.id = seen.id))
+           OR (SELECT max(d.claimed_at) FROM done d WHERE d.project_id = $9 AND d.id = seen.id)
+              < now() - make_interval(secs => $10::bigint))
+    ORDER BY seen.id, batch.id
+), entering AS (
+    SELECT batch.id, batch.name, batch.site, batch.tag FROM fresh JOIN batch ON batch.id = fresh.id
+    UNION ALL
+    SELECT again.id, again.name, again.site, again.tag FROM again
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT $7, $8, queue_type($8::text, batch.name, $9::text[]),
-           batch.id, batch.name
-    FROM fresh JOIN batch ON batch.id = fresh.id
-    RETURNING 1
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT $9, $13, queue_type($13::text, e.name, $14::text[], e.site),
+           e.site, e.id, e.name
+    FROM entering e
+    -- Two posts may queue one seen name again at once: the key holds it once.
+    ON CONFLICT DO NOTHING
+    RETURNING todo.id
+), tagged AS (
+    INSERT INTO item_tags AS it (project_id, id, tag)
+    SELECT $9, e.id, e.tag FROM entering e
+    WHERE e.tag <> '' AND e.id IN (SELECT queued.id FROM queued)
+    ON CONFLICT (project_id, id) DO UPDATE SET tag = excluded.tag
 ), with_params AS (
     INSERT INTO item_params (project_id, id, params)
-    SELECT $7, batch.id, batch.params::jsonb
+    SELECT $9, batch.id, batch.params::jsonb
     FROM fresh JOIN batch ON batch.id = fresh.id
     WHERE batch.params <> ''
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $7, 'queue:' || $8::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    SELECT $9, d.name, counter_shard(), d.delta
+    FROM (SELECT count(*) AS n, count(*) FILTER (WHERE queued.id NOT IN (SELECT fresh.id FROM fresh)) AS again FROM queued) t,
+         LATERAL (VALUES ('queue:' || $13::text, t.n), ('recrawled', t.again)) AS d (name, delta)
+    WHERE d.delta > 0
+    ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) FROM queued
@@ -102,7 +132,12 @@ type TodoAddUnseenParams struct {
 	Names        []string
 	Keys         []string
 	Params       []string
+	Sites        []int32
+	Tags         []string
 	ProjectID    int32
+	RecrawlAfter int64
+	Queues       []string
+	Types        []string
 	Queue        string
 	LimitedTypes []string
 }
@@ -117,10 +152,17 @@ type TodoAddUnseenParams struct {
 // an order of their own: a random high part above the id's low bits keeps
 // them unique), while the seen index is written in hash order: sorted
 // batches touch far fewer index pages. Items whose type is in
-// @limited_types get their own stretch of the queue. Seen records the
+// @limited_types get their own stretch of the queue, items with a site
+// (@sites, 0 or no array: none) the stretch ':site'. Seen records the
 // item's own hash only when it differs from the key's. A name's entry in
 // @params (” or no array: none) is its parameters document, kept for the
 // items queued.
+//
+// With @recrawl_after (seconds; 0: off), a name seen before is queued
+// again, under its own id, when its item is neither queued (in @queues,
+// @types) nor out, and either its last hand-out is older than that or it
+// comes with an update tag (@tags, ” or no array: none) other than the
+// one it was queued with last.
 func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoAddUnseen,
 		arg.Shard,
@@ -129,7 +171,12 @@ func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (i
 		arg.Names,
 		arg.Keys,
 		arg.Params,
+		arg.Sites,
+		arg.Tags,
 		arg.ProjectID,
+		arg.RecrawlAfter,
+		arg.Queues,
+		arg.Types,
 		arg.Queue,
 		arg.LimitedTypes,
 	)
@@ -149,10 +196,10 @@ WITH taken AS (
         LIMIT 1
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count
 ), claimed AS (
-    INSERT INTO claims (project_id, hash, id, name, queue, downloader, claim_count)
-    SELECT $1, item_hash(taken.name), taken.id, taken.name, taken.queue, $5, taken.claim_count + 1
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, claim_count)
+    SELECT $1, item_hash(taken.name), taken.id, taken.name, taken.queue, taken.site, $5, taken.claim_count + 1
     FROM taken
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
@@ -259,12 +306,12 @@ WITH moved AS (
         LIMIT $5
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.site, todo.claim_count, todo.last_downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
     SELECT $1, $6::text,
-           queue_type($6::text, moved.name, $7::text[]),
-           moved.id, moved.name,
+           queue_type($6::text, moved.name, $7::text[], moved.site),
+           moved.site, moved.id, moved.name,
            CASE WHEN $2::text = 'error' THEN 0 ELSE moved.claim_count END,
            moved.last_downloader
     FROM moved
@@ -403,9 +450,9 @@ func (q *Queries) TodoPurgeBatch(ctx context.Context, arg TodoPurgeBatchParams) 
 
 const todoRetype = `-- name: TodoRetype :exec
 UPDATE todo
-SET type = queue_type(queue, name, $1::text[])
+SET type = queue_type(queue, name, $1::text[], site)
 WHERE project_id = $2
-  AND type IS DISTINCT FROM queue_type(queue, name, $1::text[])
+  AND type IS DISTINCT FROM queue_type(queue, name, $1::text[], site)
 `
 
 type TodoRetypeParams struct {
@@ -416,5 +463,22 @@ type TodoRetypeParams struct {
 // Regroups a project's queued items after its per-type limits changed.
 func (q *Queries) TodoRetype(ctx context.Context, arg TodoRetypeParams) error {
 	_, err := q.db.Exec(ctx, todoRetype, arg.LimitedTypes, arg.ProjectID)
+	return err
+}
+
+const todoUnsite = `-- name: TodoUnsite :exec
+UPDATE todo SET site = 0, type = queue_type(queue, name, $1::text[], 0)
+WHERE project_id = $2 AND type = ':site'
+`
+
+type TodoUnsiteParams struct {
+	LimitedTypes []string
+	ProjectID    int32
+}
+
+// Forgets the sites of a project's queued items once it keeps none
+// (site_key off): they are served by the queue walks again.
+func (q *Queries) TodoUnsite(ctx context.Context, arg TodoUnsiteParams) error {
+	_, err := q.db.Exec(ctx, todoUnsite, arg.LimitedTypes, arg.ProjectID)
 	return err
 }

@@ -87,6 +87,7 @@ var refusalStatus = map[string]int{
 	items.ReasonBlocked:               http.StatusForbidden,
 	items.ReasonRateLimited:           http.StatusTooManyRequests,
 	items.ReasonTypeRateLimited:       http.StatusTooManyRequests,
+	items.ReasonSitesWaiting:          http.StatusTooManyRequests,
 	items.ReasonDownloaderClaimsLimit: http.StatusTooManyRequests,
 	items.ReasonTooManyExpired:        http.StatusTooManyRequests,
 }

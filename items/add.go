@@ -70,7 +70,7 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 		batch, batchParams := names, params
 		g.Go(func() error {
 			n, err := tally.Batch(gctx, e.pool, func(q *db.Queries) (int64, error) {
-				return queueBlock(gctx, q, p, queue, "", block, batch, nil, batchParams)
+				return e.queueBlock(gctx, q, p, queue, "", block, batch, nil, batchParams)
 			})
 			added.Add(n)
 			return err
@@ -158,24 +158,46 @@ func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shar
 	if err != nil {
 		return 0, err
 	}
-	return queueBlock(ctx, e.q, p, queue, shard, block, names, keys, params)
+	return e.queueBlock(ctx, e.q, p, queue, shard, block, names, keys, params)
 }
 
 // queueBlock adds names the project has never seen to a queue through q,
 // with ids from block, and params[i] ("" or nil: none) as the parameters of
-// names[i].
-func queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, block int64, names, keys, params []string) (int64, error) {
-	return q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{
+// names[i]; with their sites, in a project that keeps sites, and their
+// update tags, in one that recrawls (a name seen before may then be queued
+// again: see TodoAddUnseen).
+func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, block int64, names, keys, params []string) (int64, error) {
+	siteIDs, err := e.siteIDs(ctx, p, names)
+	if err != nil {
+		return 0, err
+	}
+	arg := db.TodoAddUnseenParams{
 		ProjectID:    p.ID,
 		Queue:        queue,
 		Shard:        shard,
 		Names:        names,
 		Keys:         keys,
 		Params:       params,
+		Sites:        siteIDs,
 		IDBlock:      block,
 		Shuffle:      p.Config.Order == "random",
 		LimitedTypes: p.Config.LimitedTypes(),
-	})
+	}
+	if p.Config.RecrawlAfter > 0 {
+		// Every queue the item could be in: a name queued is a duplicate.
+		sum, err := projects.SummaryOf(ctx, e.q, p)
+		if err != nil {
+			return 0, err
+		}
+		arg.RecrawlAfter = p.Config.RecrawlAfter
+		arg.Queues = sum.QueueNames()
+		arg.Types = p.Config.Stretches()
+		arg.Tags = make([]string, len(names))
+		for i, name := range names {
+			arg.Tags[i] = updateTag(name)
+		}
+	}
+	return q.TodoAddUnseen(ctx, arg)
 }
 
 // maxLineBytes bounds an import line: a name and its parameters.

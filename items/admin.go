@@ -96,7 +96,7 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 	if !slices.Contains(queues, queue) {
 		queues = append(queues, queue)
 	}
-	types := append(p.Config.LimitedTypes(), "")
+	types := p.Config.Stretches()
 	tally, err := audit.Begin(ctx, e.q, "done.requeue", p.ID,
 		map[string]any{"queue": queue, "prefix": sel.Prefix, "pattern": sel.Pattern}, "items")
 	if err != nil {
@@ -147,7 +147,7 @@ func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick s
 			queues := slices.Clone(projects.StandardQueues)
 			queues = append(queues, st.Queue)
 			n, err := q.TodoClaimOne(ctx, db.TodoClaimOneParams{ProjectID: live.ID, ID: st.id, Downloader: nick,
-				Queues: queues, Types: append(live.Config.LimitedTypes(), "")})
+				Queues: queues, Types: live.Config.Stretches()})
 			if err != nil {
 				return err
 			}

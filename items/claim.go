@@ -1,6 +1,7 @@
 package items
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -72,7 +73,8 @@ const ExpiredClaimsWindow = time.Hour
 // those that have some, or refuses with a *Refusal saying why. The order
 // (the project's claims limit aside, which leaves only expired claims): the
 // downloader's own queue, todo, backfeed, secondary, redo, then expired
-// claims when reclaiming is on; in a recurring project the bands of due
+// claims when reclaiming is on; in a project with sites, items with a site
+// come after the downloader's own queue, by site (fromSites); in a recurring project the bands of due
 // items scored 1 and above come before todo, the lower ones after redo
 // (projects.ServedQueues). Within a queue, items of rate-limited types come
 // first, one per due slot. Requests arriving together are served by the
@@ -163,6 +165,9 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 		return Handout{}, &Refusal{Reason: ReasonTypeRateLimited, RetryAfter: soonest(typeWait),
 			Detail: "the items left are of types handed out at a limited rate"}
 	}
+	if r, err := e.sitesWaiting(ctx, live); r != nil || err != nil {
+		return Handout{}, cmp.Or(err, error(r))
+	}
 	return Handout{}, &Refusal{Reason: ReasonNoItems}
 }
 
@@ -206,6 +211,13 @@ func (e *Engine) claimFor(ctx context.Context, q *db.Queries, ops []*claimOp) er
 			if err := e.fromStretch(ctx, q, live, own, typ, []*claimOp{o}, queueing); err != nil {
 				return err
 			}
+		}
+	}
+	// Then the items with a site, by site; the queue walks below read
+	// only items without one.
+	if live.Config.Sited() {
+		if err := e.fromSites(ctx, q, live, ops, queueing); err != nil {
+			return err
 		}
 	}
 	for _, queue := range projects.ServedQueues(live.Queues) {

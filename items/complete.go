@@ -215,7 +215,7 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 		domains = []byte("{}")
 	}
 	return &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains),
-		types: append(p.Config.LimitedTypes(), ""), factors: factors, cfg: p.Config}, nil
+		types: p.Config.Stretches(), factors: factors, cfg: p.Config}, nil
 }
 
 // runDones records a batch of completions: one statement per project.

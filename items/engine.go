@@ -42,6 +42,12 @@ type Engine struct {
 	// expired_claims_limit (see tooManyExpired).
 	expired      map[int32]*expiredList
 	expiredReads singleflight.Group
+
+	// sites remembers, per project, the ids of the sites it queued items
+	// of (see siteIDs).
+	sitesMu    sync.Mutex
+	sites      map[int32]map[string]int32
+	sitesKnown int
 }
 
 // stretch is one run of a queue's index: a queue and a type ("" for items
@@ -70,6 +76,7 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 		requeued:  make(map[int32]int64),
 		counts:    make(map[int32]*requestCounts),
 		expired:   make(map[int32]*expiredList),
+		sites:     make(map[int32]map[string]int32),
 		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
 	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, maxOps: maxBatchOps, run: e.runClaims}

@@ -149,7 +149,7 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	todo, err := q.TodoGet(ctx, db.TodoGetParams{
 		ProjectID: p.ID,
 		Queues:    queues,
-		Types:     append(p.Config.LimitedTypes(), ""),
+		Types:     p.Config.Stretches(),
 		ID:        id,
 	})
 	switch {

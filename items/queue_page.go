@@ -28,7 +28,7 @@ func (e *Engine) QueuePage(ctx context.Context, p projects.Project, queue, prefi
 	// is read in the order of its ids across the stretches of its types.
 	types := []string{""}
 	if queue != projects.ErrorQueue && queue != projects.RetiredQueue {
-		types = append(p.Config.LimitedTypes(), "")
+		types = p.Config.Stretches()
 	}
 	rows, err := e.q.TodoPage(ctx, db.TodoPageParams{ProjectID: p.ID, Queue: queue, Types: types,
 		AfterID: after, Prefix: prefix, Max: int32(max)})

@@ -16,6 +16,7 @@ const (
 	ReasonClaimsLimit           = "claims-limit"
 	ReasonDownloaderClaimsLimit = "downloader-claims-limit"
 	ReasonTooManyExpired        = "too-many-expired"
+	ReasonSitesWaiting          = "sites-waiting"
 	ReasonNoItems               = "no-items"
 )
 

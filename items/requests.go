@@ -12,11 +12,27 @@ import (
 // (request serve rate, reclaim serve rate).
 type requestCounts struct {
 	requests, served, reclaimServed int64
+	// sitesWaited: requests that got nothing while the project's items
+	// waited for their sites (politeness).
+	sitesWaited int64
 }
 
 // countFlushEvery: request counts are written at most this often, inside a
 // claim transaction, so counting costs no statement of its own per request.
 const countFlushEvery = time.Second
+
+// countPoliteWait counts a request that got nothing while the project's
+// items waited for their sites; the next batch writes it.
+func (e *Engine) countPoliteWait(project int32) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.counts[project]
+	if c == nil {
+		c = &requestCounts{}
+		e.counts[project] = c
+	}
+	c.sitesWaited++
+}
 
 // countRequests adds a batch's requests to the counts and, once a second,
 // writes the counts in the batch's transaction. Counts of a batch that
@@ -46,8 +62,8 @@ func (e *Engine) countRequests(ctx context.Context, q *db.Queries, ops []*claimO
 	for project, c := range flush {
 		if err := q.CountersAdd(ctx, db.CountersAddParams{
 			ProjectID: project,
-			Names:     []string{"requests", "requests_served", "requests_reclaim_served"},
-			Deltas:    []int64{c.requests, c.served, c.reclaimServed},
+			Names:     []string{"requests", "requests_served", "requests_reclaim_served", "requests_sites_waited"},
+			Deltas:    []int64{c.requests, c.served, c.reclaimServed, c.sitesWaited},
 		}); err != nil {
 			return err
 		}

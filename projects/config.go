@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tracker/sites"
 )
 
 // Config is a project's engine and warrior settings, stored as the config
@@ -57,6 +59,20 @@ type Config struct {
 	ScoreSome    float64 `json:"score_some"`
 	ScoreFull    float64 `json:"score_full"`
 	RetireBelow  float64 `json:"retire_below"`
+	// SiteKey is what an item's site is (see package sites): "off", "host"
+	// or "registrable" (the registrable domain). Items with a site are
+	// handed out at most SiteClaimsLimit at once per site (0: no limit) and
+	// SiteInterval seconds apart per site; with SiteAffinity a site's items
+	// go only to the downloader holding items of it, and a site holding
+	// none to the requesting downloader that holds the fewest sites.
+	SiteKey         sites.Key `json:"site_key"`
+	SiteClaimsLimit int64     `json:"site_claims_limit"`
+	SiteInterval    int64     `json:"site_interval"`
+	SiteAffinity    bool      `json:"site_affinity"`
+	// RecrawlAfter, when not 0, queues a name backfed again once its last
+	// hand-out is that many seconds old, or at once when it comes with
+	// another update tag (tag= in its context).
+	RecrawlAfter int64 `json:"recrawl_after"`
 	// BackfeedKey is the secret in the backfeed URL /backfeed/legacy/{slug}-{key}.
 	BackfeedKey string `json:"backfeed_key"`
 	// Domains, when set, lists the byte-count keys a done may report.
@@ -101,6 +117,7 @@ func (c Config) DeadlineTime() (time.Time, bool) {
 func DefaultConfig() Config {
 	return Config{
 		Order:       "fifo",
+		SiteKey:     sites.KeyOff,
 		TypeLimits:  map[string]int64{},
 		MaxMulti:    100,
 		Domains:     []string{},
@@ -117,6 +134,9 @@ func DefaultConfig() Config {
 		RetireBelow:  0.005,
 	}
 }
+
+// Sited says whether the project's items have sites.
+func (c Config) Sited() bool { return c.SiteKey != "" && c.SiteKey != sites.KeyOff }
 
 // The modes of a project.
 const (
@@ -238,6 +258,30 @@ var Keys = []Key[Project]{
 			}
 			return strings.Join(parts, ",")
 		}},
+	{Name: "site_key", Label: "Sites", Section: SectionLimits, Input: InputChoice, Choices: []string{string(sites.KeyOff), string(sites.KeyHost), string(sites.KeyRegistrable)},
+		Help: "What an item's site is, found from its name when it is queued (https://…, url:https://…, custom:…url=…): host, registrable (the registrable domain, by the public suffix list) or off. Items with a site are handed out by site, politely (site_claims_limit, site_interval, site_affinity); names that are no URL have none. Not together with type_limits.",
+		set: func(p *Project, s string) error {
+			for _, k := range sites.Keys {
+				if s == string(k) {
+					p.Config.SiteKey = k
+					return nil
+				}
+			}
+			return fmt.Errorf("%q: choose off or host or registrable", s)
+		},
+		get: func(p Project) string { return string(p.Config.SiteKey) }},
+	{Name: "site_claims_limit", Label: "Items out per site", Section: SectionLimits, Input: InputCount, Unit: "items",
+		Help: "The most items of one site out at once, across every warrior and tracker process (0: no limit).",
+		set:  setCount(func(c *Config) *int64 { return &c.SiteClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.SiteClaimsLimit })},
+	{Name: "site_interval", Label: "Time between hand-outs of a site", Section: SectionLimits, Input: InputCount, Unit: "seconds",
+		Help: "The least time between two hand-outs of one site; a multi request may take several items of a due site at once, up to its limit (0: none).",
+		set:  setCount(func(c *Config) *int64 { return &c.SiteInterval }), get: getCount(func(c *Config) *int64 { return &c.SiteInterval })},
+	{Name: "site_affinity", Label: "One downloader per site", Section: SectionLimits, Input: InputBool,
+		Help: "While a site has items out, its other items go only to the downloader holding them; a site with none out goes to the requesting downloader holding the fewest sites. A reclaim or release frees the site.",
+		set:  setBool(func(c *Config) *bool { return &c.SiteAffinity }), get: getBool(func(c *Config) *bool { return &c.SiteAffinity })},
+	{Name: "recrawl_after", Label: "Queue a name backfed again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
+		Help: "A name backfed again is a duplicate while its last hand-out is younger than this, and is queued again once older; backfed with another update tag (tag=… in its context) it is queued again at once (0: a name seen is always a duplicate).",
+		set:  setCount(func(c *Config) *int64 { return &c.RecrawlAfter }), get: getCount(func(c *Config) *int64 { return &c.RecrawlAfter })},
 	{Name: "domains", Label: "Byte-count domains", Section: SectionLimits, Input: InputList,
 		Help: "The byte-count keys a done may report (data,media); a done naming another is refused. Empty: any.",
 		set: func(p *Project, s string) error {
@@ -525,6 +569,11 @@ func (p Project) validate() error {
 	for _, k := range Keys {
 		errs = append(errs, k.Set(&check, k.Value(p)))
 	}
+	if p.Config.Sited() && len(p.Config.TypeLimits) > 0 {
+		// Both would make their own stretches of a queue: a site is the
+		// finer limit of the two.
+		errs = append(errs, &FieldError{Key: "site_key", Err: errors.New("sites and type_limits do not go together: clear type_limits first")})
+	}
 	return fieldErrors(errs...)
 }
 
@@ -532,6 +581,21 @@ func (p Project) validate() error {
 // a nil slice reaches SQL as NULL, where "x <> ALL(NULL)" matches nothing.
 func (c Config) LimitedTypes() []string {
 	return append([]string{}, slices.Sorted(maps.Keys(c.TypeLimits))...)
+}
+
+// SiteStretch is the stretch of a queue that holds the items with a site
+// (todo.type; no item type has a colon).
+const SiteStretch = ":site"
+
+// Stretches are the stretches of a queue the project's items may be in:
+// each limited type, the items of no limited type (""), and with sites,
+// the items with a site.
+func (c Config) Stretches() []string {
+	s := append(c.LimitedTypes(), "")
+	if c.Sited() {
+		s = append(s, SiteStretch)
+	}
+	return s
 }
 
 // AcceptsDomains says whether a done's byte counts may enter the stats.

@@ -183,6 +183,12 @@ func (s *Store) update(ctx context.Context, old, p Project, action string, detai
 		if updated, err = decode(row); err != nil {
 			return err
 		}
+		if old.Config.Sited() && !p.Config.Sited() {
+			// The items keep their places; the queue walks serve them.
+			if err := q.TodoUnsite(ctx, db.TodoUnsiteParams{ProjectID: p.ID, LimitedTypes: p.Config.LimitedTypes()}); err != nil {
+				return err
+			}
+		}
 		if !slices.Equal(old.Config.LimitedTypes(), p.Config.LimitedTypes()) {
 			err := q.TodoRetype(ctx, db.TodoRetypeParams{ProjectID: p.ID, LimitedTypes: p.Config.LimitedTypes()})
 			if err != nil {
@@ -271,6 +277,8 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 		{"claims", purgeBatchOf(s.q.ClaimsPurgeBatch)},
 		{"claim_expiries", purgeBatchOf(s.q.ClaimExpiriesPurgeBatch)},
 		{"item_params", purgeBatchOf(s.q.ItemParamsPurgeBatch)},
+		{"item_tags", purgeBatchOf(s.q.ItemTagsPurgeBatch)},
+		{"sites", purgeBatchOf(s.q.SitesPurgeBatch)},
 		{"volunteer_marks", purgeBatchOf(s.q.VolunteersPurgeBatch)},
 		{"volunteer_days", purgeBatchOf(s.q.VolunteerDaysPurgeBatch)},
 		{"seen", purgeBatchOf(s.q.SeenPurgeBatch)},

@@ -8,6 +8,9 @@ WITH expired AS (
       AND c.claimed_at < now() - @ttl::interval
       AND c.claimed_at < now() - c.claim_count * @ttl::interval
       AND item_type(c.name) <> ALL(@refused_types::text[])
+      -- An item with a site goes back to its queue through the reclaim
+      -- job, to be handed out when its site is due.
+      AND c.site = 0
       -- An item handed out max_claims times fails instead: the reclaim
       -- job sends it to the error queue.
       AND (@max_claims::bigint = 0 OR c.claim_count < @max_claims::bigint)
@@ -57,13 +60,12 @@ WITH named AS (
     WHERE claims.project_id = @project_id
       AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
       AND NOT EXISTS (SELECT 1 FROM others)
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT @project_id, released.queue,
-           CASE WHEN item_type(released.name) = ANY(@limited_types::text[]) THEN item_type(released.name) ELSE '' END,
-           released.id, released.name, released.claim_count, released.downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, released.queue, queue_type(released.queue, released.name, @limited_types::text[], released.site),
+           released.site, released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -112,24 +114,24 @@ WITH slots AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.queue, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
-    SELECT taken.id, taken.name, taken.queue, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
+    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
     FROM taken
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
-    INSERT INTO claims (project_id, hash, id, name, queue, downloader, ip, version, claim_count, last_downloader)
-    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
+    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, n.site, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
     FROM numbered n JOIN slots s ON s.slot = n.slot
     ON CONFLICT DO NOTHING
     RETURNING claims.id
 ), kept AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT @project_id, n.queue, @item_type::text, n.id, n.name, n.claim_count, n.last_downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, n.queue, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), counted AS (
@@ -169,15 +171,15 @@ WITH expired AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader, claims.claimed_at
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.claimed_at
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
     SELECT @project_id, expired.id, expired.downloader, expired.claimed_at FROM expired
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT @project_id, f.queue, queue_type(f.queue, expired.name, @limited_types::text[]),
-           expired.id, expired.name, expired.claim_count, expired.downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, f.queue, queue_type(f.queue, expired.name, @limited_types::text[], expired.site),
+           expired.site, expired.id, expired.name, expired.claim_count, expired.downloader
     FROM expired,
          LATERAL (SELECT CASE WHEN @max_claims::bigint > 0 AND expired.claim_count >= @max_claims::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
@@ -206,8 +208,8 @@ WHERE project_id = @project_id AND downloader = @downloader
 
 -- name: ClaimsReleaseWhere :one
 -- Gives back to their queues up to @max claims older than @older_than, of
--- @downloader, starting with @prefix and matching @pattern (each when set),
--- oldest first. Returns how many.
+-- @downloader, starting with @prefix, matching @pattern and of site @site
+-- (each when set), oldest first. Returns how many.
 WITH released AS (
     DELETE FROM claims
     WHERE ctid = ANY(ARRAY(
@@ -218,17 +220,17 @@ WITH released AS (
           AND c.claimed_at < now() - @older_than::interval
           AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
           AND (@pattern::text = '' OR c.name ~ @pattern::text)
+          AND (@site::integer = 0 OR c.site = @site::integer)
         ORDER BY c.claimed_at
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
-    SELECT @project_id, released.queue,
-           CASE WHEN item_type(released.name) = ANY(@limited_types::text[]) THEN item_type(released.name) ELSE '' END,
-           released.id, released.name, released.claim_count, released.downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, released.queue, queue_type(released.queue, released.name, @limited_types::text[], released.site),
+           released.site, released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (

@@ -79,32 +79,32 @@ WITH reported AS (
     -- Locked by held: still as read there.
     DELETE FROM claims
     WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT held_by.hash FROM held_by))
-    RETURNING claims.hash, claims.id, claims.name, claims.claimed_at, claims.claim_count
+    RETURNING claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count
 ), finished_todo AS (
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND todo.queue = ANY(@queues::text[]) AND todo.type = ANY(@types::text[])
       AND todo.id = ANY(ARRAY(SELECT waiting_for.id FROM waiting_for))
-    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.queue, todo.claim_count
+    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.queue, todo.claim_count
 ), finished AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
-    SELECT f.hash, f.id, f.name, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
+    SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
     FROM finished_claims f JOIN held_by hb ON hb.hash = f.hash
     UNION ALL
-    SELECT f.hash, f.id, f.name, now(), f.claim_count, f.queue, wf.req
+    SELECT f.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
     FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
 ), results AS (
     SELECT (@result_reqs::integer[])[r.ord] AS req, item_hash(r.name) AS hash, (@results::text[])[r.ord]::jsonb AS result
     FROM unnest(@result_names::text[]) WITH ORDINALITY AS r (name, ord)
 ), shared AS (
-    SELECT f.hash, f.id, f.name, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+    SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
            div(reqs.bytes, count(*) OVER w)
              + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
     FROM finished f JOIN reqs ON reqs.req = f.req
     WINDOW w AS (PARTITION BY f.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
-    INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip, result)
-    SELECT @project_id, shared.id, shared.name, shared.downloader, shared.version, shared.share,
+    INSERT INTO done (project_id, id, name, site, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip, result)
+    SELECT @project_id, shared.id, shared.name, shared.site, shared.downloader, shared.version, shared.share,
            shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet,
            results.result
     FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
@@ -116,7 +116,7 @@ WITH reported AS (
     -- of its key per item: a join could be planned as a read of all the
     -- project's scores. Scores stay within 1e-200 and 1e200, so with
     -- factors of at most 100 and at least 1e-6 no product overflows.
-    SELECT shared.id, shared.name,
+    SELECT shared.id, shared.name, shared.site,
            least(greatest(coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = @project_id AND s.id = shared.id), 1)
                           * coalesce(o.factor, 1), 1e-200), 1e200) AS score
     FROM shared
@@ -127,13 +127,13 @@ WITH reported AS (
     SELECT @project_id, rescored.id, rescored.score FROM rescored
     ON CONFLICT (project_id, id) DO UPDATE SET score = excluded.score
 ), scheduled AS (
-    INSERT INTO revisits (project_id, due_at, id, name, score)
-    SELECT @project_id, now() + @revisit_after::interval, rescored.id, rescored.name, rescored.score
+    INSERT INTO revisits (project_id, due_at, id, name, score, site)
+    SELECT @project_id, now() + @revisit_after::interval, rescored.id, rescored.name, rescored.score, rescored.site
     FROM rescored WHERE rescored.score >= @retire_below::float8
     RETURNING 1
 ), retired AS (
-    INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT @project_id, 'retired', '', rescored.id, rescored.name
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT @project_id, 'retired', '', rescored.site, rescored.id, rescored.name
     FROM rescored WHERE rescored.score < @retire_below::float8
     ON CONFLICT DO NOTHING
     RETURNING 1
@@ -185,16 +185,16 @@ GROUP BY o.req;
 -- next visit (a recurring project's) is visited now instead. Returns how
 -- many were queued and the last id looked at (0 when none).
 WITH candidates AS (
-    SELECT DISTINCT ON (d.id) d.id, d.name, d.claim_count FROM done d
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.site, d.claim_count FROM done d
     WHERE d.project_id = @project_id AND d.id > @after_id
       AND (@prefix::text = '' OR starts_with(d.name, @prefix::text))
       AND (@pattern::text = '' OR d.name ~ @pattern::text)
     ORDER BY d.id
     LIMIT @max
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count)
-    SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, @limited_types::text[]),
-           c.id, c.name, c.claim_count
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count)
+    SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, @limited_types::text[], c.site),
+           c.site, c.id, c.name, c.claim_count
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)
       -- Probed through todo's key, queue by queue (@queues lists them all).

@@ -10,12 +10,11 @@ WITH due AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING revisits.id, revisits.name, revisits.score
+    RETURNING revisits.id, revisits.name, revisits.score, revisits.site
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT @project_id, revisit_queue(due.score),
-           CASE WHEN item_type(due.name) = ANY(@limited_types::text[]) THEN item_type(due.name) ELSE '' END,
-           due.id, due.name
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT @project_id, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, @limited_types::text[], due.site),
+           due.site, due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING
     RETURNING todo.queue

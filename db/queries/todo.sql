@@ -9,32 +9,65 @@
 -- an order of their own: a random high part above the id's low bits keeps
 -- them unique), while the seen index is written in hash order: sorted
 -- batches touch far fewer index pages. Items whose type is in
--- @limited_types get their own stretch of the queue. Seen records the
+-- @limited_types get their own stretch of the queue, items with a site
+-- (@sites, 0 or no array: none) the stretch ':site'. Seen records the
 -- item's own hash only when it differs from the key's. A name's entry in
 -- @params ('' or no array: none) is its parameters document, kept for the
 -- items queued.
+--
+-- With @recrawl_after (seconds; 0: off), a name seen before is queued
+-- again, under its own id, when its item is neither queued (in @queues,
+-- @types) nor out, and either its last hand-out is older than that or it
+-- comes with an update tag (@tags, '' or no array: none) other than the
+-- one it was queued with last.
 WITH batch AS MATERIALIZED (
     SELECT b.name, item_key_hash(@shard::text, coalesce(b.key, b.name)) AS hash,
            CASE WHEN b.key IS NULL AND @shard::text = '' THEN NULL ELSE item_hash(b.name) END AS item,
            CASE WHEN @shuffle::boolean
                 THEN (floor(random() * 1099511627776)::bigint << 23) | (((@id_block::bigint << 20) | b.ord) & 8388607)
                 ELSE (@id_block::bigint << 20) | b.ord END AS id,
-           b.params
-    FROM (SELECT n.name, n.ord, k.key, p.params
+           b.params, coalesce(b.site, 0) AS site, coalesce(b.tag, '') AS tag
+    FROM (SELECT n.name, n.ord, k.key, p.params, s.site, g.tag
           FROM unnest(@names::text[]) WITH ORDINALITY AS n (name, ord)
           LEFT JOIN unnest(@keys::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord
-          LEFT JOIN unnest(@params::text[]) WITH ORDINALITY AS p (params, ord) ON p.ord = n.ord) AS b
+          LEFT JOIN unnest(@params::text[]) WITH ORDINALITY AS p (params, ord) ON p.ord = n.ord
+          LEFT JOIN unnest(@sites::integer[]) WITH ORDINALITY AS s (site, ord) ON s.ord = n.ord
+          LEFT JOIN unnest(@tags::text[]) WITH ORDINALITY AS g (tag, ord) ON g.ord = n.ord) AS b
 ), fresh AS (
     INSERT INTO seen (project_id, hash, id, item)
     SELECT @project_id, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
     ON CONFLICT DO NOTHING
     RETURNING seen.id
+), again AS (
+    -- Seen before this statement (a name new to it is in fresh instead).
+    -- Nothing is read unless the project recrawls.
+    SELECT DISTINCT ON (seen.id) seen.id, batch.name, batch.site, batch.tag
+    FROM batch JOIN seen ON seen.project_id = @project_id AND seen.hash = batch.hash
+    WHERE @recrawl_after::bigint > 0
+      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(batch.name) AND c.project_id = @project_id)
+      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
+                      AND t.type = ANY(@types::text[]) AND t.id = seen.id)
+      AND ((batch.tag <> '' AND batch.tag IS DISTINCT FROM (SELECT it.tag FROM item_tags it WHERE it.project_id = @project_id AND it.id = seen.id))
+           OR (SELECT max(d.claimed_at) FROM done d WHERE d.project_id = @project_id AND d.id = seen.id)
+              < now() - make_interval(secs => @recrawl_after::bigint))
+    ORDER BY seen.id, batch.id
+), entering AS (
+    SELECT batch.id, batch.name, batch.site, batch.tag FROM fresh JOIN batch ON batch.id = fresh.id
+    UNION ALL
+    SELECT again.id, again.name, again.site, again.tag FROM again
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name)
-    SELECT @project_id, @queue, queue_type(@queue::text, batch.name, @limited_types::text[]),
-           batch.id, batch.name
-    FROM fresh JOIN batch ON batch.id = fresh.id
-    RETURNING 1
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT @project_id, @queue, queue_type(@queue::text, e.name, @limited_types::text[], e.site),
+           e.site, e.id, e.name
+    FROM entering e
+    -- Two posts may queue one seen name again at once: the key holds it once.
+    ON CONFLICT DO NOTHING
+    RETURNING todo.id
+), tagged AS (
+    INSERT INTO item_tags AS it (project_id, id, tag)
+    SELECT @project_id, e.id, e.tag FROM entering e
+    WHERE e.tag <> '' AND e.id IN (SELECT queued.id FROM queued)
+    ON CONFLICT (project_id, id) DO UPDATE SET tag = excluded.tag
 ), with_params AS (
     INSERT INTO item_params (project_id, id, params)
     SELECT @project_id, batch.id, batch.params::jsonb
@@ -42,7 +75,11 @@ WITH batch AS MATERIALIZED (
     WHERE batch.params <> ''
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, 'queue:' || @queue::text, counter_shard(), count(*) FROM queued HAVING count(*) > 0
+    SELECT @project_id, d.name, counter_shard(), d.delta
+    FROM (SELECT count(*) AS n, count(*) FILTER (WHERE queued.id NOT IN (SELECT fresh.id FROM fresh)) AS again FROM queued) t,
+         LATERAL (VALUES ('queue:' || @queue::text, t.n), ('recrawled', t.again)) AS d (name, delta)
+    WHERE d.delta > 0
+    ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT count(*) FROM queued;
@@ -50,9 +87,15 @@ SELECT count(*) FROM queued;
 -- name: TodoRetype :exec
 -- Regroups a project's queued items after its per-type limits changed.
 UPDATE todo
-SET type = queue_type(queue, name, @limited_types::text[])
+SET type = queue_type(queue, name, @limited_types::text[], site)
 WHERE project_id = @project_id
-  AND type IS DISTINCT FROM queue_type(queue, name, @limited_types::text[]);
+  AND type IS DISTINCT FROM queue_type(queue, name, @limited_types::text[], site);
+
+-- name: TodoUnsite :exec
+-- Forgets the sites of a project's queued items once it keeps none
+-- (site_key off): they are served by the queue walks again.
+UPDATE todo SET site = 0, type = queue_type(queue, name, @limited_types::text[], 0)
+WHERE project_id = @project_id AND type = ':site';
 
 -- name: TodoGet :one
 -- Finds a queued item by id; the queues are those the counters know.
@@ -81,12 +124,12 @@ WITH moved AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.site, todo.claim_count, todo.last_downloader
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, id, name, claim_count, last_downloader)
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
     SELECT @project_id, @to_queue::text,
-           queue_type(@to_queue::text, moved.name, @limited_types::text[]),
-           moved.id, moved.name,
+           queue_type(@to_queue::text, moved.name, @limited_types::text[], moved.site),
+           moved.site, moved.id, moved.name,
            CASE WHEN @from_queue::text = 'error' THEN 0 ELSE moved.claim_count END,
            moved.last_downloader
     FROM moved
@@ -126,10 +169,10 @@ WITH taken AS (
         LIMIT 1
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.queue, todo.claim_count
+    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count
 ), claimed AS (
-    INSERT INTO claims (project_id, hash, id, name, queue, downloader, claim_count)
-    SELECT @project_id, item_hash(taken.name), taken.id, taken.name, taken.queue, @downloader, taken.claim_count + 1
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, claim_count)
+    SELECT @project_id, item_hash(taken.name), taken.id, taken.name, taken.queue, taken.site, @downloader, taken.claim_count + 1
     FROM taken
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)

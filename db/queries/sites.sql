@@ -1,0 +1,172 @@
+-- name: SitesAdd :exec
+-- Makes a site row for each of @names the project has none for.
+INSERT INTO sites (project_id, name)
+SELECT @project_id, n.name FROM unnest(@names::text[]) AS n (name) ORDER BY n.name
+ON CONFLICT (project_id, name) DO NOTHING;
+
+-- name: SitesIDs :many
+-- The ids of the project's sites named in @names.
+SELECT id, name FROM sites WHERE project_id = @project_id AND name = ANY(@names::text[]);
+
+-- name: SitesDue :many
+-- Up to @max sites a batch of requests may be served from, longest due
+-- first, locked for the claim that follows (SitesTake; a site another
+-- claim holds is skipped): sites with items queued, not blocked, under
+-- their limit of items out and past their interval. With @affinity, a
+-- site holding items out only when it holds them for one of @nicks.
+-- Returns each site's items out and the downloader holding them.
+SELECT s.id, s.out, coalesce(s.downloader, '')::text AS downloader FROM sites s
+WHERE s.project_id = @project_id
+  AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
+  AND s.due_at <= now()
+  AND (NOT @affinity::boolean OR s.downloader IS NULL OR s.downloader = ANY(@nicks::text[]))
+ORDER BY s.due_at
+LIMIT @max
+FOR UPDATE SKIP LOCKED;
+
+-- name: SitesHeld :many
+-- How many sites each of @nicks holds items of.
+SELECT downloader::text AS downloader, count(*) AS sites FROM sites
+WHERE project_id = @project_id AND downloader = ANY(@nicks::text[])
+GROUP BY downloader;
+
+-- name: SitesNextDue :many
+-- When the next site with items queued is due (no row: none waits but
+-- those at their limit or blocked).
+SELECT due_at FROM sites
+WHERE project_id = @project_id
+  AND queued > 0 AND NOT blocked AND NOT at_limit -- the condition of sites_due
+ORDER BY due_at
+LIMIT 1;
+
+-- name: SitesTake :many
+-- Hands out the items of sites SitesDue locked: for each site in @sites,
+-- up to @counts items to the request of slot @slots (whose downloader,
+-- version and address are in @nicks, @versions and @ips), from the slot's
+-- own downloader queue and then from @queues in order, each in id order.
+-- Every site named is paced: due again @interval on, and at its limit when
+-- it now holds @site_limit items out (0: no limit). The sites' counts of
+-- items queued and out follow from the rows moved (see sites_count).
+WITH wanted AS (
+    SELECT w.site, (@counts::integer[])[w.ord] AS n, (@slots::integer[])[w.ord] AS slot,
+           (@nicks::text[])[(@slots::integer[])[w.ord]] AS nick,
+           (@versions::text[])[(@slots::integer[])[w.ord]] AS version,
+           (@ips::text[])[(@slots::integer[])[w.ord]] AS ip
+    FROM unnest(@sites::integer[]) WITH ORDINALITY AS w (site, ord)
+), taken AS (
+    DELETE FROM todo
+    WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
+            SELECT t.ctid FROM unnest(array_prepend('downloader:' || w.nick, @queues::text[])) WITH ORDINALITY AS q (queue, rank)
+            CROSS JOIN LATERAL (
+                SELECT t.ctid, t.id FROM todo t
+                WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
+                ORDER BY t.id
+                LIMIT w.n
+                FOR UPDATE SKIP LOCKED
+            ) t
+            ORDER BY q.rank, t.id
+            LIMIT w.n
+        ) t
+    ))
+    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
+), numbered AS (
+    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
+           wanted.slot, wanted.nick, wanted.version, wanted.ip
+    FROM taken JOIN wanted ON wanted.site = taken.site
+), claimed AS (
+    -- Claims hold one item per name: a copy of an item out already (queued
+    -- again from another backfeed shard) goes back below.
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
+    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, n.site, n.nick, nullif(n.ip, '')::inet, n.version, n.claim_count + 1, n.last_downloader
+    FROM numbered n
+    ON CONFLICT DO NOTHING
+    RETURNING claims.id, claims.site, claims.queue
+), kept AS (
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, n.queue, ':site', n.site, n.id, n.name, n.claim_count, n.last_downloader
+    FROM numbered n
+    WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+), paced AS (
+    -- Locked by SitesDue: out is as it was before this statement.
+    UPDATE sites s
+    SET due_at = now() + @interval::interval, last_at = now(),
+        at_limit = @site_limit::integer > 0 AND s.out + c.n >= @site_limit::integer
+    FROM (SELECT w.site, (SELECT count(*) FROM claimed WHERE claimed.site = w.site) AS n FROM wanted w) c
+    WHERE s.project_id = @project_id AND s.id = c.site
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'claims' AS name, 1 AS delta FROM claimed
+          UNION ALL SELECT 'queue:' || claimed.queue, -1 FROM claimed) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
+       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
+            ELSE '' END::text AS params
+FROM numbered JOIN claimed ON claimed.id = numbered.id
+ORDER BY numbered.slot, numbered.id;
+
+-- name: SitesSummary :one
+-- A project's sites by state: with items out (active), due now, waiting
+-- on their interval or limit, blocked.
+SELECT count(*) FILTER (WHERE out > 0) AS active,
+       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND NOT at_limit AND due_at <= now()) AS due,
+       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND (at_limit OR due_at > now())) AS waiting,
+       count(*) FILTER (WHERE blocked) AS blocked,
+       count(*) AS sites
+FROM sites WHERE project_id = @project_id;
+
+-- name: SitesTop :many
+-- The project's sites with the most completions.
+SELECT name, queued, out, done, bytes FROM sites
+WHERE project_id = @project_id AND done > 0
+ORDER BY done DESC, name
+LIMIT @max;
+
+-- name: SitesPage :many
+-- A page of the project's sites: named from @prefix on (when set), with
+-- items queued or out first when @busy.
+SELECT id, name, queued, out, at_limit, due_at, last_at, coalesce(downloader, '')::text AS downloader, blocked, done, bytes
+FROM sites
+WHERE project_id = @project_id AND name > @after::text
+  AND (NOT @busy::boolean OR queued > 0 OR out > 0)
+ORDER BY name
+LIMIT @max;
+
+-- name: SiteGet :one
+SELECT id, name, queued, out, at_limit, due_at, last_at, coalesce(downloader, '')::text AS downloader, blocked, done, bytes
+FROM sites WHERE project_id = @project_id AND name = @name;
+
+-- name: SiteSetBlocked :execrows
+UPDATE sites SET blocked = @blocked WHERE project_id = @project_id AND id = @id;
+
+-- name: SiteMakeDue :exec
+-- Lets a released site be handed out again at once.
+UPDATE sites SET due_at = now(), at_limit = false WHERE project_id = @project_id AND id = @id;
+
+-- name: BooksSites :one
+-- The books: sites whose counters differ from the rows they count (items
+-- queued in served queues, items out).
+SELECT count(*) FROM sites s
+LEFT JOIN (SELECT td.site, count(*) AS n FROM todo td WHERE td.project_id = @project_id AND td.type = ':site' GROUP BY td.site) t ON t.site = s.id
+LEFT JOIN (SELECT cl.site, count(*) AS n FROM claims cl WHERE cl.project_id = @project_id AND cl.site <> 0 GROUP BY cl.site) c ON c.site = s.id
+WHERE s.project_id = @project_id
+  AND (s.queued <> coalesce(t.n, 0) OR s.out <> coalesce(c.n, 0));
+
+-- name: BooksSitesMissing :one
+-- The books: items queued or out with a site the project has no row for.
+SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = @project_id AND t.type = ':site'
+          AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = @project_id AND s.id = t.site))
+     + (SELECT count(*) FROM claims c WHERE c.project_id = @project_id AND c.site <> 0
+          AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = @project_id AND s.id = c.site)))::bigint AS missing;
+
+-- name: SitesPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see projects.Purge).
+DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: ItemTagsPurgeBatch :execrows
+DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = @project_id LIMIT @max));

@@ -1,0 +1,232 @@
+package items
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"tracker/db"
+	"tracker/projects"
+	"tracker/sites"
+)
+
+// maxSitesPerBatch bounds the sites one batch of requests locks.
+const maxSitesPerBatch = 1000
+
+// maxKnownSites bounds the site ids a process remembers.
+const maxKnownSites = 1 << 20
+
+// siteIDs are the sites of names (0: none) in a project that keeps sites,
+// nil in one that does not. Sites new to the project get their row first,
+// committed on its own: an item never names a site without one.
+func (e *Engine) siteIDs(ctx context.Context, p projects.Project, names []string) ([]int32, error) {
+	if !p.Config.Sited() {
+		return nil, nil
+	}
+	of := make([]string, len(names))
+	e.sitesMu.Lock()
+	known := e.sites[p.ID]
+	var missing []string
+	for i, name := range names {
+		of[i] = sites.Of(name, p.Config.SiteKey)
+		if _, ok := known[of[i]]; !ok && of[i] != "" {
+			missing = append(missing, of[i])
+		}
+	}
+	e.sitesMu.Unlock()
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		missing = slices.Compact(missing)
+		if err := e.q.SitesAdd(ctx, db.SitesAddParams{ProjectID: p.ID, Names: missing}); err != nil {
+			return nil, fmt.Errorf("sites: %w", err)
+		}
+		rows, err := e.q.SitesIDs(ctx, db.SitesIDsParams{ProjectID: p.ID, Names: missing})
+		if err != nil {
+			return nil, fmt.Errorf("sites: %w", err)
+		}
+		e.sitesMu.Lock()
+		if e.sitesKnown+len(rows) > maxKnownSites {
+			e.sites, e.sitesKnown = map[int32]map[string]int32{}, 0
+		}
+		if e.sites[p.ID] == nil {
+			e.sites[p.ID] = map[string]int32{}
+		}
+		for _, r := range rows {
+			e.sites[p.ID][r.Name] = r.ID
+		}
+		e.sitesKnown += len(rows)
+		e.sitesMu.Unlock()
+	}
+	ids := make([]int32, len(names))
+	e.sitesMu.Lock()
+	defer e.sitesMu.Unlock()
+	for i, site := range of {
+		if site == "" {
+			continue
+		}
+		id, ok := e.sites[p.ID][site]
+		if !ok {
+			return nil, fmt.Errorf("sites: no row for %q", site)
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// updateTag is the update tag a backfed item carries in its context (the
+// part of its name after the first 0x1F): the value of "tag=", the
+// context being read as "key=value" pairs joined by "&". "" when none.
+func updateTag(name string) string {
+	_, context, found := strings.Cut(name, contextSeparator)
+	if !found {
+		return ""
+	}
+	for part := range strings.SplitSeq(context, "&") {
+		if v, ok := strings.CutPrefix(part, "tag="); ok {
+			if u, err := url.QueryUnescape(v); err == nil {
+				return u
+			}
+			return v
+		}
+	}
+	return ""
+}
+
+// fromSites hands out items with a site to the requests still wanting
+// some: from the sites that are due (the longest due first), up to the
+// project's limit per site, each site's items to one request. With
+// site_affinity a site holding items out goes only to their holder, and a
+// site holding none to the requesting downloader that holds the fewest
+// sites; otherwise the requests take turns.
+func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Live, ops []*claimOp, wanting func(*claimOp) bool) error {
+	cfg := live.Config
+	var want []*claimOp
+	left := map[*claimOp]int{}
+	total := 0
+	var nicks []string
+	for _, o := range ops {
+		if wanting(o) {
+			want = append(want, o)
+			left[o] = o.left()
+			total += o.left()
+			nicks = append(nicks, o.req.Downloader)
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	slices.Sort(nicks)
+	nicks = slices.Compact(nicks)
+	due, err := q.SitesDue(ctx, db.SitesDueParams{
+		ProjectID: live.ID, Affinity: cfg.SiteAffinity, Nicks: nicks, Max: int32(min(total, maxSitesPerBatch)),
+	})
+	if err != nil || len(due) == 0 {
+		return err
+	}
+	held := map[string]int64{}
+	if cfg.SiteAffinity {
+		rows, err := q.SitesHeld(ctx, db.SitesHeldParams{ProjectID: live.ID, Nicks: nicks})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			held[r.Downloader] = r.Sites
+		}
+	}
+
+	p := db.SitesTakeParams{
+		ProjectID: live.ID,
+		Queues:    projects.ServedQueues(live.Queues),
+		Interval:  pgtype.Interval{Microseconds: cfg.SiteInterval * 1e6, Valid: true},
+		SiteLimit: int32(min(cfg.SiteClaimsLimit, 1<<30)),
+		Nicks:     make([]string, len(want)),
+		Versions:  make([]string, len(want)),
+		Ips:       make([]string, len(want)),
+	}
+	for i, o := range want {
+		p.Nicks[i], p.Versions[i] = o.req.Downloader, o.req.Version
+		if o.req.IP.IsValid() {
+			p.Ips[i] = o.req.IP.String()
+		}
+	}
+	turn := 0
+	for _, s := range due {
+		room := total
+		if cfg.SiteClaimsLimit > 0 {
+			room = int(max(0, cfg.SiteClaimsLimit-int64(s.Out)))
+		}
+		owner := -1
+		switch {
+		case room == 0:
+		case cfg.SiteAffinity && s.Downloader != "":
+			owner = slices.IndexFunc(want, func(o *claimOp) bool { return o.req.Downloader == s.Downloader && left[o] > 0 })
+		case cfg.SiteAffinity:
+			for i, o := range want {
+				if left[o] > 0 && (owner < 0 || held[o.req.Downloader] < held[want[owner].req.Downloader]) {
+					owner = i
+				}
+			}
+		default:
+			for range want {
+				i := turn % len(want)
+				turn++
+				if left[want[i]] > 0 {
+					owner = i
+					break
+				}
+			}
+		}
+		if owner < 0 {
+			continue
+		}
+		o := want[owner]
+		n := min(left[o], room)
+		left[o] -= n
+		total -= n
+		held[o.req.Downloader]++
+		p.Sites = append(p.Sites, s.ID)
+		p.Counts = append(p.Counts, int32(n))
+		p.Slots = append(p.Slots, int32(owner+1))
+		if total == 0 {
+			break
+		}
+	}
+	if len(p.Sites) == 0 {
+		return nil
+	}
+	rows, err := q.SitesTake(ctx, p)
+	if err != nil {
+		return fmt.Errorf("claim by site: %w", err)
+	}
+	for _, r := range rows {
+		o := want[r.Slot-1]
+		o.handOut(r.Name, r.Params)
+		o.reclaimed = o.reclaimed || r.ClaimCount > 0
+	}
+	return nil
+}
+
+// sitesWaiting is the refusal of a request that got nothing from a project
+// whose queued items wait for their sites: due again later, at their limit
+// of items out, or blocked.
+func (e *Engine) sitesWaiting(ctx context.Context, live *projects.Live) (*Refusal, error) {
+	if !live.Config.Sited() || live.Summary.Queued() == 0 {
+		return nil, nil
+	}
+	next, err := e.q.SitesNextDue(ctx, live.ID)
+	if err != nil {
+		return nil, err
+	}
+	wait := 30 * time.Second
+	if len(next) > 0 {
+		wait = max(time.Second, time.Until(next[0]))
+	}
+	e.countPoliteWait(live.ID)
+	return &Refusal{Reason: ReasonSitesWaiting, RetryAfter: wait,
+		Detail: "the items left are of sites handed out at a limited pace"}, nil
+}
