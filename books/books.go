@@ -7,8 +7,10 @@ package books
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -128,5 +130,36 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 	for _, c := range r.Checks {
 		r.Balanced = r.Balanced && c.OK
 	}
+	return r, err
+}
+
+// Politeness is how a project's sites were served, read back from its
+// completions and claims: hand-outs of a site closer together than
+// site_interval, and sites that had more than site_claims_limit items out
+// at some moment. Both are 0 when every site was served politely under the
+// project's present settings.
+type Politeness struct {
+	UnderInterval int64 `json:"under_interval"`
+	OverLimit     int64 `json:"over_limit"`
+}
+
+// PolitenessOf checks the politeness of the project's sites.
+func PolitenessOf(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Politeness, error) {
+	var r Politeness
+	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		var err error
+		r.UnderInterval, err = q.BooksSitesUnderInterval(ctx, db.BooksSitesUnderIntervalParams{
+			ProjectID: p.ID, Interval: pgtype.Interval{Microseconds: p.Config.SiteInterval * 1e6, Valid: true}})
+		if err != nil {
+			return err
+		}
+		limit := p.Config.SiteClaimsLimit
+		if limit == 0 {
+			limit = math.MaxInt64
+		}
+		r.OverLimit, err = q.BooksSitesOverLimit(ctx, db.BooksSitesOverLimitParams{ProjectID: p.ID, SiteLimit: limit})
+		return err
+	})
 	return r, err
 }

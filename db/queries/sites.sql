@@ -18,7 +18,9 @@ SELECT id, name FROM sites WHERE project_id = @project_id AND name = ANY(@names:
 SELECT s.id, s.out, coalesce(s.downloader, '')::text AS downloader FROM sites s
 WHERE s.project_id = @project_id
   AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
-  AND s.due_at <= now()
+  -- The statement's own time, not the transaction's: SitesTake records
+  -- the hand-out at its statement's time, after this one took the locks.
+  AND s.due_at <= statement_timestamp()
   AND (NOT @affinity::boolean OR s.downloader IS NULL OR s.downloader = ANY(@nicks::text[]))
 ORDER BY s.due_at
 LIMIT @max
@@ -46,7 +48,11 @@ LIMIT 1;
 -- own downloader queue and then from @queues in order, each in id order.
 -- Every site named is paced: due again @interval on, and at its limit when
 -- it now holds @site_limit items out (0: no limit). The sites' counts of
--- items queued and out follow from the rows moved (see sites_count).
+-- items queued and out follow from the rows moved (see sites_count). The
+-- claims are made at this statement's time, which is after SitesDue
+-- locked the sites and read their items out: a site's hand-outs, and its
+-- items out at any moment, can be checked from the completions
+-- afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
 WITH wanted AS (
     SELECT w.site, (@counts::integer[])[w.ord] AS n, (@slots::integer[])[w.ord] AS slot,
            (@nicks::text[])[(@slots::integer[])[w.ord]] AS nick,
@@ -77,8 +83,8 @@ WITH wanted AS (
 ), claimed AS (
     -- Claims hold one item per name: a copy of an item out already (queued
     -- again from another backfeed shard) goes back below.
-    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
-    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, n.site, n.nick, nullif(n.ip, '')::inet, n.version, n.claim_count + 1, n.last_downloader
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader)
+    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, n.site, n.nick, nullif(n.ip, '')::inet, n.version, statement_timestamp(), n.claim_count + 1, n.last_downloader
     FROM numbered n
     ON CONFLICT DO NOTHING
     RETURNING claims.id, claims.site, claims.queue
@@ -90,7 +96,7 @@ WITH wanted AS (
 ), paced AS (
     -- Locked by SitesDue: out is as it was before this statement.
     UPDATE sites s
-    SET due_at = now() + @interval::interval, last_at = now(),
+    SET due_at = statement_timestamp() + @interval::interval, last_at = statement_timestamp(),
         at_limit = @site_limit::integer > 0 AND s.out + c.n >= @site_limit::integer
     FROM (SELECT w.site, (SELECT count(*) FROM claimed WHERE claimed.site = w.site) AS n FROM wanted w) c
     WHERE s.project_id = @project_id AND s.id = c.site
@@ -170,3 +176,29 @@ DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.proj
 
 -- name: ItemTagsPurgeBatch :execrows
 DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksSitesUnderInterval :one
+-- Politeness, from the completions and the claims: hand-outs of a site
+-- closer than @interval to the one before.
+SELECT count(*) FROM (
+    SELECT h.claimed_at - lag(h.claimed_at) OVER (PARTITION BY h.site ORDER BY h.claimed_at) AS gap
+    FROM (SELECT d.site, d.claimed_at FROM done d WHERE d.project_id = @project_id AND d.site <> 0 AND d.claim_count > 0
+          UNION
+          SELECT c.site, c.claimed_at FROM claims c WHERE c.project_id = @project_id AND c.site <> 0) h
+) x
+WHERE x.gap < @interval::interval;
+
+-- name: BooksSitesOverLimit :one
+-- Politeness, from the completions and the claims: sites that had more
+-- than @site_limit items out at some moment (an item is out from its claim
+-- until its completion; one completed and one claimed at the same moment
+-- do not overlap).
+SELECT count(DISTINCT x.site) FROM (
+    SELECT e.site, sum(e.delta) OVER (PARTITION BY e.site ORDER BY e.at, e.delta ROWS UNBOUNDED PRECEDING) AS out
+    FROM (SELECT d.site, d.claimed_at AS at, 1 AS delta FROM done d WHERE d.project_id = @project_id AND d.site <> 0
+          UNION ALL
+          SELECT d.site, d.done_at, -1 FROM done d WHERE d.project_id = @project_id AND d.site <> 0
+          UNION ALL
+          SELECT c.site, c.claimed_at, 1 FROM claims c WHERE c.project_id = @project_id AND c.site <> 0) e
+) x
+WHERE x.out > @site_limit::bigint;
