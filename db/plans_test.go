@@ -77,6 +77,26 @@ func TestHotQueryPlans(t *testing.T) {
 	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: names, LimitedTypes: []string{}}); err != nil {
 		t.Fatal(err)
 	}
+	// As many items with a site, over 2,000 sites.
+	siteNames := make([]string, 2_000)
+	for i := range siteNames {
+		siteNames[i] = fmt.Sprintf("s%d.example", i)
+	}
+	if err := q.SitesAdd(ctx, db.SitesAddParams{ProjectID: p.ID, Names: siteNames}); err != nil {
+		t.Fatal(err)
+	}
+	siteRows, err := q.SitesIDs(ctx, db.SitesIDsParams{ProjectID: p.ID, Names: siteNames})
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls, urlSites := make([]string, 20_000), make([]int32, 20_000)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("https://%s/%d", siteRows[i%len(siteRows)].Name, i)
+		urlSites[i] = siteRows[i%len(siteRows)].ID
+	}
+	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: urls, Sites: urlSites, LimitedTypes: []string{}}); err != nil {
+		t.Fatal(err)
+	}
 	// Scores and parameters of as many items: read by key, never whole.
 	for _, sql := range []string{
 		`INSERT INTO item_scores SELECT $1, g, 0.8 FROM generate_series(1, 20000) g`,
@@ -132,6 +152,14 @@ func TestHotQueryPlans(t *testing.T) {
 		{"ClaimOfItem", func() {
 			eq.ClaimOfItem(ctx, db.ClaimOfItemParams{ProjectID: p.ID, Hash: make([]byte, 16), ID: 5})
 		}, []string{"claims_pkey"}, []string{"Seq Scan"}},
+		{"SitesDue", func() {
+			eq.SitesDue(ctx, db.SitesDueParams{ProjectID: p.ID, Affinity: true, Nicks: []string{"a"}, Max: 10})
+		}, []string{"sites_due"}, []string{"Seq Scan on sites", "Sort"}},
+		{"SitesTake", func() {
+			eq.SitesTake(ctx, db.SitesTakeParams{ProjectID: p.ID, Sites: []int32{siteRows[0].ID, siteRows[1].ID}, Counts: []int32{1, 2},
+				Slots: []int32{1, 2}, Nicks: []string{"a", "b"}, Versions: []string{"", ""}, Ips: []string{"", ""},
+				Queues: []string{"todo", "backfeed"}, Interval: pgtype.Interval{Microseconds: 5e6, Valid: true}, SiteLimit: 2})
+		}, []string{"todo_sites", "sites_pkey", "item_params_pkey"}, []string{"Seq Scan on todo", "Seq Scan on sites", "Seq Scan on claims", "Seq Scan on item_params"}},
 		{"TodoGet", func() {
 			eq.TodoGet(ctx, db.TodoGetParams{ProjectID: p.ID, Queues: []string{"todo", "backfeed"}, Types: []string{""}, ID: 5})
 		}, []string{"todo_pkey"}, []string{"Seq Scan"}},
