@@ -207,7 +207,7 @@ func (q *Queries) SitesAdd(ctx context.Context, arg SitesAddParams) error {
 }
 
 const sitesDue = `-- name: SitesDue :many
-SELECT s.id, s.out, coalesce(s.downloader, '')::text AS downloader FROM sites s
+SELECT s.id, s.queued, s.out, coalesce(s.downloader, '')::text AS downloader FROM sites s
 WHERE s.project_id = $1
   AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
   -- The statement's own time, not the transaction's: SitesTake records
@@ -228,6 +228,7 @@ type SitesDueParams struct {
 
 type SitesDueRow struct {
 	ID         int32
+	Queued     int64
 	Out        int32
 	Downloader string
 }
@@ -237,7 +238,8 @@ type SitesDueRow struct {
 // claim holds is skipped): sites with items queued, not blocked, under
 // their limit of items out and past their interval. With @affinity, a
 // site holding items out only when it holds them for one of @nicks.
-// Returns each site's items out and the downloader holding them.
+// Returns each site's items queued and out and the downloader holding
+// them.
 func (q *Queries) SitesDue(ctx context.Context, arg SitesDueParams) ([]SitesDueRow, error) {
 	rows, err := q.db.Query(ctx, sitesDue,
 		arg.ProjectID,
@@ -252,7 +254,12 @@ func (q *Queries) SitesDue(ctx context.Context, arg SitesDueParams) ([]SitesDueR
 	items := []SitesDueRow{}
 	for rows.Next() {
 		var i SitesDueRow
-		if err := rows.Scan(&i.ID, &i.Out, &i.Downloader); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Queued,
+			&i.Out,
+			&i.Downloader,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -21,6 +21,7 @@ import (
 	"tracker/audit"
 	"tracker/items"
 	"tracker/projects"
+	"tracker/sites"
 	"tracker/stats"
 	"tracker/users"
 	"tracker/volunteers"
@@ -34,6 +35,8 @@ type Handler struct {
 	projects *projects.Store
 	live     *projects.Cache
 	items    *items.Engine
+	// sites are the frontier of projects whose items have sites.
+	sites    *sites.Store
 	stats    *stats.Hub
 	metrics  *metrics
 	users    *users.Store
@@ -61,14 +64,16 @@ type Handler struct {
 func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler {
 	store := projects.NewStore(pool)
 	counter := volunteers.New(pool)
+	frontier := sites.NewStore(pool)
 	h := &Handler{
 		log:        log,
 		pool:       pool,
 		projects:   store,
 		live:       projects.NewCache(store, cacheTTL),
 		items:      items.NewEngine(pool, log),
+		sites:      frontier,
 		stats:      stats.NewHub(pool, store, log),
-		metrics:    newMetrics(pool, store, counter),
+		metrics:    newMetrics(pool, store, counter, frontier),
 		users:      users.NewStore(pool),
 		audit:      audit.New(pool),
 		warriors:   warriors.NewStore(pool),

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tracker/projects"
+	"tracker/sites"
 	"tracker/volunteers"
 )
 
@@ -24,7 +25,7 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 }
 
-func newMetrics(pool *pgxpool.Pool, store *projects.Store, counter *volunteers.Counter) *metrics {
+func newMetrics(pool *pgxpool.Pool, store *projects.Store, counter *volunteers.Counter, frontier *sites.Store) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -42,7 +43,7 @@ func newMetrics(pool *pgxpool.Pool, store *projects.Store, counter *volunteers.C
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration,
 		poolCollector{pool},
-		&projectCollector{store: store, volunteers: counter},
+		&projectCollector{store: store, volunteers: counter, sites: frontier},
 	)
 	return m
 }
@@ -137,8 +138,14 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 type projectCollector struct {
 	store      *projects.Store
 	volunteers *volunteers.Counter
+	sites      *sites.Store
 	cached     cachedMetrics
 }
+
+// sitesMaxAge is how old the sites' figures in /metrics may be: their
+// summary reads every site row of a project, so it is read at most once
+// in that time however often /metrics is scraped.
+const sitesMaxAge = 10 * time.Second
 
 // cachedMetrics holds a collector's metrics, read at most once a second
 // however often /metrics is scraped: each read costs queries.
@@ -178,10 +185,12 @@ var (
 	volunteersAll  = prometheus.NewDesc("tracker_volunteers", "Unique addresses that asked for work on any project, each counted once in 30 days: new this month, and in the last 30 days.", []string{"window"}, nil)
 	projRevisits   = prometheus.NewDesc("tracker_project_revisit_items", "Items of a recurring project waiting for their next visit; with the queued and claimed items, the items tracked.", []string{"project"}, nil)
 	projFailed     = prometheus.NewDesc("tracker_project_items_failed_total", "Items sent to the error queue: handed out max_claims times, the last claim expired.", []string{"project"}, nil)
+	projSites      = prometheus.NewDesc("tracker_project_sites", "Sites of a project whose items have sites, by state: with items out (active), with items queued and due now (due), with items queued waiting on their interval or limit (waiting), blocked.", []string{"project", "state"}, nil)
+	projSitesWait  = prometheus.NewDesc("tracker_project_requests_sites_waited_total", "Item requests refused (429 sites-waiting) because every site with items queued waited on politeness.", []string{"project"}, nil)
 )
 
 func (c *projectCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projFailed, projRevisits, projVolunteers, volunteersAll} {
+	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projFailed, projRevisits, projSites, projSitesWait, projVolunteers, volunteersAll} {
 		ch <- d
 	}
 }
@@ -218,6 +227,19 @@ func (c *projectCollector) collect() ([]prometheus.Metric, error) {
 			prometheus.MustNewConstMetric(projFailed, prometheus.CounterValue, float64(s.Failed), p.Slug),
 			prometheus.MustNewConstMetric(projRevisits, prometheus.GaugeValue, float64(s.Revisits), p.Slug),
 		)
+		if p.Config.Sited() {
+			sum, err := c.sites.Summary(ctx, p.ID, sitesMaxAge)
+			if err != nil {
+				return nil, err
+			}
+			ms = append(ms,
+				prometheus.MustNewConstMetric(projSites, prometheus.GaugeValue, float64(sum.Active), p.Slug, "active"),
+				prometheus.MustNewConstMetric(projSites, prometheus.GaugeValue, float64(sum.Due), p.Slug, "due"),
+				prometheus.MustNewConstMetric(projSites, prometheus.GaugeValue, float64(sum.Waiting), p.Slug, "waiting"),
+				prometheus.MustNewConstMetric(projSites, prometheus.GaugeValue, float64(sum.Blocked), p.Slug, "blocked"),
+				prometheus.MustNewConstMetric(projSitesWait, prometheus.CounterValue, float64(sum.Waited), p.Slug),
+			)
+		}
 		v, err := c.volunteers.Counts(ctx, p.ID)
 		if err != nil {
 			return nil, err

@@ -156,9 +156,10 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	}
 	turn := 0
 	for _, s := range due {
-		room := total
+		// What the site can give: its items queued, up to its limit.
+		room := int(min(s.Queued, int64(total)))
 		if cfg.SiteClaimsLimit > 0 {
-			room = int(max(0, cfg.SiteClaimsLimit-int64(s.Out)))
+			room = int(min(int64(room), max(0, cfg.SiteClaimsLimit-int64(s.Out))))
 		}
 		owner := -1
 		switch {

@@ -416,3 +416,16 @@ func TestRecrawl(t *testing.T) {
 	f.balanced(t)
 	f.polite(t)
 }
+
+// Without a limit per site, a multi request still takes items of many
+// sites, each site's items queued at most.
+func TestSitesWithoutLimit(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.set(t, "site_key=host")
+	f.add(t, "todo", "https://a.example/1", "https://b.example/1", "https://c.example/1", "https://c.example/2")
+	if got := f.claim(t, "alice", 10); len(got) != 4 {
+		t.Fatalf("alice got %v", got)
+	}
+	f.balanced(t)
+}

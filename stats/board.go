@@ -35,6 +35,9 @@ type Board struct {
 	// Coverage is a recurring project's pace against its list (nil for a
 	// project whose items are done once).
 	Coverage *Coverage `json:"coverage"`
+	// Sites is the frontier of a project whose items have sites (nil for
+	// one whose items have none).
+	Sites *Sites `json:"sites"`
 }
 
 // Coverage says whether a recurring project gets through its list: the

@@ -57,6 +57,9 @@ type watch struct {
 	wanted   time.Time
 	history  []sample
 	rankings *rankings
+	// sites are the frontier's figures of a project whose items have
+	// sites, read every SitesEvery.
+	sites *Sites
 }
 
 // sample is a project's counters at one moment.
@@ -172,6 +175,11 @@ func (h *Hub) refresh(ctx context.Context, w *watch) error {
 	b, s, err := h.read(ctx, p, history, r)
 	if err != nil {
 		return err
+	}
+	if p.Config.Sited() {
+		if b.Sites, err = h.sitesOf(ctx, w); err != nil {
+			return err
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -220,6 +220,42 @@ type AdminLimitsView struct {
 	AdminProjectPage
 	Fields []Field
 	Blocks []AdminBlock
+	// Sites is the frontier of a project whose items have sites (nil for
+	// one whose items have none).
+	Sites *AdminSites
+}
+
+// AdminSites is the sites part of the limits section: the sites by state,
+// a page of them, and one site looked up.
+type AdminSites struct {
+	Sites, Active, Due, Waiting, Blocked int64
+	// RequestsWaited counts the requests refused because every site with
+	// items queued waited on politeness.
+	RequestsWaited int64
+	// The list's filter: names starting with Prefix, only the sites with
+	// items queued or out unless All.
+	Prefix string
+	All    bool
+	List   []AdminSite
+	// Next is the address of the list's next page ("" on the last).
+	Next string
+	// Query is the name looked up ("" when none); Site the site found
+	// (nil when none was).
+	Query string
+	Site  *AdminSite
+}
+
+// AdminSite is one site of a project's frontier.
+type AdminSite struct {
+	Name                     string
+	Queued, Out, Done, Bytes int64
+	AtLimit, Blocked         bool
+	// State is "blocked", "due", "waiting" or "idle" (nothing queued).
+	State  string
+	DueAt  time.Time
+	LastAt *time.Time
+	// Downloader holds the site's items out ("" when none).
+	Downloader string
 }
 
 // AdminBlock is a block on the limits page.
@@ -360,6 +396,11 @@ func sumQueues(qs []QueueSize) int64 {
 func cmpOr(s, fallback string) string { return cmp.Or(s, fallback) }
 
 func queryEscape(s string) string { return url.QueryEscape(s) }
+
+// siteURL is the limits section showing one site.
+func siteURL(slug, name string) templ.SafeURL {
+	return projectURL(slug, "limits?site="+url.QueryEscape(name)+"#site-h")
+}
 
 // currentPage marks the link to the page shown.
 func currentPage(current bool) templ.Attributes {

@@ -14,8 +14,9 @@ SELECT id, name FROM sites WHERE project_id = @project_id AND name = ANY(@names:
 -- claim holds is skipped): sites with items queued, not blocked, under
 -- their limit of items out and past their interval. With @affinity, a
 -- site holding items out only when it holds them for one of @nicks.
--- Returns each site's items out and the downloader holding them.
-SELECT s.id, s.out, coalesce(s.downloader, '')::text AS downloader FROM sites s
+-- Returns each site's items queued and out and the downloader holding
+-- them.
+SELECT s.id, s.queued, s.out, coalesce(s.downloader, '')::text AS downloader FROM sites s
 WHERE s.project_id = @project_id
   AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
   -- The statement's own time, not the transaction's: SitesTake records
