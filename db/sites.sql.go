@@ -114,7 +114,7 @@ func (q *Queries) ItemTagsPurgeBatch(ctx context.Context, arg ItemTagsPurgeBatch
 }
 
 const siteGet = `-- name: SiteGet :one
-SELECT id, name, queued, out, at_limit, due_at, last_at, coalesce(downloader, '')::text AS downloader, blocked, done, bytes
+SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
 FROM sites WHERE project_id = $1 AND name = $2
 `
 
@@ -207,13 +207,13 @@ func (q *Queries) SitesAdd(ctx context.Context, arg SitesAddParams) error {
 }
 
 const sitesDue = `-- name: SitesDue :many
-SELECT s.id, s.queued, s.out, coalesce(s.downloader, '')::text AS downloader FROM sites s
+SELECT s.id, s.queued, s.out, CASE WHEN s.out > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader FROM sites s
 WHERE s.project_id = $1
   AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
   -- The statement's own time, not the transaction's: SitesTake records
   -- the hand-out at its statement's time, after this one took the locks.
   AND s.due_at <= statement_timestamp()
-  AND (NOT $2::boolean OR s.downloader IS NULL OR s.downloader = ANY($3::text[]))
+  AND (NOT $2::boolean OR s.out = 0 OR s.downloader = ANY($3::text[]))
 ORDER BY s.due_at
 LIMIT $4
 FOR UPDATE SKIP LOCKED
@@ -239,7 +239,7 @@ type SitesDueRow struct {
 // their limit of items out and past their interval. With @affinity, a
 // site holding items out only when it holds them for one of @nicks.
 // Returns each site's items queued and out and the downloader holding
-// them.
+// them (” when none is out).
 func (q *Queries) SitesDue(ctx context.Context, arg SitesDueParams) ([]SitesDueRow, error) {
 	rows, err := q.db.Query(ctx, sitesDue,
 		arg.ProjectID,
@@ -271,8 +271,10 @@ func (q *Queries) SitesDue(ctx context.Context, arg SitesDueParams) ([]SitesDueR
 }
 
 const sitesHeld = `-- name: SitesHeld :many
-SELECT downloader::text AS downloader, count(*) AS sites FROM sites
+SELECT downloader, count(DISTINCT site) AS sites FROM claims
 WHERE project_id = $1 AND downloader = ANY($2::text[])
+  AND claim_count > 0 -- the condition of claims_downloader
+  AND site <> 0
 GROUP BY downloader
 `
 
@@ -373,7 +375,7 @@ func (q *Queries) SitesNextDue(ctx context.Context, projectID int32) ([]time.Tim
 }
 
 const sitesPage = `-- name: SitesPage :many
-SELECT id, name, queued, out, at_limit, due_at, last_at, coalesce(downloader, '')::text AS downloader, blocked, done, bytes
+SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
 FROM sites
 WHERE project_id = $1 AND name > $2::text
   AND (NOT $3::boolean OR queued > 0 OR out > 0)
@@ -502,7 +504,8 @@ WITH wanted AS (
     DELETE FROM todo
     WHERE ctid = ANY(ARRAY(
         SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
-            SELECT t.ctid FROM unnest(array_prepend('downloader:' || w.nick, $8::text[])) WITH ORDINALITY AS q (queue, rank)
+            SELECT t.ctid FROM unnest(CASE WHEN $8::boolean THEN array_prepend('downloader:' || w.nick, $9::text[])
+                                           ELSE $9::text[] END) WITH ORDINALITY AS q (queue, rank)
             CROSS JOIN LATERAL (
                 SELECT t.ctid, t.id FROM todo t
                 WHERE t.project_id = $1 AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
@@ -533,12 +536,21 @@ WITH wanted AS (
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), paced AS (
-    -- Locked by SitesDue: out is as it was before this statement.
+    -- Locked by SitesDue: as it was before this statement. The one update
+    -- of each site: its pace, its items queued and out, its holder. The
+    -- triggers leave the rows of this transaction to its statements (see
+    -- sites_counted).
     UPDATE sites s
-    SET due_at = statement_timestamp() + $9::interval, last_at = statement_timestamp(),
-        at_limit = $10::integer > 0 AND s.out + c.n >= $10::integer
-    FROM (SELECT w.site, (SELECT count(*) FROM claimed WHERE claimed.site = w.site) AS n FROM wanted w) c
+    SET due_at = statement_timestamp() + $10::interval, last_at = statement_timestamp(),
+        at_limit = $11::integer > 0 AND s.out + c.n >= $11::integer,
+        queued = s.queued - c.n,
+        out = s.out + c.n,
+        downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.nick ELSE s.downloader END
+    FROM (SELECT w.site, w.nick, count(claimed.id) AS n
+          FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
+          GROUP BY w.site, w.nick) c
     WHERE s.project_id = $1 AND s.id = c.site
+      AND set_config('tracker.sites_counted', 'on', true) = 'on'
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), sum(d.delta)
@@ -564,6 +576,7 @@ type SitesTakeParams struct {
 	Versions  []string
 	Ips       []string
 	Sites     []int32
+	OwnQueues bool
 	Queues    []string
 	Interval  pgtype.Interval
 	SiteLimit int32
@@ -580,7 +593,8 @@ type SitesTakeRow struct {
 // Hands out the items of sites SitesDue locked: for each site in @sites,
 // up to @counts items to the request of slot @slots (whose downloader,
 // version and address are in @nicks, @versions and @ips), from the slot's
-// own downloader queue and then from @queues in order, each in id order.
+// own downloader queue (with @own_queues: some requester has one) and
+// then from @queues in order, each in id order.
 // Every site named is paced: due again @interval on, and at its limit when
 // it now holds @site_limit items out (0: no limit). The sites' counts of
 // items queued and out follow from the rows moved (see sites_count). The
@@ -597,6 +611,7 @@ func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTa
 		arg.Versions,
 		arg.Ips,
 		arg.Sites,
+		arg.OwnQueues,
 		arg.Queues,
 		arg.Interval,
 		arg.SiteLimit,

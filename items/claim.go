@@ -74,7 +74,7 @@ const ExpiredClaimsWindow = time.Hour
 // (the project's claims limit aside, which leaves only expired claims): the
 // downloader's own queue, todo, backfeed, secondary, redo, then expired
 // claims when reclaiming is on; in a project with sites, items with a site
-// come after the downloader's own queue, by site (fromSites); in a recurring project the bands of due
+// come after the items without one, by site (fromSites); in a recurring project the bands of due
 // items scored 1 and above come before todo, the lower ones after redo
 // (projects.ServedQueues). Within a queue, items of rate-limited types come
 // first, one per due slot. Requests arriving together are served by the
@@ -213,13 +213,7 @@ func (e *Engine) claimFor(ctx context.Context, q *db.Queries, ops []*claimOp) er
 			}
 		}
 	}
-	// Then the items with a site, by site; the queue walks below read
-	// only items without one.
-	if live.Config.Sited() {
-		if err := e.fromSites(ctx, q, live, ops, queueing); err != nil {
-			return err
-		}
-	}
+	// The queue walks read only items without a site.
 	for _, queue := range projects.ServedQueues(live.Queues) {
 		if live.Queues[queue] <= 0 {
 			continue
@@ -228,6 +222,14 @@ func (e *Engine) claimFor(ctx context.Context, q *db.Queries, ops []*claimOp) er
 			if err := e.fromStretch(ctx, q, live, queue, typ, ops, queueing); err != nil {
 				return err
 			}
+		}
+	}
+	// Then the items with a site, by site: last of the batch's statements
+	// but the reclaims, since the sites it takes stay locked until the
+	// batch commits, and completions of their items wait for that.
+	if live.Config.Sited() {
+		if err := e.fromSites(ctx, q, live, ops, queueing); err != nil {
+			return err
 		}
 	}
 	return e.fromExpiredClaims(ctx, q, live, ops)

@@ -122,8 +122,16 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	}
 	slices.Sort(nicks)
 	nicks = slices.Compact(nicks)
+	// As many sites as the items wanted need, each giving up to its limit,
+	// and a few more for sites with fewer items: a site locked and not
+	// used still holds up the completions of its items until the batch
+	// commits.
+	sitesWanted := total
+	if cfg.SiteClaimsLimit > 0 {
+		sitesWanted = int(min(int64(total), (int64(total)+cfg.SiteClaimsLimit-1)/cfg.SiteClaimsLimit+int64(len(want))))
+	}
 	due, err := q.SitesDue(ctx, db.SitesDueParams{
-		ProjectID: live.ID, Affinity: cfg.SiteAffinity, Nicks: nicks, Max: int32(min(total, maxSitesPerBatch)),
+		ProjectID: live.ID, Affinity: cfg.SiteAffinity, Nicks: nicks, Max: int32(min(sitesWanted, maxSitesPerBatch)),
 	})
 	if err != nil || len(due) == 0 {
 		return err
@@ -139,9 +147,21 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		}
 	}
 
+	// Only the queues holding items: each is a probe of every site taken.
+	var queues []string
+	for _, queue := range projects.ServedQueues(live.Queues) {
+		if live.Queues[queue] > 0 {
+			queues = append(queues, queue)
+		}
+	}
+	own := false
+	for _, o := range want {
+		own = own || live.Queues[DownloaderQueue(o.req.Downloader)] > 0
+	}
 	p := db.SitesTakeParams{
 		ProjectID: live.ID,
-		Queues:    projects.ServedQueues(live.Queues),
+		Queues:    queues,
+		OwnQueues: own,
 		Interval:  pgtype.Interval{Microseconds: cfg.SiteInterval * 1e6, Valid: true},
 		SiteLimit: int32(min(cfg.SiteClaimsLimit, 1<<30)),
 		Nicks:     make([]string, len(want)),

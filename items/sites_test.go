@@ -37,7 +37,7 @@ func (f fixture) site(t *testing.T, name string) siteState {
 	t.Helper()
 	var s siteState
 	err := f.pool.QueryRow(context.Background(),
-		`SELECT queued, out, at_limit, coalesce(downloader, '') FROM sites WHERE project_id = $1 AND name = $2`,
+		`SELECT queued, out, at_limit, CASE WHEN out > 0 THEN downloader ELSE '' END FROM sites WHERE project_id = $1 AND name = $2`,
 		f.project.ID, name).Scan(&s.Queued, &s.Out, &s.AtLimit, &s.Downloader)
 	if err != nil {
 		t.Fatalf("site %s: %v", name, err)

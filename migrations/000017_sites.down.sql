@@ -1,12 +1,11 @@
 DROP TABLE item_tags;
-DROP TRIGGER done_sites_inserted ON done;
 DROP TRIGGER claims_sites_deleted ON claims;
 DROP TRIGGER claims_sites_inserted ON claims;
 DROP TRIGGER todo_sites_updated ON todo;
 DROP TRIGGER todo_sites_deleted ON todo;
 DROP TRIGGER todo_sites_inserted ON todo;
-DROP FUNCTION done_sites_inserted, claims_sites_deleted, claims_sites_inserted,
-              todo_sites_updated, todo_sites_deleted, todo_sites_inserted, sites_count;
+DROP FUNCTION claims_sites_deleted, claims_sites_inserted,
+              todo_sites_updated, todo_sites_deleted, todo_sites_inserted, sites_counted, sites_count;
 DROP FUNCTION queue_type(text, text, text[], integer);
 CREATE FUNCTION queue_type(queue text, name text, limited_types text[]) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -7,8 +7,11 @@
 CREATE SEQUENCE site_ids AS integer;
 
 -- One row per site of a project. queued and out count the site's rows in
--- todo (in the queues served) and in claims: statement triggers on those
--- tables keep them, so no statement that moves items can forget a site.
+-- todo (in the queues served) and in claims: the hand-outs and the
+-- completions update them in the statements that move the items, and
+-- statement triggers on todo and claims keep them for every other
+-- statement (imports, releases, expiries, moves), so none can forget a
+-- site.
 -- The claim path reads due sites from sites_due and never the items of a
 -- site out of budget.
 CREATE TABLE sites (
@@ -25,12 +28,16 @@ CREATE TABLE sites (
     -- project's site_interval); sites are served in this order.
     due_at     timestamptz NOT NULL DEFAULT now(),
     last_at    timestamptz,
-    -- A downloader holding items of the site, NULL when none is out. With
-    -- site_affinity it is the only one the site's items go to.
+    -- The downloader the site's items went to last: while the site has
+    -- items out, the one holding them (with site_affinity, the only one its
+    -- items go to); once none is out, nobody's. It is left as it is when
+    -- the last item comes back, so that a completion changes no indexed
+    -- column and its update stays on the page (HOT).
     downloader text,
     -- A blocked site's items stay queued and are not handed out.
     blocked    boolean     NOT NULL DEFAULT false,
-    -- Completions and their bytes, for the leaderboard's top sites.
+    -- Completions and their bytes, for the leaderboard's top sites
+    -- (counted by DoneRecordBatch, the one statement that completes).
     done       bigint      NOT NULL DEFAULT 0,
     bytes      bigint      NOT NULL DEFAULT 0,
     PRIMARY KEY (project_id, id),
@@ -38,6 +45,8 @@ CREATE TABLE sites (
 ) WITH (
     -- Every hand-out moves a site along sites_due: vacuum by row count so
     -- dead entries never pile up at the index's head.
+    -- Room on each page for the updates of its rows.
+    fillfactor = 70,
     autovacuum_vacuum_scale_factor = 0,
     autovacuum_vacuum_threshold = 5000,
     autovacuum_vacuum_cost_delay = 0,
@@ -47,8 +56,6 @@ CREATE TABLE sites (
 
 -- The sites a request may be served from, longest due first.
 CREATE INDEX sites_due ON sites (project_id, due_at) WHERE queued > 0 AND NOT blocked AND NOT at_limit;
--- The sites a downloader holds (site_affinity's least loaded downloader).
-CREATE INDEX sites_held ON sites (project_id, downloader) WHERE downloader IS NOT NULL;
 
 ALTER TABLE todo ADD COLUMN site integer NOT NULL DEFAULT 0;
 ALTER TABLE claims ADD COLUMN site integer NOT NULL DEFAULT 0;
@@ -74,13 +81,13 @@ CREATE FUNCTION queue_type(queue text, name text, limited_types text[], site int
                 ELSE '' END;
 
 -- sites_count applies the changes of one statement to its sites: per
--- project and site, items queued, items out, completions and bytes, and a
--- downloader that took items of it. The rows are locked in key order
--- first, so statements changing the same sites never wait on each other in
--- a cycle. A site with nothing out is bound to nobody; a site that got an
--- item back is no longer at its limit.
-CREATE FUNCTION sites_count(d_projects integer[], d_sites integer[], d_queued bigint[], d_out bigint[],
-                            d_done bigint[], d_bytes bigint[], d_holders text[]) RETURNS void
+-- project and site, items queued, items out, and a downloader that took
+-- items of it. The rows are locked in key order first, so statements
+-- changing the same sites never wait on each other in a cycle. A site
+-- handed out while it had nothing out is its new holder's; a site that got
+-- an item back is no longer at its limit.
+CREATE FUNCTION sites_count(d_projects integer[], d_sites integer[], d_queued bigint[], d_out bigint[], d_holders text[])
+    RETURNS void
     LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM 1 FROM sites s
@@ -90,22 +97,28 @@ BEGIN
     UPDATE sites s
     SET queued = s.queued + d.queued,
         out = s.out + d.out,
-        done = s.done + d.done,
-        bytes = s.bytes + d.bytes,
         at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN s.out + d.out <= 0 THEN NULL ELSE coalesce(s.downloader, d.holder) END
-    FROM unnest(d_projects, d_sites, d_queued, d_out, d_done, d_bytes, d_holders) AS d (project_id, id, queued, out, done, bytes, holder)
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM unnest(d_projects, d_sites, d_queued, d_out, d_holders) AS d (project_id, id, queued, out, holder)
     WHERE s.project_id = d.project_id AND s.id = d.id;
 END
 $$;
+
+-- sites_counted says whether the transaction's statements count their
+-- sites themselves: the hand-outs (SitesTake) and the completions
+-- (DoneRecordBatch) do, in the one update of each site they make anyway,
+-- and say so for their transaction; the triggers then leave their rows
+-- alone.
+CREATE FUNCTION sites_counted() RETURNS boolean
+    LANGUAGE sql STABLE
+    RETURN coalesce(current_setting('tracker.sites_counted', true), '') = 'on';
 
 -- The statement triggers: each reads the rows its statement changed (a
 -- transition table) once, and does nothing when none has a site.
 CREATE FUNCTION todo_sites_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF EXISTS (SELECT 1 FROM new_rows WHERE type = ':site') THEN
-        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(n), array_agg(0::bigint),
-                            array_agg(0::bigint), array_agg(0::bigint), array_agg(NULL::text))
+    IF NOT sites_counted() AND EXISTS (SELECT 1 FROM new_rows WHERE type = ':site') THEN
+        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(n), array_agg(0::bigint), array_agg(NULL::text))
         FROM (SELECT project_id, site, count(*) AS n FROM new_rows WHERE type = ':site' GROUP BY 1, 2) d;
     END IF;
     RETURN NULL;
@@ -114,9 +127,8 @@ $$;
 
 CREATE FUNCTION todo_sites_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF EXISTS (SELECT 1 FROM old_rows WHERE type = ':site') THEN
-        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(-n), array_agg(0::bigint),
-                            array_agg(0::bigint), array_agg(0::bigint), array_agg(NULL::text))
+    IF NOT sites_counted() AND EXISTS (SELECT 1 FROM old_rows WHERE type = ':site') THEN
+        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(-n), array_agg(0::bigint), array_agg(NULL::text))
         FROM (SELECT project_id, site, count(*) AS n FROM old_rows WHERE type = ':site' GROUP BY 1, 2) d;
     END IF;
     RETURN NULL;
@@ -125,9 +137,8 @@ $$;
 
 CREATE FUNCTION todo_sites_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF EXISTS (SELECT 1 FROM old_rows WHERE type = ':site') OR EXISTS (SELECT 1 FROM new_rows WHERE type = ':site') THEN
-        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(n), array_agg(0::bigint),
-                            array_agg(0::bigint), array_agg(0::bigint), array_agg(NULL::text))
+    IF NOT sites_counted() AND (EXISTS (SELECT 1 FROM old_rows WHERE type = ':site') OR EXISTS (SELECT 1 FROM new_rows WHERE type = ':site')) THEN
+        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(n), array_agg(0::bigint), array_agg(NULL::text))
         FROM (SELECT project_id, site, sum(n)::bigint AS n
               FROM (SELECT project_id, site, 1 AS n FROM new_rows WHERE type = ':site'
                     UNION ALL SELECT project_id, site, -1 FROM old_rows WHERE type = ':site') c
@@ -139,9 +150,8 @@ $$;
 
 CREATE FUNCTION claims_sites_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF EXISTS (SELECT 1 FROM new_rows WHERE site <> 0) THEN
-        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(0::bigint), array_agg(n),
-                            array_agg(0::bigint), array_agg(0::bigint), array_agg(holder))
+    IF NOT sites_counted() AND EXISTS (SELECT 1 FROM new_rows WHERE site <> 0) THEN
+        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(0::bigint), array_agg(n), array_agg(holder))
         FROM (SELECT project_id, site, count(*) AS n, min(downloader) AS holder
               FROM new_rows WHERE site <> 0 GROUP BY 1, 2) d;
     END IF;
@@ -151,22 +161,9 @@ $$;
 
 CREATE FUNCTION claims_sites_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF EXISTS (SELECT 1 FROM old_rows WHERE site <> 0) THEN
-        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(0::bigint), array_agg(-n),
-                            array_agg(0::bigint), array_agg(0::bigint), array_agg(NULL::text))
+    IF NOT sites_counted() AND EXISTS (SELECT 1 FROM old_rows WHERE site <> 0) THEN
+        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(0::bigint), array_agg(-n), array_agg(NULL::text))
         FROM (SELECT project_id, site, count(*) AS n FROM old_rows WHERE site <> 0 GROUP BY 1, 2) d;
-    END IF;
-    RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION done_sites_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM new_rows WHERE site <> 0) THEN
-        PERFORM sites_count(array_agg(project_id), array_agg(site), array_agg(0::bigint), array_agg(0::bigint),
-                            array_agg(n), array_agg(b), array_agg(NULL::text))
-        FROM (SELECT project_id, site, count(*) AS n, sum(bytes)::bigint AS b
-              FROM new_rows WHERE site <> 0 GROUP BY 1, 2) d;
     END IF;
     RETURN NULL;
 END
@@ -182,8 +179,6 @@ CREATE TRIGGER claims_sites_inserted AFTER INSERT ON claims
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claims_sites_inserted();
 CREATE TRIGGER claims_sites_deleted AFTER DELETE ON claims
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION claims_sites_deleted();
-CREATE TRIGGER done_sites_inserted AFTER INSERT ON done
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION done_sites_inserted();
 
 -- Update tags of backfed items (recrawl_after): a name backfed again with
 -- another tag than the one it was queued with is queued again at once.

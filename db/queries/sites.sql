@@ -15,22 +15,24 @@ SELECT id, name FROM sites WHERE project_id = @project_id AND name = ANY(@names:
 -- their limit of items out and past their interval. With @affinity, a
 -- site holding items out only when it holds them for one of @nicks.
 -- Returns each site's items queued and out and the downloader holding
--- them.
-SELECT s.id, s.queued, s.out, coalesce(s.downloader, '')::text AS downloader FROM sites s
+-- them ('' when none is out).
+SELECT s.id, s.queued, s.out, CASE WHEN s.out > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader FROM sites s
 WHERE s.project_id = @project_id
   AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
   -- The statement's own time, not the transaction's: SitesTake records
   -- the hand-out at its statement's time, after this one took the locks.
   AND s.due_at <= statement_timestamp()
-  AND (NOT @affinity::boolean OR s.downloader IS NULL OR s.downloader = ANY(@nicks::text[]))
+  AND (NOT @affinity::boolean OR s.out = 0 OR s.downloader = ANY(@nicks::text[]))
 ORDER BY s.due_at
 LIMIT @max
 FOR UPDATE SKIP LOCKED;
 
 -- name: SitesHeld :many
 -- How many sites each of @nicks holds items of.
-SELECT downloader::text AS downloader, count(*) AS sites FROM sites
+SELECT downloader, count(DISTINCT site) AS sites FROM claims
 WHERE project_id = @project_id AND downloader = ANY(@nicks::text[])
+  AND claim_count > 0 -- the condition of claims_downloader
+  AND site <> 0
 GROUP BY downloader;
 
 -- name: SitesNextDue :many
@@ -46,7 +48,8 @@ LIMIT 1;
 -- Hands out the items of sites SitesDue locked: for each site in @sites,
 -- up to @counts items to the request of slot @slots (whose downloader,
 -- version and address are in @nicks, @versions and @ips), from the slot's
--- own downloader queue and then from @queues in order, each in id order.
+-- own downloader queue (with @own_queues: some requester has one) and
+-- then from @queues in order, each in id order.
 -- Every site named is paced: due again @interval on, and at its limit when
 -- it now holds @site_limit items out (0: no limit). The sites' counts of
 -- items queued and out follow from the rows moved (see sites_count). The
@@ -64,7 +67,8 @@ WITH wanted AS (
     DELETE FROM todo
     WHERE ctid = ANY(ARRAY(
         SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
-            SELECT t.ctid FROM unnest(array_prepend('downloader:' || w.nick, @queues::text[])) WITH ORDINALITY AS q (queue, rank)
+            SELECT t.ctid FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.nick, @queues::text[])
+                                           ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
             CROSS JOIN LATERAL (
                 SELECT t.ctid, t.id FROM todo t
                 WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
@@ -95,12 +99,21 @@ WITH wanted AS (
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), paced AS (
-    -- Locked by SitesDue: out is as it was before this statement.
+    -- Locked by SitesDue: as it was before this statement. The one update
+    -- of each site: its pace, its items queued and out, its holder. The
+    -- triggers leave the rows of this transaction to its statements (see
+    -- sites_counted).
     UPDATE sites s
     SET due_at = statement_timestamp() + @interval::interval, last_at = statement_timestamp(),
-        at_limit = @site_limit::integer > 0 AND s.out + c.n >= @site_limit::integer
-    FROM (SELECT w.site, (SELECT count(*) FROM claimed WHERE claimed.site = w.site) AS n FROM wanted w) c
+        at_limit = @site_limit::integer > 0 AND s.out + c.n >= @site_limit::integer,
+        queued = s.queued - c.n,
+        out = s.out + c.n,
+        downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.nick ELSE s.downloader END
+    FROM (SELECT w.site, w.nick, count(claimed.id) AS n
+          FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
+          GROUP BY w.site, w.nick) c
     WHERE s.project_id = @project_id AND s.id = c.site
+      AND set_config('tracker.sites_counted', 'on', true) = 'on'
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), sum(d.delta)
@@ -137,7 +150,7 @@ LIMIT @max;
 -- name: SitesPage :many
 -- A page of the project's sites: named from @prefix on (when set), with
 -- items queued or out first when @busy.
-SELECT id, name, queued, out, at_limit, due_at, last_at, coalesce(downloader, '')::text AS downloader, blocked, done, bytes
+SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
 FROM sites
 WHERE project_id = @project_id AND name > @after::text
   AND (NOT @busy::boolean OR queued > 0 OR out > 0)
@@ -145,7 +158,7 @@ ORDER BY name
 LIMIT @max;
 
 -- name: SiteGet :one
-SELECT id, name, queued, out, at_limit, due_at, last_at, coalesce(downloader, '')::text AS downloader, blocked, done, bytes
+SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
 FROM sites WHERE project_id = @project_id AND name = @name;
 
 -- name: SiteSetBlocked :execrows
