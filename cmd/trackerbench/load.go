@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,6 +30,9 @@ type load struct {
 	seenMu sync.Mutex
 	seen   []string     // names backfed lately: half of each post repeats them
 	sample atomic.Value // a name handed out lately, for lookups
+
+	// Warriors' requests answered, and those answered with items.
+	requests, served atomic.Int64
 }
 
 // client is one keep-alive HTTP client, as one warrior holds.
@@ -58,7 +62,7 @@ func (l *load) do(c *http.Client, endpoint string, req *http.Request) (int, []by
 		if req.Context().Err() != nil {
 			return 0, nil, req.Context().Err()
 		}
-		l.stats.record(endpoint, time.Since(start), 0)
+		l.stats.record(endpoint, time.Since(start), 0, "")
 		return 0, nil, err
 	}
 	b, err := io.ReadAll(resp.Body)
@@ -66,7 +70,7 @@ func (l *load) do(c *http.Client, endpoint string, req *http.Request) (int, []by
 	if req.Context().Err() != nil {
 		return 0, nil, req.Context().Err() // cut off by the end of the run: not counted
 	}
-	l.stats.record(endpoint, time.Since(start), resp.StatusCode)
+	l.stats.record(endpoint, time.Since(start), resp.StatusCode, resp.Header.Get("X-Tracker-Reason"))
 	return resp.StatusCode, b, err
 }
 
@@ -80,6 +84,12 @@ func (l *load) warrior(ctx context.Context, nick string, n int) {
 	reqBody, _ := json.Marshal(map[string]string{"downloader": nick, "api_version": "2", "version": "20260101.01"})
 	for ctx.Err() == nil {
 		code, body, err := l.post(ctx, c, "request", path, "application/json", reqBody)
+		if err == nil || !errors.Is(err, ctx.Err()) { // as l.stats counts it
+			l.requests.Add(1)
+			if err == nil && code == http.StatusOK {
+				l.served.Add(1)
+			}
+		}
 		if err != nil || code != http.StatusOK {
 			pause(ctx, code)
 			continue

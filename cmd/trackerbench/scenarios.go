@@ -106,6 +106,8 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return nil
 	case "pages":
 		return b.pages(ctx)
+	case "frontier":
+		return b.frontier(ctx, clients(80))
 	}
 	return fmt.Errorf("unknown scenario %q", name)
 }
@@ -379,6 +381,12 @@ func (b *bench) print(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	if len(b.goals) > 0 {
+		fmt.Fprintf(w, "\n| goal | measured | status |\n|---|---|---|\n")
+		for _, g := range b.goals {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", g.name, g.measured, g.status)
+		}
+	}
 	fmt.Fprintln(w, "\nWhere PostgreSQL spent its time (pg_stat_statements, execution only):")
 	for _, r := range b.rows {
 		fmt.Fprintf(w, "\n%s:\n", r.name)

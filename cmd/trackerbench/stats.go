@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -10,25 +12,35 @@ import (
 )
 
 // stats collects the latency of every answer, by endpoint, and the count of
-// every status other than 2xx.
+// every status other than 2xx (a 429 by its reason: the tracker refuses for
+// several).
 type stats struct {
 	mu        sync.Mutex
 	latencies map[string][]time.Duration
 	requests  map[string]int
-	non2xx    map[int]int
+	non2xx    map[status]int
+}
+
+// status is an answer's code, and for a 429 its X-Tracker-Reason.
+type status struct {
+	code   int
+	reason string
 }
 
 func newStats() *stats {
-	return &stats{latencies: map[string][]time.Duration{}, requests: map[string]int{}, non2xx: map[int]int{}}
+	return &stats{latencies: map[string][]time.Duration{}, requests: map[string]int{}, non2xx: map[status]int{}}
 }
 
-func (s *stats) record(endpoint string, d time.Duration, code int) {
+func (s *stats) record(endpoint string, d time.Duration, code int, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.latencies[endpoint] = append(s.latencies[endpoint], d)
 	s.requests[endpoint]++
 	if code < 200 || code > 299 {
-		s.non2xx[code]++
+		if code != http.StatusTooManyRequests {
+			reason = ""
+		}
+		s.non2xx[status{code, reason}]++
 	}
 }
 
@@ -66,23 +78,29 @@ func (s *stats) endpoints() []string {
 	return es
 }
 
-// errors renders the non-2xx answers as "404×12 429×3", or "-".
+// errors renders the non-2xx answers as "404×12 429 sites-waiting×3", or
+// "-".
 func (s *stats) errors() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.non2xx) == 0 {
 		return "-"
 	}
-	var codes []int
+	var codes []status
 	for c := range s.non2xx {
 		codes = append(codes, c)
 	}
-	sort.Ints(codes)
+	slices.SortFunc(codes, func(a, b status) int {
+		return cmp.Or(cmp.Compare(a.code, b.code), strings.Compare(a.reason, b.reason))
+	})
 	var parts []string
 	for _, c := range codes {
-		name := fmt.Sprint(c)
-		if c == 0 {
+		name := fmt.Sprint(c.code)
+		if c.code == 0 {
 			name = "failed"
+		}
+		if c.reason != "" {
+			name += " " + c.reason
 		}
 		parts = append(parts, fmt.Sprintf("%s×%d", name, s.non2xx[c]))
 	}
