@@ -710,6 +710,7 @@ SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.clai
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $1 AND ip.id = numbered.id), '')
             ELSE '' END::text AS params
 FROM numbered JOIN claimed ON claimed.id = numbered.id
+WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
 ORDER BY numbered.slot
 `
 
@@ -737,6 +738,8 @@ type ClaimsTakeSlotsRow struct {
 // requests came. Items go to slots in queue order; the answer names the
 // slot each item went to (a slot whose item is out already under another
 // copy gets none: see claimed).
+// The items of a queue walk have no site: the sites' triggers need not
+// look at this transaction's rows (see sites_counted).
 func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
 	rows, err := q.db.Query(ctx, claimsTakeSlots,
 		arg.ProjectID,

@@ -151,6 +151,9 @@ SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.clai
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
             ELSE '' END::text AS params
 FROM numbered JOIN claimed ON claimed.id = numbered.id
+-- The items of a queue walk have no site: the sites' triggers need not
+-- look at this transaction's rows (see sites_counted).
+WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
 ORDER BY numbered.slot;
 
 -- name: ClaimsExpire :one
