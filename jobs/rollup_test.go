@@ -7,6 +7,7 @@ import (
 
 	"tracker/db/dbtest"
 	"tracker/projects"
+	"tracker/sites"
 	"tracker/stats"
 )
 
@@ -39,7 +40,7 @@ func TestRollupFailsPerProject(t *testing.T) {
 	// A count per domain that is no number: no fold can add it up.
 	tally(ps[1], "bob", `{"data": "lots"}`)
 
-	r := NewRunner(quietLog(), pool, Rollup(stats.NewStore(pool)))
+	r := NewRunner(quietLog(), pool, Rollup(stats.NewStore(pool), sites.NewStore(pool)))
 	summary, err := r.RunNow(ctx, "rollup")
 	if err == nil || !strings.Contains(err.Error(), "project broken") || strings.Contains(err.Error(), "first") {
 		t.Fatalf("error %v; want one naming the broken project only", err)
