@@ -152,7 +152,7 @@ WITH reported AS (
     DELETE FROM todo
     WHERE todo.project_id = $9 AND todo.queue = ANY($10::text[]) AND todo.type = ANY($11::text[])
       AND todo.id = ANY(ARRAY(SELECT waiting_for.id FROM waiting_for))
-    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.queue, todo.claim_count
+    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
 ), finished AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
@@ -205,14 +205,30 @@ WITH reported AS (
     FROM rescored WHERE rescored.score < $20::float8
     ON CONFLICT DO NOTHING
     RETURNING 1
-), site_tallied AS (
-    -- Appended, not added to the sites' rows: the rollup job folds them in
-    -- (see site_tallies), so a completion never waits on a site a claim
-    -- holds. Nothing without sites.
-    INSERT INTO site_tallies (project_id, site, items, bytes)
-    SELECT $9, shared.site, count(*), LEAST(coalesce(sum(shared.share), 0), 9223372036854775807)::bigint
-    FROM shared WHERE shared.site <> 0
+), site_counts AS (
+    -- The sites of the items completed: each updated once, here, in key
+    -- order (the triggers leave this transaction's rows to it: see
+    -- sites_counted). Nothing is read for items without a site.
+    SELECT shared.site, count(*) FILTER (WHERE shared.queue = '') AS out,
+           count(*) FILTER (WHERE shared.queue <> '' AND f.type = ':site') AS queued,
+           count(*) AS done, coalesce(sum(shared.share), 0)::bigint AS bytes
+    FROM shared LEFT JOIN finished_todo f ON f.id = shared.id AND shared.queue <> ''
+    WHERE shared.site <> 0
     GROUP BY shared.site
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $9 AND s.id = ANY(ARRAY(SELECT site_counts.site FROM site_counts))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET out = s.out - c.out, queued = s.queued - c.queued, done = s.done + c.done, bytes = s.bytes + c.bytes,
+        -- Unchanged unless the site was at its limit: the update stays on
+        -- its page (HOT).
+        at_limit = s.at_limit AND c.out = 0
+    FROM site_counts c
+    WHERE s.project_id = $9 AND s.id = c.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 ), credit AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
     -- them in (see done_tallies). One row per request.
@@ -251,6 +267,7 @@ WITH reported AS (
 )
 SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
 FROM (SELECT shared.req, true AS done FROM shared UNION ALL SELECT refused.req, false FROM refused) o
+WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
 GROUP BY o.req
 `
 
@@ -304,6 +321,7 @@ type DoneRecordBatchRow struct {
 // falls below @retire_below retires instead (the queue 'retired'). Returns,
 // per request that completed or was refused something, how many items it
 // completed and how many it was refused.
+// Said before anything runs: this transaction counts its sites itself.
 func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams) ([]DoneRecordBatchRow, error) {
 	rows, err := q.db.Query(ctx, doneRecordBatch,
 		arg.Requests,

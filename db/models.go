@@ -262,19 +262,14 @@ type Site struct {
 	ID         int32
 	Name       string
 	Queued     int64
+	Out        int32
+	AtLimit    bool
 	DueAt      time.Time
 	LastAt     *time.Time
 	Downloader pgtype.Text
 	Blocked    bool
 	Done       int64
 	Bytes      int64
-}
-
-type SiteTally struct {
-	ProjectID int32
-	Site      int32
-	Items     int64
-	Bytes     int64
 }
 
 type Todo struct {

@@ -154,12 +154,12 @@ func TestHotQueryPlans(t *testing.T) {
 		}, []string{"claims_pkey"}, []string{"Seq Scan"}},
 		{"SitesDue", func() {
 			eq.SitesDue(ctx, db.SitesDueParams{ProjectID: p.ID, Affinity: true, Nicks: []string{"a"}, Max: 10})
-		}, []string{"sites_due", "claims_site"}, []string{"Seq Scan on sites", "Seq Scan on claims", "Sort"}},
+		}, []string{"sites_due"}, []string{"Seq Scan on sites", "Sort"}},
 		{"SitesTake", func() {
 			eq.SitesTake(ctx, db.SitesTakeParams{ProjectID: p.ID, Sites: []int32{siteRows[0].ID, siteRows[1].ID}, Counts: []int32{1, 2},
 				Slots: []int32{1, 2}, Nicks: []string{"a", "b"}, Versions: []string{"", ""}, Ips: []string{"", ""},
 				Queues: []string{"todo", "backfeed"}, Interval: pgtype.Interval{Microseconds: 5e6, Valid: true}, SiteLimit: 2})
-		}, []string{"todo_sites", "sites_pkey", "claims_site", "item_params_pkey"}, []string{"Seq Scan on todo", "Seq Scan on sites", "Seq Scan on claims", "Seq Scan on item_params"}},
+		}, []string{"todo_sites", "sites_pkey", "item_params_pkey"}, []string{"Seq Scan on todo", "Seq Scan on sites", "Seq Scan on claims", "Seq Scan on item_params"}},
 		{"TodoGet", func() {
 			eq.TodoGet(ctx, db.TodoGetParams{ProjectID: p.ID, Queues: []string{"todo", "backfeed"}, Types: []string{""}, ID: 5})
 		}, []string{"todo_pkey"}, []string{"Seq Scan"}},

@@ -15,12 +15,13 @@ import (
 const booksSites = `-- name: BooksSites :one
 SELECT count(*) FROM sites s
 LEFT JOIN (SELECT td.site, count(*) AS n FROM todo td WHERE td.project_id = $1 AND td.type = ':site' GROUP BY td.site) t ON t.site = s.id
+LEFT JOIN (SELECT cl.site, count(*) AS n FROM claims cl WHERE cl.project_id = $1 AND cl.site <> 0 GROUP BY cl.site) c ON c.site = s.id
 WHERE s.project_id = $1
-  AND s.queued <> coalesce(t.n, 0)
+  AND (s.queued <> coalesce(t.n, 0) OR s.out <> coalesce(c.n, 0))
 `
 
-// The books: sites whose count of items queued (in served queues) differs
-// from their rows.
+// The books: sites whose counters differ from the rows they count (items
+// queued in served queues, items out).
 func (q *Queries) BooksSites(ctx context.Context, projectID int32) (int64, error) {
 	row := q.db.QueryRow(ctx, booksSites, projectID)
 	var count int64
@@ -113,11 +114,8 @@ func (q *Queries) ItemTagsPurgeBatch(ctx context.Context, arg ItemTagsPurgeBatch
 }
 
 const siteGet = `-- name: SiteGet :one
-SELECT s.id, s.name, s.queued, o.held AS out, s.due_at, s.last_at,
-       CASE WHEN o.held > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader, s.blocked, s.done, s.bytes
-FROM sites s,
-     LATERAL (SELECT count(*) AS held FROM claims c WHERE c.project_id = $1 AND c.site = s.id AND c.site <> 0) o
-WHERE s.project_id = $1 AND s.name = $2
+SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
+FROM sites WHERE project_id = $1 AND name = $2
 `
 
 type SiteGetParams struct {
@@ -129,7 +127,8 @@ type SiteGetRow struct {
 	ID         int32
 	Name       string
 	Queued     int64
-	Out        int64
+	Out        int32
+	AtLimit    bool
 	DueAt      time.Time
 	LastAt     *time.Time
 	Downloader string
@@ -146,6 +145,7 @@ func (q *Queries) SiteGet(ctx context.Context, arg SiteGetParams) (SiteGetRow, e
 		&i.Name,
 		&i.Queued,
 		&i.Out,
+		&i.AtLimit,
 		&i.DueAt,
 		&i.LastAt,
 		&i.Downloader,
@@ -157,7 +157,7 @@ func (q *Queries) SiteGet(ctx context.Context, arg SiteGetParams) (SiteGetRow, e
 }
 
 const siteMakeDue = `-- name: SiteMakeDue :exec
-UPDATE sites SET due_at = now() WHERE project_id = $1 AND id = $2
+UPDATE sites SET due_at = now(), at_limit = false WHERE project_id = $1 AND id = $2
 `
 
 type SiteMakeDueParams struct {
@@ -189,57 +189,6 @@ func (q *Queries) SiteSetBlocked(ctx context.Context, arg SiteSetBlockedParams) 
 	return result.RowsAffected(), nil
 }
 
-const siteTalliesFold = `-- name: SiteTalliesFold :one
-WITH taken AS (
-    DELETE FROM site_tallies
-    WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM site_tallies t LIMIT $1))
-    RETURNING site_tallies.project_id, site_tallies.site, site_tallies.items, site_tallies.bytes
-), summed AS (
-    SELECT taken.project_id, taken.site, sum(taken.items) AS items,
-           LEAST(sum(taken.bytes), 9223372036854775807)::bigint AS bytes
-    FROM taken GROUP BY taken.project_id, taken.site
-), locked AS (
-    SELECT s.project_id, s.id FROM sites s
-    WHERE (s.project_id, s.id) IN (SELECT summed.project_id, summed.site FROM summed)
-    ORDER BY s.project_id, s.id
-    FOR UPDATE
-), folded AS (
-    UPDATE sites s
-    SET done = s.done + summed.items,
-        bytes = CASE WHEN s.bytes > 9223372036854775807 - summed.bytes THEN 9223372036854775807 ELSE s.bytes + summed.bytes END
-    FROM summed
-    WHERE s.project_id = summed.project_id AND s.id = summed.site
-      AND (SELECT count(*) FROM locked) >= 0
-)
-SELECT count(*) FROM taken
-`
-
-// Folds up to @max completion tallies into their sites' counts, the sites
-// locked in key order, and returns how many tallies it folded.
-func (q *Queries) SiteTalliesFold(ctx context.Context, max int32) (int64, error) {
-	row := q.db.QueryRow(ctx, siteTalliesFold, max)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
-const siteTalliesPurgeBatch = `-- name: SiteTalliesPurgeBatch :execrows
-DELETE FROM site_tallies WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM site_tallies p WHERE p.project_id = $1 LIMIT $2))
-`
-
-type SiteTalliesPurgeBatchParams struct {
-	ProjectID int32
-	Max       int32
-}
-
-func (q *Queries) SiteTalliesPurgeBatch(ctx context.Context, arg SiteTalliesPurgeBatchParams) (int64, error) {
-	result, err := q.db.Exec(ctx, siteTalliesPurgeBatch, arg.ProjectID, arg.Max)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const sitesAdd = `-- name: SitesAdd :exec
 INSERT INTO sites (project_id, name)
 SELECT $1, n.name FROM unnest($2::text[]) AS n (name) ORDER BY n.name
@@ -258,19 +207,16 @@ func (q *Queries) SitesAdd(ctx context.Context, arg SitesAddParams) error {
 }
 
 const sitesDue = `-- name: SitesDue :many
-SELECT s.id, s.queued, o.held::integer AS out, coalesce(s.downloader, '')::text AS downloader
-FROM sites s,
-     LATERAL (SELECT count(*) AS held FROM claims c WHERE c.project_id = $1 AND c.site = s.id AND c.site <> 0) o
+SELECT s.id, s.queued, s.out, CASE WHEN s.out > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader FROM sites s
 WHERE s.project_id = $1
-  AND s.queued > 0 AND NOT s.blocked -- the condition of sites_due
-  -- The time of this statement, not of the transaction: SitesTake records
-  -- the hand-out at the time of its statement, after this one took the
-  -- locks.
+  AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
+  -- The statement's own time, not the transaction's: SitesTake records
+  -- the hand-out at its statement's time, after this one took the locks.
   AND s.due_at <= statement_timestamp()
-  AND (NOT $2::boolean OR s.downloader IS NULL OR s.downloader = ANY($3::text[]) OR o.held = 0)
+  AND (NOT $2::boolean OR s.out = 0 OR s.downloader = ANY($3::text[]))
 ORDER BY s.due_at
 LIMIT $4
-FOR UPDATE OF s SKIP LOCKED
+FOR UPDATE SKIP LOCKED
 `
 
 type SitesDueParams struct {
@@ -289,11 +235,11 @@ type SitesDueRow struct {
 
 // Up to @max sites a batch of requests may be served from, longest due
 // first, locked for the claim that follows (SitesTake; a site another
-// claim holds is skipped): sites with items queued, not blocked and past
-// their due time. With @affinity, a site holding items out only when it
-// holds them for one of @nicks. Returns each site's items queued and out
-// and the downloader it went to last (holding them when some are out);
-// SitesTake counts the items out again, after the locks.
+// claim holds is skipped): sites with items queued, not blocked, under
+// their limit of items out and past their interval. With @affinity, a
+// site holding items out only when it holds them for one of @nicks.
+// Returns each site's items queued and out and the downloader holding
+// them (” when none is out).
 func (q *Queries) SitesDue(ctx context.Context, arg SitesDueParams) ([]SitesDueRow, error) {
 	rows, err := q.db.Query(ctx, sitesDue,
 		arg.ProjectID,
@@ -401,13 +347,13 @@ func (q *Queries) SitesIDs(ctx context.Context, arg SitesIDsParams) ([]SitesIDsR
 const sitesNextDue = `-- name: SitesNextDue :many
 SELECT due_at FROM sites
 WHERE project_id = $1
-  AND queued > 0 AND NOT blocked -- the condition of sites_due
+  AND queued > 0 AND NOT blocked AND NOT at_limit -- the condition of sites_due
 ORDER BY due_at
 LIMIT 1
 `
 
 // When the next site with items queued is due (no row: none waits but
-// the blocked ones).
+// those at their limit or blocked).
 func (q *Queries) SitesNextDue(ctx context.Context, projectID int32) ([]time.Time, error) {
 	rows, err := q.db.Query(ctx, sitesNextDue, projectID)
 	if err != nil {
@@ -429,13 +375,11 @@ func (q *Queries) SitesNextDue(ctx context.Context, projectID int32) ([]time.Tim
 }
 
 const sitesPage = `-- name: SitesPage :many
-SELECT s.id, s.name, s.queued, o.held AS out, s.due_at, s.last_at,
-       CASE WHEN o.held > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader, s.blocked, s.done, s.bytes
-FROM sites s,
-     LATERAL (SELECT count(*) AS held FROM claims c WHERE c.project_id = $1 AND c.site = s.id AND c.site <> 0) o
-WHERE s.project_id = $1 AND s.name > $2::text
-  AND (NOT $3::boolean OR s.queued > 0 OR o.held > 0)
-ORDER BY s.name
+SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
+FROM sites
+WHERE project_id = $1 AND name > $2::text
+  AND (NOT $3::boolean OR queued > 0 OR out > 0)
+ORDER BY name
 LIMIT $4
 `
 
@@ -450,7 +394,8 @@ type SitesPageRow struct {
 	ID         int32
 	Name       string
 	Queued     int64
-	Out        int64
+	Out        int32
+	AtLimit    bool
 	DueAt      time.Time
 	LastAt     *time.Time
 	Downloader string
@@ -480,6 +425,7 @@ func (q *Queries) SitesPage(ctx context.Context, arg SitesPageParams) ([]SitesPa
 			&i.Name,
 			&i.Queued,
 			&i.Out,
+			&i.AtLimit,
 			&i.DueAt,
 			&i.LastAt,
 			&i.Downloader,
@@ -516,9 +462,9 @@ func (q *Queries) SitesPurgeBatch(ctx context.Context, arg SitesPurgeBatchParams
 }
 
 const sitesSummary = `-- name: SitesSummary :one
-SELECT (SELECT count(DISTINCT c.site) FROM claims c WHERE c.project_id = $1 AND c.site <> 0) AS active,
-       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND due_at <= now()) AS due,
-       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND due_at > now()) AS waiting,
+SELECT count(*) FILTER (WHERE out > 0) AS active,
+       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND NOT at_limit AND due_at <= now()) AS due,
+       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND (at_limit OR due_at > now())) AS waiting,
        count(*) FILTER (WHERE blocked) AS blocked,
        count(*) AS sites
 FROM sites WHERE project_id = $1
@@ -548,24 +494,18 @@ func (q *Queries) SitesSummary(ctx context.Context, projectID int32) (SitesSumma
 }
 
 const sitesTake = `-- name: SitesTake :many
-WITH asked AS (
-    SELECT w.site, w.ord, ($2::integer[])[w.ord] AS asked_n, $3::integer AS lim,
-           (SELECT count(*) FROM claims c WHERE c.project_id = $1 AND c.site = w.site AND c.site <> 0) AS held
-    FROM unnest($4::integer[]) WITH ORDINALITY AS w (site, ord)
-), wanted AS (
-    SELECT a.site,
-           (CASE WHEN a.lim > 0 THEN greatest(0, least(a.asked_n, a.lim - a.held)) ELSE a.asked_n END)::integer AS n,
-           ($5::integer[])[a.ord] AS slot,
-           ($6::text[])[($5::integer[])[a.ord]] AS nick,
-           ($7::text[])[($5::integer[])[a.ord]] AS version,
-           ($8::text[])[($5::integer[])[a.ord]] AS ip
-    FROM asked a
+WITH wanted AS (
+    SELECT w.site, ($2::integer[])[w.ord] AS n, ($3::integer[])[w.ord] AS slot,
+           ($4::text[])[($3::integer[])[w.ord]] AS nick,
+           ($5::text[])[($3::integer[])[w.ord]] AS version,
+           ($6::text[])[($3::integer[])[w.ord]] AS ip
+    FROM unnest($7::integer[]) WITH ORDINALITY AS w (site, ord)
 ), taken AS (
     DELETE FROM todo
     WHERE ctid = ANY(ARRAY(
         SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
-            SELECT t.ctid FROM unnest(CASE WHEN $9::boolean THEN array_prepend('downloader:' || w.nick, $10::text[])
-                                           ELSE $10::text[] END) WITH ORDINALITY AS q (queue, rank)
+            SELECT t.ctid FROM unnest(CASE WHEN $8::boolean THEN array_prepend('downloader:' || w.nick, $9::text[])
+                                           ELSE $9::text[] END) WITH ORDINALITY AS q (queue, rank)
             CROSS JOIN LATERAL (
                 SELECT t.ctid, t.id FROM todo t
                 WHERE t.project_id = $1 AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
@@ -596,14 +536,16 @@ WITH asked AS (
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), paced AS (
-    -- Locked by SitesDue. The one update of each site: its pace, its items
-    -- queued, its holder. The triggers leave the rows of this transaction
-    -- to its statements (see sites_counted).
+    -- Locked by SitesDue: as it was before this statement. The one update
+    -- of each site: its pace, its items queued and out, its holder. The
+    -- triggers leave the rows of this transaction to its statements (see
+    -- sites_counted).
     UPDATE sites s
-    SET due_at = statement_timestamp() + greatest($11::interval, CASE WHEN c.n > 0 THEN '0'::interval ELSE '1 second'::interval END),
-        last_at = CASE WHEN c.n > 0 THEN statement_timestamp() ELSE s.last_at END,
+    SET due_at = statement_timestamp() + $10::interval, last_at = statement_timestamp(),
+        at_limit = $11::integer > 0 AND s.out + c.n >= $11::integer,
         queued = s.queued - c.n,
-        downloader = CASE WHEN c.n > 0 THEN c.nick ELSE s.downloader END
+        out = s.out + c.n,
+        downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.nick ELSE s.downloader END
     FROM (SELECT w.site, w.nick, count(claimed.id) AS n
           FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
           GROUP BY w.site, w.nick) c
@@ -629,15 +571,15 @@ ORDER BY numbered.slot, numbered.id
 type SitesTakeParams struct {
 	ProjectID int32
 	Counts    []int32
-	SiteLimit int32
-	Sites     []int32
 	Slots     []int32
 	Nicks     []string
 	Versions  []string
 	Ips       []string
+	Sites     []int32
 	OwnQueues bool
 	Queues    []string
 	Interval  pgtype.Interval
+	SiteLimit int32
 }
 
 type SitesTakeRow struct {
@@ -652,28 +594,27 @@ type SitesTakeRow struct {
 // up to @counts items to the request of slot @slots (whose downloader,
 // version and address are in @nicks, @versions and @ips), from the slot's
 // own downloader queue (with @own_queues: some requester has one) and
-// then from @queues in order, each in id order, and never more than
-// leaves the site @site_limit items out (0: no limit), counted here: this
-// statement's snapshot is taken after SitesDue locked the sites, so it
-// sees every claim another hand-out of them made. A site given 0 items is
-// one found at its limit: it is looked at again @interval on, at least a
-// second. Every site handed out is due again @interval on. The claims are
-// made at this statement's time, which is after the locks: a site's
-// hand-outs, and its items out at any moment, can be checked from the
-// completions afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
+// then from @queues in order, each in id order.
+// Every site named is paced: due again @interval on, and at its limit when
+// it now holds @site_limit items out (0: no limit). The sites' counts of
+// items queued and out follow from the rows moved (see sites_count). The
+// claims are made at this statement's time, which is after SitesDue
+// locked the sites and read their items out: a site's hand-outs, and its
+// items out at any moment, can be checked from the completions
+// afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
 func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTakeRow, error) {
 	rows, err := q.db.Query(ctx, sitesTake,
 		arg.ProjectID,
 		arg.Counts,
-		arg.SiteLimit,
-		arg.Sites,
 		arg.Slots,
 		arg.Nicks,
 		arg.Versions,
 		arg.Ips,
+		arg.Sites,
 		arg.OwnQueues,
 		arg.Queues,
 		arg.Interval,
+		arg.SiteLimit,
 	)
 	if err != nil {
 		return nil, err
@@ -700,10 +641,9 @@ func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTa
 }
 
 const sitesTop = `-- name: SitesTop :many
-SELECT s.name, s.queued, (SELECT count(*) FROM claims c WHERE c.project_id = $1 AND c.site = s.id AND c.site <> 0) AS out, s.done, s.bytes
-FROM sites s
-WHERE s.project_id = $1 AND s.done > 0
-ORDER BY s.done DESC, s.name
+SELECT name, queued, out, done, bytes FROM sites
+WHERE project_id = $1 AND done > 0
+ORDER BY done DESC, name
 LIMIT $2
 `
 
@@ -715,7 +655,7 @@ type SitesTopParams struct {
 type SitesTopRow struct {
 	Name   string
 	Queued int64
-	Out    int64
+	Out    int32
 	Done   int64
 	Bytes  int64
 }

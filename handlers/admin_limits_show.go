@@ -63,7 +63,7 @@ func (h *Handler) adminSites(r *http.Request, p projects.Project) (*views.AdminS
 	}
 	now := time.Now()
 	for _, s := range list {
-		v.List = append(v.List, adminSite(s, p.Config.SiteClaimsLimit, now))
+		v.List = append(v.List, adminSite(s, now))
 	}
 	if len(list) == sitesPage {
 		next := url.Values{"site_prefix": {v.Prefix}, "site_after": {list[len(list)-1].Name}}
@@ -78,15 +78,15 @@ func (h *Handler) adminSites(r *http.Request, p projects.Project) (*views.AdminS
 		if err != nil {
 			return v, siteError(err, v.Query)
 		}
-		site := adminSite(s, p.Config.SiteClaimsLimit, now)
+		site := adminSite(s, now)
 		v.Site = &site
 	}
 	return v, nil
 }
 
 // adminSite is a site as the admin panel shows it.
-func adminSite(s sites.State, limit int64, now time.Time) views.AdminSite {
-	v := views.AdminSite{Name: s.Name, Queued: s.Queued, Out: s.Out, Done: s.Done, Bytes: s.Bytes, AtLimit: limit > 0 && s.Out >= limit,
+func adminSite(s sites.State, now time.Time) views.AdminSite {
+	v := views.AdminSite{Name: s.Name, Queued: s.Queued, Out: s.Out, Done: s.Done, Bytes: s.Bytes, AtLimit: s.AtLimit,
 		Blocked: s.Blocked, DueAt: s.DueAt, Downloader: s.Downloader, State: "idle"}
 	if !s.LastAt.IsZero() {
 		last := s.LastAt

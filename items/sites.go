@@ -176,30 +176,16 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	}
 	turn := 0
 	for _, s := range due {
-		if total == 0 {
-			break
-		}
-		// What the site can give: its items queued, up to its limit. A
-		// site at its limit goes to SitesTake with none wanted, to be
-		// looked at again later rather than by every claim until an
-		// item of it comes back.
+		// What the site can give: its items queued, up to its limit.
 		room := int(min(s.Queued, int64(total)))
 		if cfg.SiteClaimsLimit > 0 {
 			room = int(min(int64(room), max(0, cfg.SiteClaimsLimit-int64(s.Out))))
 		}
-		holder := ""
-		if s.Out > 0 {
-			holder = s.Downloader
-		}
 		owner := -1
 		switch {
 		case room == 0:
-			p.Sites = append(p.Sites, s.ID)
-			p.Counts = append(p.Counts, 0)
-			p.Slots = append(p.Slots, 1)
-			continue
-		case cfg.SiteAffinity && holder != "":
-			owner = slices.IndexFunc(want, func(o *claimOp) bool { return o.req.Downloader == holder && left[o] > 0 })
+		case cfg.SiteAffinity && s.Downloader != "":
+			owner = slices.IndexFunc(want, func(o *claimOp) bool { return o.req.Downloader == s.Downloader && left[o] > 0 })
 		case cfg.SiteAffinity:
 			for i, o := range want {
 				if left[o] > 0 && (owner < 0 || held[o.req.Downloader] < held[want[owner].req.Downloader]) {
@@ -227,6 +213,9 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		p.Sites = append(p.Sites, s.ID)
 		p.Counts = append(p.Counts, int32(n))
 		p.Slots = append(p.Slots, int32(owner+1))
+		if total == 0 {
+			break
+		}
 	}
 	if len(p.Sites) == 0 {
 		return nil

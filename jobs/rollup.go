@@ -7,17 +7,16 @@ import (
 	"strings"
 	"time"
 
-	"tracker/sites"
 	"tracker/stats"
 )
 
-// Rollup folds the completions' tallies into the downloaders' totals, the
-// time series behind the charts and the 24-hour and 7-day leaderboards,
-// and the sites' counts, then drops minute buckets past their keep. Incremental: it
+// Rollup folds the completions' tallies into the downloaders' totals and
+// the time series behind the charts and the 24-hour and 7-day
+// leaderboards, then drops minute buckets past their keep. Incremental: it
 // reads only what was appended since its last run. A project whose tallies
 // cannot be folded fails alone: the others are folded, and the run's
 // summary and error name it.
-func Rollup(s *stats.Store, frontier *sites.Store) Job {
+func Rollup(s *stats.Store) Job {
 	return Job{
 		Name:  "rollup",
 		Every: 2 * time.Second,
@@ -27,9 +26,8 @@ func Rollup(s *stats.Store, frontier *sites.Store) Job {
 			if err != nil && !errors.As(err, &partial) {
 				return fmt.Sprintf("folded %d tallies", folded), err
 			}
-			bySite, serr := frontier.FoldTallies(ctx)
 			pruned, perr := s.Prune(ctx)
-			summary := fmt.Sprintf("folded %d tallies and %d of sites, dropped %d minute buckets", folded, bySite, pruned)
+			summary := fmt.Sprintf("folded %d tallies, dropped %d minute buckets", folded, pruned)
 			if partial != nil {
 				names := partial.Names()
 				noun := "project"
@@ -38,7 +36,7 @@ func Rollup(s *stats.Store, frontier *sites.Store) Job {
 				}
 				summary += fmt.Sprintf("; not folded, left pending: %s %s", noun, strings.Join(names, ", "))
 			}
-			return summary, errors.Join(err, serr, perr)
+			return summary, errors.Join(err, perr)
 		},
 	}
 }

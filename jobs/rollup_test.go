@@ -7,7 +7,6 @@ import (
 
 	"tracker/db/dbtest"
 	"tracker/projects"
-	"tracker/sites"
 	"tracker/stats"
 )
 
@@ -40,7 +39,7 @@ func TestRollupFailsPerProject(t *testing.T) {
 	// A count per domain that is no number: no fold can add it up.
 	tally(ps[1], "bob", `{"data": "lots"}`)
 
-	r := NewRunner(quietLog(), pool, Rollup(stats.NewStore(pool), sites.NewStore(pool)))
+	r := NewRunner(quietLog(), pool, Rollup(stats.NewStore(pool)))
 	summary, err := r.RunNow(ctx, "rollup")
 	if err == nil || !strings.Contains(err.Error(), "project broken") || strings.Contains(err.Error(), "first") {
 		t.Fatalf("error %v; want one naming the broken project only", err)

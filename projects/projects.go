@@ -279,7 +279,6 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 		{"item_params", purgeBatchOf(s.q.ItemParamsPurgeBatch)},
 		{"item_tags", purgeBatchOf(s.q.ItemTagsPurgeBatch)},
 		{"sites", purgeBatchOf(s.q.SitesPurgeBatch)},
-		{"site_tallies", purgeBatchOf(s.q.SiteTalliesPurgeBatch)},
 		{"volunteer_marks", purgeBatchOf(s.q.VolunteersPurgeBatch)},
 		{"volunteer_days", purgeBatchOf(s.q.VolunteerDaysPurgeBatch)},
 		{"seen", purgeBatchOf(s.q.SeenPurgeBatch)},

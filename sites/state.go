@@ -74,7 +74,7 @@ func Top(ctx context.Context, q *db.Queries, projectID int32, n int) ([]TopSite,
 	}
 	out := make([]TopSite, len(rows))
 	for i, r := range rows {
-		out[i] = TopSite{Name: r.Name, Queued: r.Queued, Out: r.Out, Done: r.Done, Bytes: r.Bytes}
+		out[i] = TopSite{Name: r.Name, Queued: r.Queued, Out: int64(r.Out), Done: r.Done, Bytes: r.Bytes}
 	}
 	return out, nil
 }
@@ -85,6 +85,8 @@ type State struct {
 	Name string
 	// Queued items (in the queues served) and items out.
 	Queued, Out int64
+	// AtLimit: the site holds as many items out as the project allows.
+	AtLimit bool
 	// DueAt is when the site may be handed out next; LastAt when it last
 	// was (zero: never).
 	DueAt, LastAt time.Time
@@ -99,12 +101,12 @@ type State struct {
 // Waiting says whether the site has items queued that wait on politeness
 // at now (its interval or its limit), as SitesSummary counts them.
 func (s State) Waiting(now time.Time) bool {
-	return s.Queued > 0 && !s.Blocked && s.DueAt.After(now)
+	return s.Queued > 0 && !s.Blocked && (s.AtLimit || s.DueAt.After(now))
 }
 
 // Due says whether the site has items queued that may be handed out at now.
 func (s State) Due(now time.Time) bool {
-	return s.Queued > 0 && !s.Blocked && !s.DueAt.After(now)
+	return s.Queued > 0 && !s.Blocked && !s.AtLimit && !s.DueAt.After(now)
 }
 
 // maxNameLen is the longest host name (RFC 1035), an IPv6 address being
@@ -143,7 +145,7 @@ func Get(ctx context.Context, q *db.Queries, projectID int32, name string) (Stat
 
 // stateOf is a site as SitesPage and SiteGet read it.
 func stateOf(r db.SitesPageRow) State {
-	s := State{ID: r.ID, Name: r.Name, Queued: r.Queued, Out: r.Out, DueAt: r.DueAt,
+	s := State{ID: r.ID, Name: r.Name, Queued: r.Queued, Out: int64(r.Out), AtLimit: r.AtLimit, DueAt: r.DueAt,
 		Downloader: r.Downloader, Blocked: r.Blocked, Done: r.Done, Bytes: r.Bytes}
 	if r.LastAt != nil {
 		s.LastAt = *r.LastAt
@@ -340,22 +342,4 @@ func (s *Store) Release(ctx context.Context, projectID int32, name string) (int6
 		}
 	}
 	return total, s.q.SiteMakeDue(ctx, db.SiteMakeDueParams{ProjectID: projectID, ID: st.ID})
-}
-
-// talliesBatch is how many completion tallies one fold reads.
-const talliesBatch = 10_000
-
-// FoldTallies folds the completions' tallies into their sites' counts of
-// items done and bytes, a batch at a time, and returns how many it folded:
-// the completions append tallies rather than update the sites, which the
-// claims keep locked while they hand them out.
-func (s *Store) FoldTallies(ctx context.Context) (int64, error) {
-	var total int64
-	for {
-		n, err := s.q.SiteTalliesFold(ctx, talliesBatch)
-		total += n
-		if err != nil || n < talliesBatch {
-			return total, err
-		}
-	}
 }

@@ -2427,7 +2427,7 @@ func adminSite(slug string, s *AdminSite) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if s.AtLimit {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 212, "<div><dt>At its limit</dt><dd data-testid=\"site-at-limit\">yes: looked at again after its interval, handed out once an item has come back</dd></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 212, "<div><dt>At its limit</dt><dd data-testid=\"site-at-limit\">yes: handed out again when an item comes back</dd></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -14,7 +14,6 @@ import (
 	"tracker/items"
 	"tracker/jobs"
 	"tracker/projects"
-	"tracker/sites"
 	"tracker/stats"
 )
 
@@ -29,7 +28,7 @@ func (a *app) jobRunner(d *database) *jobs.Runner {
 		jobs.Reclaim(store, engine),
 		jobs.Revisit(store, engine),
 		jobs.Archive(store, archive.New(d.pool, a.cfg.ArchiveDir)),
-		jobs.Rollup(stats.NewStore(d.pool), sites.NewStore(d.pool)),
+		jobs.Rollup(stats.NewStore(d.pool)),
 		jobs.Housekeeping(d.pool, store, a.cfg.AuditRetention),
 		jobs.Purge(store),
 	)

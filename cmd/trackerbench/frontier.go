@@ -289,10 +289,9 @@ func (b *bench) frontierRun(ctx context.Context, p *frontierProject, singles, mu
 				}
 				var n int
 				err := b.pool.QueryRow(ctx, `
-					SELECT count(*) FROM (SELECT 1 FROM sites s
-					WHERE s.project_id = $1 AND s.queued > 0 AND NOT s.blocked AND s.due_at <= now()
-					  AND (SELECT count(*) FROM claims c WHERE c.project_id = $1 AND c.site = s.id) < $3
-					LIMIT $2) s`, id, enough, frontierLimit).Scan(&n)
+					SELECT count(*) FROM (SELECT 1 FROM sites
+					WHERE project_id = $1 AND queued > 0 AND NOT blocked AND NOT at_limit AND due_at <= now()
+					LIMIT $2) s`, id, enough).Scan(&n)
 				return err == nil && n >= enough
 			}
 			wasDue := due()

@@ -11,24 +11,21 @@ SELECT id, name FROM sites WHERE project_id = @project_id AND name = ANY(@names:
 -- name: SitesDue :many
 -- Up to @max sites a batch of requests may be served from, longest due
 -- first, locked for the claim that follows (SitesTake; a site another
--- claim holds is skipped): sites with items queued, not blocked and past
--- their due time. With @affinity, a site holding items out only when it
--- holds them for one of @nicks. Returns each site's items queued and out
--- and the downloader it went to last (holding them when some are out);
--- SitesTake counts the items out again, after the locks.
-SELECT s.id, s.queued, o.held::integer AS out, coalesce(s.downloader, '')::text AS downloader
-FROM sites s,
-     LATERAL (SELECT count(*) AS held FROM claims c WHERE c.project_id = @project_id AND c.site = s.id AND c.site <> 0) o
+-- claim holds is skipped): sites with items queued, not blocked, under
+-- their limit of items out and past their interval. With @affinity, a
+-- site holding items out only when it holds them for one of @nicks.
+-- Returns each site's items queued and out and the downloader holding
+-- them ('' when none is out).
+SELECT s.id, s.queued, s.out, CASE WHEN s.out > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader FROM sites s
 WHERE s.project_id = @project_id
-  AND s.queued > 0 AND NOT s.blocked -- the condition of sites_due
-  -- The time of this statement, not of the transaction: SitesTake records
-  -- the hand-out at the time of its statement, after this one took the
-  -- locks.
+  AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
+  -- The statement's own time, not the transaction's: SitesTake records
+  -- the hand-out at its statement's time, after this one took the locks.
   AND s.due_at <= statement_timestamp()
-  AND (NOT @affinity::boolean OR s.downloader IS NULL OR s.downloader = ANY(@nicks::text[]) OR o.held = 0)
+  AND (NOT @affinity::boolean OR s.out = 0 OR s.downloader = ANY(@nicks::text[]))
 ORDER BY s.due_at
 LIMIT @max
-FOR UPDATE OF s SKIP LOCKED;
+FOR UPDATE SKIP LOCKED;
 
 -- name: SitesHeld :many
 -- How many sites each of @nicks holds items of.
@@ -40,10 +37,10 @@ GROUP BY downloader;
 
 -- name: SitesNextDue :many
 -- When the next site with items queued is due (no row: none waits but
--- the blocked ones).
+-- those at their limit or blocked).
 SELECT due_at FROM sites
 WHERE project_id = @project_id
-  AND queued > 0 AND NOT blocked -- the condition of sites_due
+  AND queued > 0 AND NOT blocked AND NOT at_limit -- the condition of sites_due
 ORDER BY due_at
 LIMIT 1;
 
@@ -52,27 +49,20 @@ LIMIT 1;
 -- up to @counts items to the request of slot @slots (whose downloader,
 -- version and address are in @nicks, @versions and @ips), from the slot's
 -- own downloader queue (with @own_queues: some requester has one) and
--- then from @queues in order, each in id order, and never more than
--- leaves the site @site_limit items out (0: no limit), counted here: this
--- statement's snapshot is taken after SitesDue locked the sites, so it
--- sees every claim another hand-out of them made. A site given 0 items is
--- one found at its limit: it is looked at again @interval on, at least a
--- second. Every site handed out is due again @interval on. The claims are
--- made at this statement's time, which is after the locks: a site's
--- hand-outs, and its items out at any moment, can be checked from the
--- completions afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
-WITH asked AS (
-    SELECT w.site, w.ord, (@counts::integer[])[w.ord] AS asked_n, @site_limit::integer AS lim,
-           (SELECT count(*) FROM claims c WHERE c.project_id = @project_id AND c.site = w.site AND c.site <> 0) AS held
+-- then from @queues in order, each in id order.
+-- Every site named is paced: due again @interval on, and at its limit when
+-- it now holds @site_limit items out (0: no limit). The sites' counts of
+-- items queued and out follow from the rows moved (see sites_count). The
+-- claims are made at this statement's time, which is after SitesDue
+-- locked the sites and read their items out: a site's hand-outs, and its
+-- items out at any moment, can be checked from the completions
+-- afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
+WITH wanted AS (
+    SELECT w.site, (@counts::integer[])[w.ord] AS n, (@slots::integer[])[w.ord] AS slot,
+           (@nicks::text[])[(@slots::integer[])[w.ord]] AS nick,
+           (@versions::text[])[(@slots::integer[])[w.ord]] AS version,
+           (@ips::text[])[(@slots::integer[])[w.ord]] AS ip
     FROM unnest(@sites::integer[]) WITH ORDINALITY AS w (site, ord)
-), wanted AS (
-    SELECT a.site,
-           (CASE WHEN a.lim > 0 THEN greatest(0, least(a.asked_n, a.lim - a.held)) ELSE a.asked_n END)::integer AS n,
-           (@slots::integer[])[a.ord] AS slot,
-           (@nicks::text[])[(@slots::integer[])[a.ord]] AS nick,
-           (@versions::text[])[(@slots::integer[])[a.ord]] AS version,
-           (@ips::text[])[(@slots::integer[])[a.ord]] AS ip
-    FROM asked a
 ), taken AS (
     DELETE FROM todo
     WHERE ctid = ANY(ARRAY(
@@ -109,14 +99,16 @@ WITH asked AS (
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), paced AS (
-    -- Locked by SitesDue. The one update of each site: its pace, its items
-    -- queued, its holder. The triggers leave the rows of this transaction
-    -- to its statements (see sites_counted).
+    -- Locked by SitesDue: as it was before this statement. The one update
+    -- of each site: its pace, its items queued and out, its holder. The
+    -- triggers leave the rows of this transaction to its statements (see
+    -- sites_counted).
     UPDATE sites s
-    SET due_at = statement_timestamp() + greatest(@interval::interval, CASE WHEN c.n > 0 THEN '0'::interval ELSE '1 second'::interval END),
-        last_at = CASE WHEN c.n > 0 THEN statement_timestamp() ELSE s.last_at END,
+    SET due_at = statement_timestamp() + @interval::interval, last_at = statement_timestamp(),
+        at_limit = @site_limit::integer > 0 AND s.out + c.n >= @site_limit::integer,
         queued = s.queued - c.n,
-        downloader = CASE WHEN c.n > 0 THEN c.nick ELSE s.downloader END
+        out = s.out + c.n,
+        downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.nick ELSE s.downloader END
     FROM (SELECT w.site, w.nick, count(claimed.id) AS n
           FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
           GROUP BY w.site, w.nick) c
@@ -141,54 +133,49 @@ ORDER BY numbered.slot, numbered.id;
 -- name: SitesSummary :one
 -- A project's sites by state: with items out (active), due now, waiting
 -- on their interval or limit, blocked.
-SELECT (SELECT count(DISTINCT c.site) FROM claims c WHERE c.project_id = @project_id AND c.site <> 0) AS active,
-       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND due_at <= now()) AS due,
-       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND due_at > now()) AS waiting,
+SELECT count(*) FILTER (WHERE out > 0) AS active,
+       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND NOT at_limit AND due_at <= now()) AS due,
+       count(*) FILTER (WHERE queued > 0 AND NOT blocked AND (at_limit OR due_at > now())) AS waiting,
        count(*) FILTER (WHERE blocked) AS blocked,
        count(*) AS sites
 FROM sites WHERE project_id = @project_id;
 
 -- name: SitesTop :many
 -- The project's sites with the most completions.
-SELECT s.name, s.queued, (SELECT count(*) FROM claims c WHERE c.project_id = @project_id AND c.site = s.id AND c.site <> 0) AS out, s.done, s.bytes
-FROM sites s
-WHERE s.project_id = @project_id AND s.done > 0
-ORDER BY s.done DESC, s.name
+SELECT name, queued, out, done, bytes FROM sites
+WHERE project_id = @project_id AND done > 0
+ORDER BY done DESC, name
 LIMIT @max;
 
 -- name: SitesPage :many
 -- A page of the project's sites: named from @prefix on (when set), with
 -- items queued or out first when @busy.
-SELECT s.id, s.name, s.queued, o.held AS out, s.due_at, s.last_at,
-       CASE WHEN o.held > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader, s.blocked, s.done, s.bytes
-FROM sites s,
-     LATERAL (SELECT count(*) AS held FROM claims c WHERE c.project_id = @project_id AND c.site = s.id AND c.site <> 0) o
-WHERE s.project_id = @project_id AND s.name > @after::text
-  AND (NOT @busy::boolean OR s.queued > 0 OR o.held > 0)
-ORDER BY s.name
+SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
+FROM sites
+WHERE project_id = @project_id AND name > @after::text
+  AND (NOT @busy::boolean OR queued > 0 OR out > 0)
+ORDER BY name
 LIMIT @max;
 
 -- name: SiteGet :one
-SELECT s.id, s.name, s.queued, o.held AS out, s.due_at, s.last_at,
-       CASE WHEN o.held > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader, s.blocked, s.done, s.bytes
-FROM sites s,
-     LATERAL (SELECT count(*) AS held FROM claims c WHERE c.project_id = @project_id AND c.site = s.id AND c.site <> 0) o
-WHERE s.project_id = @project_id AND s.name = @name;
+SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
+FROM sites WHERE project_id = @project_id AND name = @name;
 
 -- name: SiteSetBlocked :execrows
 UPDATE sites SET blocked = @blocked WHERE project_id = @project_id AND id = @id;
 
 -- name: SiteMakeDue :exec
 -- Lets a released site be handed out again at once.
-UPDATE sites SET due_at = now() WHERE project_id = @project_id AND id = @id;
+UPDATE sites SET due_at = now(), at_limit = false WHERE project_id = @project_id AND id = @id;
 
 -- name: BooksSites :one
--- The books: sites whose count of items queued (in served queues) differs
--- from their rows.
+-- The books: sites whose counters differ from the rows they count (items
+-- queued in served queues, items out).
 SELECT count(*) FROM sites s
 LEFT JOIN (SELECT td.site, count(*) AS n FROM todo td WHERE td.project_id = @project_id AND td.type = ':site' GROUP BY td.site) t ON t.site = s.id
+LEFT JOIN (SELECT cl.site, count(*) AS n FROM claims cl WHERE cl.project_id = @project_id AND cl.site <> 0 GROUP BY cl.site) c ON c.site = s.id
 WHERE s.project_id = @project_id
-  AND s.queued <> coalesce(t.n, 0);
+  AND (s.queued <> coalesce(t.n, 0) OR s.out <> coalesce(c.n, 0));
 
 -- name: BooksSitesMissing :one
 -- The books: items queued or out with a site the project has no row for.
@@ -229,32 +216,3 @@ SELECT count(DISTINCT x.site) FROM (
           SELECT c.site, c.claimed_at, 1 FROM claims c WHERE c.project_id = @project_id AND c.site <> 0) e
 ) x
 WHERE x.out > @site_limit::bigint;
-
--- name: SiteTalliesFold :one
--- Folds up to @max completion tallies into their sites' counts, the sites
--- locked in key order, and returns how many tallies it folded.
-WITH taken AS (
-    DELETE FROM site_tallies
-    WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM site_tallies t LIMIT @max))
-    RETURNING site_tallies.project_id, site_tallies.site, site_tallies.items, site_tallies.bytes
-), summed AS (
-    SELECT taken.project_id, taken.site, sum(taken.items) AS items,
-           LEAST(sum(taken.bytes), 9223372036854775807)::bigint AS bytes
-    FROM taken GROUP BY taken.project_id, taken.site
-), locked AS (
-    SELECT s.project_id, s.id FROM sites s
-    WHERE (s.project_id, s.id) IN (SELECT summed.project_id, summed.site FROM summed)
-    ORDER BY s.project_id, s.id
-    FOR UPDATE
-), folded AS (
-    UPDATE sites s
-    SET done = s.done + summed.items,
-        bytes = CASE WHEN s.bytes > 9223372036854775807 - summed.bytes THEN 9223372036854775807 ELSE s.bytes + summed.bytes END
-    FROM summed
-    WHERE s.project_id = summed.project_id AND s.id = summed.site
-      AND (SELECT count(*) FROM locked) >= 0
-)
-SELECT count(*) FROM taken;
-
--- name: SiteTalliesPurgeBatch :execrows
-DELETE FROM site_tallies WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM site_tallies p WHERE p.project_id = @project_id LIMIT @max));
