@@ -12,6 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"tracker/items"
+	"tracker/sites"
 	"tracker/stats"
 	"tracker/users"
 )
@@ -64,9 +65,23 @@ func TestSitesVisible(t *testing.T) {
 	if a := f.do(t, "POST", "/test/request", `{"downloader":"bob"}`); a.status != 429 || a.reason != "sites-waiting" {
 		t.Fatalf("bob: %d %q", a.status, a.reason)
 	}
-	// Request counts are written once a second, with a later request.
-	time.Sleep(1100 * time.Millisecond)
-	f.do(t, "POST", "/test/request", `{"downloader":"carol"}`)
+	// Request counts are written at most once a second, by a later
+	// request: ask until the refusal is counted.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		f.do(t, "POST", "/test/request", `{"downloader":"carol"}`)
+		var waited int64
+		if err := f.pool.QueryRow(ctx, `SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = $2`,
+			f.project.ID, sites.RequestsWaitedCounter).Scan(&waited); err != nil {
+			t.Fatal(err)
+		}
+		if waited > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sites-waiting refusals were never counted")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 
 	// The board and stats.json.
 	var b stats.Board
