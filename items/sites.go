@@ -127,8 +127,8 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	// used still holds up the completions of its items until the batch
 	// commits.
 	sitesWanted := total
-	if cfg.SiteClaimsLimit > 0 {
-		sitesWanted = int(min(int64(total), (int64(total)+cfg.SiteClaimsLimit-1)/cfg.SiteClaimsLimit+int64(len(want))))
+	if limit := cfg.SiteClaimsLimit; limit > 0 && limit < int64(total) {
+		sitesWanted = min(total, int((int64(total)+limit-1)/limit)+len(want))
 	}
 	due, err := q.SitesDue(ctx, db.SitesDueParams{
 		ProjectID: live.ID, Affinity: cfg.SiteAffinity, Nicks: nicks, Max: int32(min(sitesWanted, maxSitesPerBatch)),

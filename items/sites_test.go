@@ -316,6 +316,10 @@ func TestSiteKeysRefused(t *testing.T) {
 		{"site_interval=soon"},
 		{"site_affinity=maybe"},
 		{"recrawl_after=1h"},
+		// Past what the engine's arithmetic takes.
+		{"site_claims_limit=9223372036854775807"},
+		{"site_interval=9223372036854775807"},
+		{"recrawl_after=9223372036854775807"},
 		{"site_key=host", "type_limits=user:60"},
 	} {
 		_, err := f.store.Set(ctx, f.project, bad)

@@ -272,16 +272,16 @@ var Keys = []Key[Project]{
 		get: func(p Project) string { return string(p.Config.SiteKey) }},
 	{Name: "site_claims_limit", Label: "Items out per site", Section: SectionLimits, Input: InputCount, Unit: "items",
 		Help: "The most items of one site out at once, across every warrior and tracker process (0: no limit).",
-		set:  setCount(func(c *Config) *int64 { return &c.SiteClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.SiteClaimsLimit })},
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.SiteClaimsLimit }, maxSiteClaimsLimit), get: getCount(func(c *Config) *int64 { return &c.SiteClaimsLimit })},
 	{Name: "site_interval", Label: "Time between hand-outs of a site", Section: SectionLimits, Input: InputCount, Unit: "seconds",
 		Help: "The least time between two hand-outs of one site; a multi request may take several items of a due site at once, up to its limit (0: none).",
-		set:  setCount(func(c *Config) *int64 { return &c.SiteInterval }), get: getCount(func(c *Config) *int64 { return &c.SiteInterval })},
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.SiteInterval }, maxSiteInterval), get: getCount(func(c *Config) *int64 { return &c.SiteInterval })},
 	{Name: "site_affinity", Label: "One downloader per site", Section: SectionLimits, Input: InputBool,
 		Help: "While a site has items out, its other items go only to the downloader holding them; a site with none out goes to the requesting downloader holding the fewest sites. A reclaim or release frees the site.",
 		set:  setBool(func(c *Config) *bool { return &c.SiteAffinity }), get: getBool(func(c *Config) *bool { return &c.SiteAffinity })},
 	{Name: "recrawl_after", Label: "Queue a name backfed again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
 		Help: "A name backfed again is a duplicate while its last hand-out is younger than this, and is queued again once older; backfed with another update tag (tag=… in its context) it is queued again at once (0: a name seen is always a duplicate).",
-		set:  setCount(func(c *Config) *int64 { return &c.RecrawlAfter }), get: getCount(func(c *Config) *int64 { return &c.RecrawlAfter })},
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.RecrawlAfter }, maxRecrawlAfter), get: getCount(func(c *Config) *int64 { return &c.RecrawlAfter })},
 	{Name: "domains", Label: "Byte-count domains", Section: SectionLimits, Input: InputList,
 		Help: "The byte-count keys a done may report (data,media); a done naming another is refused. Empty: any.",
 		set: func(p *Project, s string) error {
@@ -424,6 +424,28 @@ func setCount(f func(*Config) *int64) func(*Project, string) error {
 		return err
 	}
 }
+
+// setCountUpTo is setCount for a key with a largest sensible value: a
+// count of seconds or items that engine arithmetic must not overflow.
+func setCountUpTo(f func(*Config) *int64, most int64) func(*Project, string) error {
+	return func(p *Project, s string) error {
+		n, err := parseCount(s)
+		if err == nil && n > most {
+			err = fmt.Errorf("at most %d", most)
+		}
+		if err == nil {
+			*f(&p.Config) = n
+		}
+		return err
+	}
+}
+
+// Bounds of the frontier's keys.
+const (
+	maxSiteClaimsLimit = 1_000_000
+	maxSiteInterval    = 366 * 86400      // a year
+	maxRecrawlAfter    = 10 * 366 * 86400 // ten years
+)
 
 func getCount(f func(*Config) *int64) func(Project) string {
 	return func(p Project) string { return strconv.FormatInt(*f(&p.Config), 10) }
