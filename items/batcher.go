@@ -111,6 +111,15 @@ func (b *batcher[T]) lead() {
 	}
 }
 
+// batchTx begins a batch's transaction. Its statements are few and large
+// (a claim or a completion for a whole batch is one statement of many
+// CTEs), and PostgreSQL, weighing each execution's custom plan against the
+// generic one, kept planning them anew: at one item per request the
+// planning cost more than the work. They run on their generic plans, which
+// TestHotQueryPlans holds to their indexes. Set with BEGIN in one round
+// trip.
+var batchTx = pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan"}
+
 func (b *batcher[T]) exec(batch []*waiting[T]) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
@@ -119,7 +128,7 @@ func (b *batcher[T]) exec(batch []*waiting[T]) {
 		ops[i] = w.op
 	}
 	ran := false
-	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, b.pool, batchTx, func(tx pgx.Tx) error {
 		if err := b.run(ctx, db.New(tx), ops); err != nil {
 			return err
 		}
@@ -143,7 +152,7 @@ func (b *batcher[T]) exec(batch []*waiting[T]) {
 	// fails only its own request.
 	for _, w := range batch {
 		w.err = retry(func() error {
-			return pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+			return pgx.BeginTxFunc(ctx, b.pool, batchTx, func(tx pgx.Tx) error {
 				return b.run(ctx, db.New(tx), []*T{w.op})
 			})
 		})
