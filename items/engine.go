@@ -59,8 +59,15 @@ type stretch struct {
 }
 
 // Batching: transactions in flight at once, and operations in one.
+//
+// One claim and one completion transaction at a time: operations wait
+// for the running one and share the next. More in flight made batches
+// smaller and each item dearer for PostgreSQL: with 64 single warriors,
+// four at a time ran at half the rate of one, and letting the next batch
+// run its statements while the last one commits cost a third
+// (docs/BENCHMARKS.md, "One batch at a time").
 const (
-	maxBatches  = 4
+	maxBatches  = 1
 	maxBatchOps = 256
 )
 
