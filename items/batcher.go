@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -111,14 +110,14 @@ func (b *batcher[T]) lead() {
 	}
 }
 
-// batchTx begins a batch's transaction. Its statements are few and large
-// (a claim or a completion for a whole batch is one statement of many
-// CTEs), and PostgreSQL, weighing each execution's custom plan against the
-// generic one, kept planning them anew: at one item per request the
-// planning cost more than the work. They run on their generic plans, which
-// TestHotQueryPlans holds to their indexes. Set with BEGIN in one round
-// trip.
-var batchTx = pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan"}
+// batchBegin opens a batch's transaction, sent with its first statement in
+// one round trip. The statements are few and large (a claim or a
+// completion for a whole batch is one statement of many CTEs), and
+// PostgreSQL, weighing each execution's custom plan against the generic
+// one, kept planning them anew: at one item per request the planning cost
+// more than the work. They run on their generic plans, which
+// TestHotQueryPlans holds to their indexes.
+var batchBegin = []string{"BEGIN", "SET LOCAL plan_cache_mode = force_generic_plan"}
 
 func (b *batcher[T]) exec(batch []*waiting[T]) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
@@ -127,14 +126,7 @@ func (b *batcher[T]) exec(batch []*waiting[T]) {
 	for i, w := range batch {
 		ops[i] = w.op
 	}
-	ran := false
-	err := pgx.BeginTxFunc(ctx, b.pool, batchTx, func(tx pgx.Tx) error {
-		if err := b.run(ctx, db.New(tx), ops); err != nil {
-			return err
-		}
-		ran = true
-		return nil
-	})
+	ran, err := b.transact(ctx, ops)
 	switch {
 	case err == nil:
 		return
@@ -152,11 +144,28 @@ func (b *batcher[T]) exec(batch []*waiting[T]) {
 	// fails only its own request.
 	for _, w := range batch {
 		w.err = retry(func() error {
-			return pgx.BeginTxFunc(ctx, b.pool, batchTx, func(tx pgx.Tx) error {
-				return b.run(ctx, db.New(tx), []*T{w.op})
-			})
+			_, err := b.transact(ctx, []*T{w.op})
+			return err
 		})
 	}
+}
+
+// transact runs ops in one transaction. ran reports whether all of its
+// statements ran, so that an error is the commit's.
+func (b *batcher[T]) transact(ctx context.Context, ops []*T) (ran bool, err error) {
+	conn, err := b.pool.Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	// A connection left in a transaction (a failed rollback) is closed
+	// by the pool, not reused.
+	defer conn.Release()
+	tx := db.BeginPipelined(conn.Conn(), batchBegin...)
+	if err := b.run(ctx, db.New(tx), ops); err != nil {
+		_ = tx.Rollback(ctx)
+		return false, err
+	}
+	return true, tx.Commit(ctx)
 }
 
 // retry runs fn again when the database chose it as a deadlock victim: two
