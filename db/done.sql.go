@@ -121,17 +121,25 @@ WITH reported AS (
     SELECT DISTINCT reported.hash FROM reported WHERE reported.hash NOT IN (SELECT held.hash FROM held)
 ), known AS (
     -- Their ids: seen keeps an item under its key, and under its own hash
-    -- as well when the key is another (backfeed keys).
+    -- as well when the key is another (backfeed keys). Each hash is a
+    -- probe of its key: OFFSET 0 keeps the probes from being planned as
+    -- a read of all the project's keys, as they were before statistics.
     SELECT seen.id FROM seen
     WHERE seen.project_id = $9 AND seen.hash = ANY(ARRAY(SELECT unheld.hash FROM unheld))
     UNION
-    SELECT seen.id FROM seen
-    WHERE seen.project_id = $9 AND seen.item = ANY(ARRAY(SELECT unheld.hash FROM unheld)) AND seen.item IS NOT NULL
+    SELECT k.id FROM unheld, LATERAL (
+        SELECT seen.id FROM seen
+        WHERE seen.project_id = $9 AND seen.item = unheld.hash AND seen.item IS NOT NULL
+        OFFSET 0) k
 ), waiting AS (
-    SELECT todo.id, item_hash(todo.name) AS hash, todo.last_downloader FROM todo
-    WHERE todo.project_id = $9 AND todo.queue = ANY($10::text[]) AND todo.type = ANY($11::text[])
-      AND todo.id = ANY(ARRAY(SELECT known.id FROM known))
-    FOR UPDATE SKIP LOCKED
+    -- Each a probe of the queue key, queue by queue and type by type.
+    SELECT w.id, item_hash(w.name) AS hash, w.last_downloader
+    FROM (SELECT DISTINCT known.id FROM known) k, unnest($10::text[]) q (queue), unnest($11::text[]) ty (type),
+         LATERAL (
+             SELECT todo.id, todo.name, todo.last_downloader FROM todo
+             WHERE todo.project_id = $9 AND todo.queue = q.queue AND todo.type = ty.type AND todo.id = k.id
+             OFFSET 0
+             FOR UPDATE SKIP LOCKED) w
 ), waiting_for AS (
     SELECT DISTINCT ON (w.hash) w.id, w.hash, r.req
     FROM waiting w JOIN reported r ON r.hash = w.hash JOIN reqs ON reqs.req = r.req
@@ -149,9 +157,15 @@ WITH reported AS (
     WHERE claims.project_id = $9 AND claims.hash = ANY(ARRAY(SELECT held_by.hash FROM held_by))
     RETURNING claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count
 ), finished_todo AS (
+    -- Locked by waiting: probed again, then deleted by their physical
+    -- address.
     DELETE FROM todo
-    WHERE todo.project_id = $9 AND todo.queue = ANY($10::text[]) AND todo.type = ANY($11::text[])
-      AND todo.id = ANY(ARRAY(SELECT waiting_for.id FROM waiting_for))
+    WHERE todo.ctid = ANY(ARRAY(
+        SELECT t.ctid FROM waiting_for wf, unnest($10::text[]) q (queue), unnest($11::text[]) ty (type),
+             LATERAL (
+                 SELECT x.ctid FROM todo x
+                 WHERE x.project_id = $9 AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
+                 OFFSET 0) t))
     RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
 ), finished AS (
     -- When the item was claimed last is not kept once it is queued again:

@@ -112,7 +112,12 @@ WITH wanted AS (
     FROM (SELECT w.site, w.nick, count(claimed.id) AS n
           FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
           GROUP BY w.site, w.nick) c
-    WHERE s.project_id = @project_id AND s.id = c.site
+    -- Each site a probe of its key, then its row by its physical address:
+    -- a join could be planned as a read of all the project's sites.
+    WHERE s.ctid = ANY(ARRAY(
+            SELECT x.ctid FROM (SELECT DISTINCT w.site FROM wanted w) ws,
+                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = @project_id AND y.id = ws.site OFFSET 0) x))
+      AND s.id = c.site
       AND set_config('tracker.sites_counted', 'on', true) = 'on'
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
