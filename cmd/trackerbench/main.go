@@ -92,6 +92,7 @@ type bench struct {
 	dir     string
 	url     string
 	serve   *exec.Cmd
+	dsn     string
 	pool    *pgxpool.Pool
 	key     string
 	project string
@@ -133,7 +134,8 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("no backfeed key in %s", show)
 	}
 	b.key = m[1]
-	if b.pool, err = db.Open(ctx, fmt.Sprintf("host=%s user=tracker dbname=tracker", filepath.Join(b.dir, "pgdata"))); err != nil {
+	b.dsn = fmt.Sprintf("host=%s user=tracker dbname=tracker", filepath.Join(b.dir, "pgdata"))
+	if b.pool, err = db.Open(ctx, b.dsn); err != nil {
 		return err
 	}
 	defer b.pool.Close()

@@ -31,13 +31,27 @@ type row struct {
 	loadS     float64 // the load generator's own
 	rssMB     float64
 	floor     float64 // raw SQL items/s, 0 when not measured
+	yardstick float64 // the yardstick's items/s (yardsticks.go), 0 when not measured
 	note      string
 	top       []string // the statements PostgreSQL spent the most time on
 }
 
-// scenario runs one named scenario and, for warrior scenarios, its floor.
+// scenario runs one named scenario and, for warrior scenarios, its floor
+// and yardstick. A name may end in :N, N clients instead of its default
+// (single:8).
 func (b *bench) scenario(ctx context.Context, name string) error {
+	fixed := 0
+	if base, n, ok := strings.Cut(name, ":"); ok {
+		var err error
+		if fixed, err = strconv.Atoi(n); err != nil || fixed <= 0 {
+			return fmt.Errorf("scenario %q: clients must be a positive number", name)
+		}
+		name = base
+	}
 	clients := func(def int) int {
+		if fixed > 0 {
+			return fixed
+		}
 		if b.o.clients > 0 {
 			return b.o.clients
 		}
@@ -60,14 +74,19 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return b.recurring(ctx, clients(32))
 	case "backfeed":
 		n := clients(8)
-		b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
+		r := b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
 			var fs []func()
 			for i := range n {
 				fs = append(fs, func() { l.grabScript(ctx, i) })
 			}
 			return fs
-		}, "names deduplicated and queued per second; half of each post seen before")
-		return nil
+		}, "names deduplicated and queued per second; half of each post seen before; the yardstick inserts the same posts into a table keyed like the dedup records")
+		if !b.o.floor || ctx.Err() != nil {
+			return nil
+		}
+		var err error
+		r.yardstick, err = b.insertYardstick(ctx, n)
+		return err
 	case "mixed":
 		n := clients(64)
 		if err := b.refill(ctx, 60_000); err != nil {
@@ -149,7 +168,8 @@ func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond
 		return err
 	}
 	r.floor = floor
-	return nil
+	r.yardstick, err = b.cycleYardstick(ctx, clients, n, perSecond)
+	return err
 }
 
 // measure runs a scenario's clients for the run's duration and records a row.
@@ -347,8 +367,8 @@ func (b *bench) sweeps(ctx context.Context) error {
 
 // print writes the result table as Markdown.
 func (b *bench) print(w io.Writer) {
-	fmt.Fprintf(w, "| scenario | clients | items/s | requests/s | request p50/p90/p99 ms | done p50/p90/p99 ms | other p50/p90/p99 ms | non-2xx | tracker CPU | PostgreSQL CPU | load CPU | tracker peak RSS | SQL floor items/s | tracker/floor |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| scenario | clients | items/s | requests/s | request p50/p90/p99 ms | done p50/p90/p99 ms | other p50/p90/p99 ms | non-2xx | tracker CPU | PostgreSQL CPU | tracker + PostgreSQL CPU per item | load CPU | tracker peak RSS | SQL floor items/s | tracker/floor | yardstick items/s | tracker/yardstick |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.rows {
 		lat := func(e string) string {
 			l, ok := r.latency[e]
@@ -371,9 +391,17 @@ func (b *bench) print(w io.Writer) {
 		if r.floor > 0 {
 			floor, ratio = fmt.Sprintf("%.0f", r.floor), fmt.Sprintf("%.2f", r.itemsPerS/r.floor)
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %s | %s | %s | %s | %.2f cores | %.2f cores | %.2f cores | %.0f MB | %s | %s |\n",
+		perItem := "-"
+		if r.itemsPerS > 0 {
+			perItem = fmt.Sprintf("%.3f ms", (r.trackerS+r.postgresS)/r.itemsPerS*1000)
+		}
+		yard, yardRatio := "-", "-"
+		if r.yardstick > 0 {
+			yard, yardRatio = fmt.Sprintf("%.0f", r.yardstick), fmt.Sprintf("%.2f", r.itemsPerS/r.yardstick)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %s | %s | %s | %s | %.2f cores | %.2f cores | %s | %.2f cores | %.0f MB | %s | %s | %s | %s |\n",
 			r.name, r.clients, r.itemsPerS, r.reqPerS, lat("request"), lat("done"), other, r.errors,
-			r.trackerS, r.postgresS, r.loadS, r.rssMB, floor, ratio)
+			r.trackerS, r.postgresS, perItem, r.loadS, r.rssMB, floor, ratio, yard, yardRatio)
 	}
 	for _, r := range b.rows {
 		if r.note != "" {
