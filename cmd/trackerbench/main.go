@@ -51,13 +51,14 @@ type options struct {
 	// The frontier scenario's URL items, their sites, and the fewer sites
 	// its claim cost is compared with (0: a tenth).
 	frontierItems, frontierSites, frontierFewSites int
+	diskItems                                      int // items the disk scenario queues and completes
 }
 
 func main() {
 	var o options
 	var scenarios string
 	flag.StringVar(&o.binary, "tracker", "bin/tracker", "the tracker binary to start")
-	flag.StringVar(&scenarios, "scenarios", "single,single-lifecycle,multi,multi-lifecycle,multi-documents,backfeed,mixed,lookup,recurring,pages,frontier", "scenarios to run, in order")
+	flag.StringVar(&scenarios, "scenarios", "disk,single,single:8,single:4,single-lifecycle,multi,multi-lifecycle,multi-documents,backfeed,mixed,lookup,recurring,pages,frontier", "scenarios to run, in order")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long each scenario runs")
 	flag.IntVar(&o.clients, "clients", 0, "clients per scenario (0: single 64, multi 16, backfeed 8, mixed 64, lookup 32+8, frontier 64+16: a fifth multi)")
 	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")
@@ -71,6 +72,7 @@ func main() {
 	flag.IntVar(&o.pageNicks, "page-downloaders", 100_000, "downloaders of the project the pages scenario reads")
 	flag.IntVar(&o.recurringSmall, "recurring-small", 100_000, "items of the recurring scenario's small list")
 	flag.IntVar(&o.recurringLarge, "recurring-large", 10_000_000, "items of the recurring scenario's large list")
+	flag.IntVar(&o.diskItems, "disk-items", 500_000, "items the disk scenario queues and completes")
 	flag.IntVar(&o.frontierItems, "frontier-items", 2_000_000, "URL items of each of the frontier scenario's projects")
 	flag.IntVar(&o.frontierSites, "frontier-sites", 200_000, "sites the frontier scenario's items are drawn from (Zipf, s=1.1)")
 	flag.IntVar(&o.frontierFewSites, "frontier-few-sites", 0, "sites of the frontier project its claim cost is compared with, as many items (0: a tenth of -frontier-sites)")

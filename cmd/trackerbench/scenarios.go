@@ -125,6 +125,8 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return nil
 	case "pages":
 		return b.pages(ctx)
+	case "disk":
+		return b.disk(ctx, b.o.diskItems)
 	case "frontier":
 		return b.frontier(ctx, clients(80))
 	}
