@@ -22,12 +22,17 @@ import (
 // shares both among dozens. At low load an operation runs at once, alone.
 //
 // No goroutine waits in the background: the caller whose operation finds
-// fewer than maxBatches transactions running leads a batch itself, and a
-// batch that ends with operations still waiting starts the next one.
+// no transaction running leads a batch itself, and a batch that ends with
+// operations still waiting starts the next one. One transaction at a time
+// makes the largest batches; a slow one (a lock held elsewhere, a flush
+// stuck on the disk) would hold up every operation behind it, so once the
+// last one started has run slowAfter, an operation leads another beside
+// it, up to maxBatches.
 type batcher[T any] struct {
 	pool       *pgxpool.Pool
-	maxBatches int // transactions in flight at once
-	maxOps     int // operations in one transaction
+	maxBatches int           // transactions in flight at once
+	slowAfter  time.Duration // how long the last one runs before another may start
+	maxOps     int           // operations in one transaction
 	// run executes a batch in a transaction. It must set every result of
 	// every operation (a batch that fails runs again, one operation at a
 	// time), and use the context it is given, the batch's own.
@@ -41,9 +46,10 @@ type batcher[T any] struct {
 	forming func()
 	formed  func(n int)
 
-	mu      sync.Mutex
-	pending []*waiting[T]
-	active  int
+	mu        sync.Mutex
+	pending   []*waiting[T]
+	active    int
+	lastStart time.Time // of the last batch formed
 }
 
 type waiting[T any] struct {
@@ -62,7 +68,7 @@ func (b *batcher[T]) do(op *T) error {
 	w := &waiting[T]{op: op, done: make(chan struct{})}
 	b.mu.Lock()
 	b.pending = append(b.pending, w)
-	lead := b.active < b.maxBatches
+	lead := b.active == 0 || b.active < b.maxBatches && time.Since(b.lastStart) >= b.slowAfter
 	if lead {
 		b.active++
 	}
@@ -89,6 +95,7 @@ func (b *batcher[T]) lead() {
 	n := min(len(b.pending), b.maxOps)
 	batch := slices.Clone(b.pending[:n])
 	b.pending = b.pending[n:]
+	b.lastStart = time.Now()
 	b.mu.Unlock()
 	if b.formed != nil {
 		b.formed(n)

@@ -166,3 +166,82 @@ func TestBatcherGroups(t *testing.T) {
 		t.Fatalf("%d operations ran in %d transactions, want %d in 4", rows, txs, n)
 	}
 }
+
+// While a batch runs, the operations arriving wait for it and share the
+// next; only once it has run slowAfter does one lead a batch beside it.
+func TestBatcherStartsBesideASlowBatch(t *testing.T) {
+	t.Parallel()
+	for _, slow := range []bool{false, true} {
+		b, count := scratchBatcher(t, 2)
+		b.slowAfter = time.Hour
+		if slow {
+			b.slowAfter = 0
+		}
+		// Op 0's batch holds until released.
+		running, release := make(chan struct{}), make(chan struct{})
+		run := b.run
+		b.run = func(ctx context.Context, q *db.Queries, ops []*scratchOp) error {
+			if ops[0].n == 0 {
+				close(running)
+				<-release
+			}
+			return run(ctx, q, ops)
+		}
+		var formed []int
+		var mu sync.Mutex
+		b.formed = func(n int) {
+			mu.Lock()
+			defer mu.Unlock()
+			formed = append(formed, n)
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); b.do(&scratchOp{n: 0}) }()
+		<-running
+		// Op 1: beside the slow batch, or pending behind it.
+		errs := make(chan error, 1)
+		go func() { errs <- b.do(&scratchOp{n: 1}) }()
+		if slow {
+			select {
+			case err := <-errs:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("op 1 still waits for the slow batch after 10 s")
+			}
+		} else {
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				b.mu.Lock()
+				pending, active := len(b.pending), b.active
+				b.mu.Unlock()
+				if pending == 1 {
+					if active != 1 {
+						t.Fatalf("%d batches running, want the slow one alone", active)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("op 1 never queued")
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		close(release)
+		wg.Wait()
+		if !slow {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rows, txs := count(); rows != 2 || txs != 2 {
+			t.Fatalf("slow=%v: %d rows in %d transactions, want 2 in 2", slow, rows, txs)
+		}
+		mu.Lock()
+		if fmt.Sprint(formed) != "[1 1]" {
+			t.Errorf("slow=%v: batches of %v, want two of one", slow, formed)
+		}
+		mu.Unlock()
+	}
+}

@@ -58,17 +58,18 @@ type stretch struct {
 	typ     string
 }
 
-// Batching: transactions in flight at once, and operations in one.
+// Batching (see batcher): one claim and one completion transaction at a
+// time, operations waiting for the running one and sharing the next; more
+// beside it only when it is slow; and operations in one.
 //
-// One claim and one completion transaction at a time: operations wait
-// for the running one and share the next. More in flight made batches
-// smaller and each item dearer for PostgreSQL: with 64 single warriors,
-// four at a time ran at half the rate of one, and letting the next batch
-// run its statements while the last one commits cost a third
-// (docs/BENCHMARKS.md, "One batch at a time").
+// More in flight made batches smaller and each item dearer for PostgreSQL:
+// with 64 single warriors, four at a time ran at half the rate of one, and
+// letting the next batch run its statements while the last one commits
+// cost a third (docs/BENCHMARKS.md, "One batch at a time").
 const (
-	maxBatches  = 1
-	maxBatchOps = 256
+	maxBatches     = 4
+	slowBatchAfter = 100 * time.Millisecond
+	maxBatchOps    = 256
 )
 
 func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
@@ -86,8 +87,8 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 		sites:     make(map[int32]map[string]int32),
 		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
-	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, maxOps: maxBatchOps, run: e.runClaims}
-	e.dones = &batcher[doneOp]{pool: pool, maxBatches: maxBatches, maxOps: maxBatchOps, run: e.runDones}
+	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, slowAfter: slowBatchAfter, maxOps: maxBatchOps, run: e.runClaims}
+	e.dones = &batcher[doneOp]{pool: pool, maxBatches: maxBatches, slowAfter: slowBatchAfter, maxOps: maxBatchOps, run: e.runDones}
 	return e
 }
 
