@@ -43,6 +43,7 @@ type options struct {
 	sweep     bool
 	large     int
 	longTx    time.Duration
+	dedupSeen int
 	soak      bool
 	pageItems int
 	pageNicks int
@@ -64,8 +65,9 @@ func main() {
 	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")
 	flag.IntVar(&o.multi, "multi", 100, "items per multi request")
 	flag.BoolVar(&o.floor, "floor", true, "measure the raw SQL floor beside the warrior scenarios")
-	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, and the import of 10,000,000 names")
+	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, the import of 10,000,000 names against a COPY of them, and backfeed into a project that has seen 1,000,000 vs 100,000,000 names")
 	flag.IntVar(&o.large, "large-queue", 10_000_000, "the large queue of the sweep, against 100,000")
+	flag.IntVar(&o.dedupSeen, "dedup-seen", 100_000_000, "names a project has seen in the second backfeed run of the sweep, against 1,000,000")
 	flag.DurationVar(&o.longTx, "long-tx", 60*time.Second, "duration of the long-transaction sweep")
 	flag.BoolVar(&o.soak, "soak", false, "instead of the scenarios: the mixed load for -duration with faults injected at random (the tracker killed and restarted, PostgreSQL stopped for 10 s), then the books checked")
 	flag.IntVar(&o.pageItems, "page-items", 1_000_000, "items queued in the project the pages scenario reads")
@@ -100,7 +102,10 @@ type bench struct {
 	project string
 	rows    []*row
 	addr    string // fixed by the soak, so a restarted tracker keeps its address
-	goals   []goal // the frontier's goals, when it ran
+	// cliPeakRSS is the peak resident memory of the last tracker command
+	// run (an import), in bytes.
+	cliPeakRSS int64
+	goals      []goal // the frontier's goals, when it ran
 }
 
 func run(ctx context.Context, o options) error {
@@ -124,18 +129,9 @@ func run(ctx context.Context, o options) error {
 	}
 	defer b.stop()
 
-	if _, err := b.cli("", "project", "create", b.project, "--title", "Benchmark"); err != nil {
+	if b.key, err = b.createProject(b.project, "Benchmark"); err != nil {
 		return err
 	}
-	show, err := b.cli("", "project", "show", b.project)
-	if err != nil {
-		return err
-	}
-	m := regexp.MustCompile(`"backfeed_key": "([^"]+)"`).FindStringSubmatch(show)
-	if m == nil {
-		return fmt.Errorf("no backfeed key in %s", show)
-	}
-	b.key = m[1]
 	b.dsn = fmt.Sprintf("host=%s user=tracker dbname=tracker", filepath.Join(b.dir, "pgdata"))
 	if b.pool, err = db.Open(ctx, b.dsn); err != nil {
 		return err
@@ -227,6 +223,9 @@ func (b *bench) cliFrom(stdin io.Reader, args ...string) (string, error) {
 	cmd.Env = benchEnv()
 	cmd.Stdin = stdin
 	out, err := cmd.Output()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		b.cliPeakRSS = ru.Maxrss << 10 // kB on Linux
+	}
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			return "", fmt.Errorf("tracker %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
@@ -234,6 +233,22 @@ func (b *bench) cliFrom(stdin io.Reader, args ...string) (string, error) {
 		return "", err
 	}
 	return string(out), nil
+}
+
+// createProject creates a project and returns its backfeed key.
+func (b *bench) createProject(slug, title string) (string, error) {
+	if _, err := b.cli("", "project", "create", slug, "--title", title); err != nil {
+		return "", err
+	}
+	show, err := b.cli("", "project", "show", slug)
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`"backfeed_key": "([^"]+)"`).FindStringSubmatch(show)
+	if m == nil {
+		return "", fmt.Errorf("no backfeed key in %s", show)
+	}
+	return m[1], nil
 }
 
 // fill queues n fresh names through `tracker items add` and returns how long

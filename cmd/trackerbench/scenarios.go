@@ -176,7 +176,12 @@ func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond
 
 // measure runs a scenario's clients for the run's duration and records a row.
 func (b *bench) measure(ctx context.Context, name string, clients int, workers func(context.Context, *load) []func(), note string) *row {
-	l := &load{base: b.url, project: b.project, backfeedKey: b.key, multi: b.o.multi, stats: newStats()}
+	return b.measureOn(ctx, b.project, b.key, name, clients, workers, note)
+}
+
+// measureOn is measure on another project than the bench's own.
+func (b *bench) measureOn(ctx context.Context, project, key, name string, clients int, workers func(context.Context, *load) []func(), note string) *row {
+	l := &load{base: b.url, project: project, backfeedKey: key, multi: b.o.multi, stats: newStats()}
 	pm := b.postmaster()
 	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
 	cpu0, pg0, load0 := cpuSeconds(b.serve.Process.Pid), clusterCPUSeconds(pm), cpuSeconds(os.Getpid())
@@ -322,7 +327,13 @@ func (b *bench) sweeps(ctx context.Context) error {
 			return fs
 		}, note)
 		if queue == large {
-			r.note += fmt.Sprintf("; import of %d names took %.1f s (%.0f names/s)", queue, took.Seconds(), float64(queue)/took.Seconds())
+			r.note += fmt.Sprintf("; import of %d names took %.1f s (%.0f names/s), the importing command's peak RSS %d MB",
+				queue, took.Seconds(), float64(queue)/took.Seconds(), b.cliPeakRSS>>20)
+			copied, err := b.copyYardstick(ctx, queue, "sweep:copy:")
+			if err != nil {
+				return nil, err
+			}
+			r.note += fmt.Sprintf("; a COPY of as many names into an unindexed table took %.1f s: the import ran at %.2f × COPY", copied.Seconds(), copied.Seconds()/took.Seconds())
 		}
 		return r, nil
 	}
@@ -364,7 +375,8 @@ func (b *bench) sweeps(ctx context.Context) error {
 	}
 	without.note = "single warriors, 100k queue, the baseline of long-tx"
 	with.note = fmt.Sprintf("the same with a REPEATABLE READ transaction open throughout: %.2f × without", with.itemsPerS/without.itemsPerS)
-	return nil
+	b.o.duration = saved
+	return b.dedupSweep(ctx, b.o.dedupSeen)
 }
 
 // print writes the result table as Markdown.

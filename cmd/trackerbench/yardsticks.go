@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -132,4 +134,23 @@ func (b *bench) yardstick(ctx context.Context, clients int, cycle func(ctx conte
 		return 0, failed
 	}
 	return float64(total.Load()) / time.Since(start).Seconds(), nil
+}
+
+// copyYardstick copies n names, as fill writes them, into an unindexed
+// table with COPY and returns how long it took.
+func (b *bench) copyYardstick(ctx context.Context, n int, prefix string) (time.Duration, error) {
+	if _, err := b.pool.Exec(ctx, "CREATE TABLE yardstick_names (name text NOT NULL)"); err != nil {
+		return 0, err
+	}
+	defer b.pool.Exec(context.Background(), "DROP TABLE yardstick_names")
+	i := 0
+	start := time.Now()
+	_, err := b.pool.CopyFrom(ctx, pgx.Identifier{"yardstick_names"}, []string{"name"}, pgx.CopyFromFunc(func() ([]any, error) {
+		if i == n {
+			return nil, nil
+		}
+		i++
+		return []any{prefix + strconv.Itoa(i-1)}, nil
+	}))
+	return time.Since(start), err
 }
