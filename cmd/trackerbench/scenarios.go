@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
 )
@@ -222,49 +223,38 @@ func (b *bench) measureOn(ctx context.Context, project, key, name string, client
 // as many connections as the scenario has clients: what the tracker costs
 // without HTTP, JSON and batching.
 func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
-	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
-	defer cancel()
 	var project int32
 	if err := b.pool.QueryRow(ctx, "SELECT id FROM projects WHERE slug = $1", b.project).Scan(&project); err != nil {
 		return 0, err
 	}
-	var mu sync.Mutex
-	total := 0
-	start := time.Now()
-	var wg sync.WaitGroup
-	for i := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q := db.New(b.pool)
-			nick := "floor" + strconv.Itoa(i)
-			take := db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n)}
-			for range n {
-				take.Nicks, take.Versions, take.Ips = append(take.Nicks, nick), append(take.Versions, "1"), append(take.Ips, "")
-			}
-			for runCtx.Err() == nil {
-				rows, err := q.ClaimsTakeSlots(runCtx, take)
-				if err != nil || len(rows) == 0 {
-					take.AfterID = 0
-					continue
-				}
-				done := db.DoneRecordBatchParams{ProjectID: project, Downloaders: []string{nick}, Versions: []string{"1"},
-					Bytes: []int64{int64(1000 * len(rows))}, Domains: []string{`{"data":1000}`}, ClientIds: []string{""}, Ips: []string{""}}
-				for _, r := range rows {
-					done.Names, done.Requests = append(done.Names, r.Name), append(done.Requests, 1)
-					take.AfterID = max(take.AfterID, r.ID)
-				}
-				if _, err := q.DoneRecordBatch(runCtx, done); err != nil {
-					continue
-				}
-				mu.Lock()
-				total += len(rows)
-				mu.Unlock()
-			}
-		}()
+	takes := make([]db.ClaimsTakeSlotsParams, clients)
+	for i := range takes {
+		takes[i] = db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n)}
+		for range n {
+			t := &takes[i]
+			t.Nicks, t.Versions, t.Ips = append(t.Nicks, "floor"+strconv.Itoa(i)), append(t.Versions, "1"), append(t.Ips, "")
+		}
 	}
-	wg.Wait()
-	return float64(total) / time.Since(start).Seconds(), nil
+	// A statement that fails (a deadlock between two claims) counts
+	// nothing and the client goes on.
+	return b.yardstick(ctx, clients, func(ctx context.Context, pool *pgxpool.Pool, client int) (int, error) {
+		q, take := db.New(pool), &takes[client]
+		rows, err := q.ClaimsTakeSlots(ctx, *take)
+		if err != nil || len(rows) == 0 {
+			take.AfterID = 0
+			return 0, nil
+		}
+		done := db.DoneRecordBatchParams{ProjectID: project, Downloaders: take.Nicks[:1], Versions: []string{"1"},
+			Bytes: []int64{int64(1000 * len(rows))}, Domains: []string{`{"data":1000}`}, ClientIds: []string{""}, Ips: []string{""}}
+		for _, r := range rows {
+			done.Names, done.Requests = append(done.Names, r.Name), append(done.Requests, 1)
+			take.AfterID = max(take.AfterID, r.ID)
+		}
+		if _, err := q.DoneRecordBatch(ctx, done); err != nil {
+			return 0, nil
+		}
+		return len(rows), nil
+	})
 }
 
 // topStatements lists the statements that took most of PostgreSQL's time
