@@ -337,11 +337,19 @@ func (b *bench) sweeps(ctx context.Context) error {
 	}
 	largeRow.note = fmt.Sprintf("single warriors on a %d-item queue: %.2f × the 100k queue", large, largeRow.itemsPerS/smallRow.itemsPerS) + largeRow.note
 
-	// The same load with a REPEATABLE READ transaction held open elsewhere.
+	if err := b.longTxSweep(ctx, func(name string) (*row, error) { return run(name, small, "") }); err != nil {
+		return err
+	}
+	return b.dedupSweep(ctx, b.o.dedupSeen)
+}
+
+// longTxSweep runs the load of run for -long-tx, without and then with a
+// REPEATABLE READ transaction held open elsewhere, which it ends on return.
+func (b *bench) longTxSweep(ctx context.Context, run func(name string) (*row, error)) error {
 	saved := b.o.duration
 	b.o.duration = b.o.longTx
 	defer func() { b.o.duration = saved }()
-	without, err := run("no-long-tx", small, "")
+	without, err := run("no-long-tx")
 	if err != nil {
 		return err
 	}
@@ -359,14 +367,13 @@ func (b *bench) sweeps(ctx context.Context) error {
 	if err := tx.QueryRow(ctx, "SELECT count(*) FROM projects").Scan(&n); err != nil { // takes the snapshot
 		return err
 	}
-	with, err := run("long-tx", small, "")
+	with, err := run("long-tx")
 	if err != nil {
 		return err
 	}
 	without.note = "single warriors, 100k queue, the baseline of long-tx"
 	with.note = fmt.Sprintf("the same with a REPEATABLE READ transaction open throughout: %.2f × without", with.itemsPerS/without.itemsPerS)
-	b.o.duration = saved
-	return b.dedupSweep(ctx, b.o.dedupSeen)
+	return nil
 }
 
 // print writes the result table as Markdown.
