@@ -260,3 +260,31 @@ func slots(project int32, after int64, n int) db.ClaimsTakeSlotsParams {
 	}
 	return p
 }
+
+// TestHashFunctionsInline checks that the hash and type functions every
+// imported, claimed and completed name goes through are expanded into the
+// statements calling them: a function PostgreSQL cannot inline runs through
+// its SQL-function executor on each call, several times dearer than the
+// hash itself.
+func TestHashFunctionsInline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	for _, call := range []string{"item_hash(name)", "item_key_hash(queue, name)", "item_type(name)", "queue_type(queue, name, '{}', site)"} {
+		var plan []string
+		rows, err := pool.Query(ctx, "EXPLAIN (VERBOSE) SELECT "+call+" FROM todo")
+		if err == nil {
+			plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", call, err)
+		}
+		for _, l := range plan {
+			if strings.Contains(l, "Output:") && notInlined.MatchString(l) {
+				t.Errorf("%s is not inlined: %s", call, strings.TrimSpace(l))
+			}
+		}
+	}
+}
+
+var notInlined = regexp.MustCompile(`\b(item_hash|item_key_hash|item_type|queue_type)\(`)
