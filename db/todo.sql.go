@@ -95,14 +95,31 @@ WITH batch AS MATERIALIZED (
     SELECT batch.id, batch.name, batch.site, batch.tag FROM fresh JOIN batch ON batch.id = fresh.id
     UNION ALL
     SELECT again.id, again.name, again.site, again.tag FROM again
-), queued AS (
+), queued_fresh AS (
+    -- A fresh name's id is of this statement's block: nothing to check it
+    -- against (an insert ON CONFLICT probes the key before it writes it),
+    -- and in id order each entry lands on the index's right edge. (A
+    -- shuffled id meets an earlier one at odds of 2^-40 per pair sharing
+    -- its low bits; the statement then fails whole, where ON CONFLICT
+    -- would have kept the name seen and never queued it.)
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $9, $13, queue_type($13::text, e.name, $14::text[], e.site),
-           e.site, e.id, e.name
-    FROM entering e
+    SELECT $9, $13, queue_type($13::text, batch.name, $14::text[], batch.site),
+           batch.site, batch.id, batch.name
+    FROM fresh JOIN batch ON batch.id = fresh.id
+    ORDER BY batch.id
+    RETURNING todo.id
+), queued_again AS (
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT $9, $13, queue_type($13::text, again.name, $14::text[], again.site),
+           again.site, again.id, again.name
+    FROM again
     -- Two posts may queue one seen name again at once: the key holds it once.
     ON CONFLICT DO NOTHING
     RETURNING todo.id
+), queued AS (
+    SELECT queued_fresh.id FROM queued_fresh
+    UNION ALL
+    SELECT queued_again.id FROM queued_again
 ), tagged AS (
     INSERT INTO item_tags AS it (project_id, id, tag)
     SELECT $9, e.id, e.tag FROM entering e
@@ -116,8 +133,8 @@ WITH batch AS MATERIALIZED (
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $9, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n, count(*) FILTER (WHERE queued.id NOT IN (SELECT fresh.id FROM fresh)) AS again FROM queued) t,
-         LATERAL (VALUES ('queue:' || $13::text, t.n), ('recrawled', t.again)) AS d (name, delta)
+    FROM (SELECT (SELECT count(*) FROM queued_fresh) AS fresh, (SELECT count(*) FROM queued_again) AS again) t,
+         LATERAL (VALUES ('queue:' || $13::text, t.fresh + t.again), ('recrawled', t.again)) AS d (name, delta)
     WHERE d.delta > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
