@@ -98,7 +98,7 @@ WITH batch AS MATERIALIZED (
 ), queued_fresh AS (
     -- A fresh name's id is of this statement's block: nothing to check it
     -- against (an insert ON CONFLICT probes the key before it writes it),
-    -- and in id order each entry lands on the index's right edge. (A
+    -- and in id order each entry lands next to the one before. (A
     -- shuffled id meets an earlier one at odds of 2^-40 per pair sharing
     -- its low bits; the statement then fails whole, where ON CONFLICT
     -- would have kept the name seen and never queued it.)
