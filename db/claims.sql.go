@@ -212,10 +212,10 @@ WITH expired AS (
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $1, f.queue, queue_type(f.queue, expired.name, $4::text[], expired.site),
-           expired.site, expired.id, expired.name, expired.claim_count, expired.downloader
+    SELECT $1, f.queue, queue_type(f.queue, expired.name, project_limited_types($1), project_site($1, expired.site)),
+           project_site($1, expired.site), expired.id, expired.name, expired.claim_count, expired.downloader
     FROM expired,
-         LATERAL (SELECT CASE WHEN $5::bigint > 0 AND expired.claim_count >= $5::bigint
+         LATERAL (SELECT CASE WHEN $4::bigint > 0 AND expired.claim_count >= $4::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
     RETURNING todo.queue
 ), counted AS (
@@ -236,11 +236,10 @@ FROM queued
 `
 
 type ClaimsExpireParams struct {
-	ProjectID    int32
-	Ttl          pgtype.Interval
-	Max          int32
-	LimitedTypes []string
-	MaxClaims    int64
+	ProjectID int32
+	Ttl       pgtype.Interval
+	Max       int32
+	MaxClaims int64
 }
 
 type ClaimsExpireRow struct {
@@ -258,7 +257,6 @@ func (q *Queries) ClaimsExpire(ctx context.Context, arg ClaimsExpireParams) (Cla
 		arg.ProjectID,
 		arg.Ttl,
 		arg.Max,
-		arg.LimitedTypes,
 		arg.MaxClaims,
 	)
 	var i ClaimsExpireRow
@@ -528,8 +526,8 @@ WITH named AS (
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $1, released.queue, queue_type(released.queue, released.name, $4::text[], released.site),
-           released.site, released.id, released.name, released.claim_count, released.downloader
+    SELECT $1, released.queue, queue_type(released.queue, released.name, project_limited_types($1), project_site($1, released.site)),
+           project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -548,10 +546,9 @@ SELECT others.name, true FROM others
 `
 
 type ClaimsReleaseParams struct {
-	ProjectID    int32
-	Names        []string
-	Downloader   string
-	LimitedTypes []string
+	ProjectID  int32
+	Names      []string
+	Downloader string
 }
 
 type ClaimsReleaseRow struct {
@@ -565,12 +562,7 @@ type ClaimsReleaseRow struct {
 // another holds any item named, nothing is released and the answer names
 // those items (refused). Returns the names released, or those refused.
 func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([]ClaimsReleaseRow, error) {
-	rows, err := q.db.Query(ctx, claimsRelease,
-		arg.ProjectID,
-		arg.Names,
-		arg.Downloader,
-		arg.LimitedTypes,
-	)
+	rows, err := q.db.Query(ctx, claimsRelease, arg.ProjectID, arg.Names, arg.Downloader)
 	if err != nil {
 		return nil, err
 	}
@@ -610,8 +602,8 @@ WITH released AS (
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $1, released.queue, queue_type(released.queue, released.name, $8::text[], released.site),
-           released.site, released.id, released.name, released.claim_count, released.downloader
+    SELECT $1, released.queue, queue_type(released.queue, released.name, project_limited_types($1), project_site($1, released.site)),
+           project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -628,14 +620,13 @@ SELECT count(*) FROM queued
 `
 
 type ClaimsReleaseWhereParams struct {
-	ProjectID    int32
-	Downloader   string
-	OlderThan    pgtype.Interval
-	Prefix       string
-	Pattern      string
-	Site         int32
-	Max          int32
-	LimitedTypes []string
+	ProjectID  int32
+	Downloader string
+	OlderThan  pgtype.Interval
+	Prefix     string
+	Pattern    string
+	Site       int32
+	Max        int32
 }
 
 // the condition of claims_downloader
@@ -651,7 +642,6 @@ func (q *Queries) ClaimsReleaseWhere(ctx context.Context, arg ClaimsReleaseWhere
 		arg.Pattern,
 		arg.Site,
 		arg.Max,
-		arg.LimitedTypes,
 	)
 	var count int64
 	err := row.Scan(&count)

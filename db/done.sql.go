@@ -387,13 +387,14 @@ WITH candidates AS (
     LIMIT $5
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count)
-    SELECT $1, $6::text, queue_type($6::text, c.name, $7::text[], c.site),
-           c.site, c.id, c.name, c.claim_count
+    SELECT $1, $6::text, queue_type($6::text, c.name, project_limited_types($1), project_site($1, c.site)),
+           project_site($1, c.site), c.id, c.name, c.claim_count
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = $1)
-      -- Probed through todo's key, queue by queue (@queues lists them all).
-      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.queue = ANY($8::text[])
-                      AND t.type = ANY($9::text[]) AND t.id = c.id)
+      -- Probed through todo's key, queue by queue (@queues lists them all),
+      -- stretch by stretch (as the project files items now).
+      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.queue = ANY($7::text[])
+                      AND t.type = ANY(project_limited_types($1) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING
     RETURNING 1
 ), unscheduled AS (
@@ -413,15 +414,13 @@ SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id)
 `
 
 type DoneRequeueParams struct {
-	ProjectID    int32
-	AfterID      int64
-	Prefix       string
-	Pattern      string
-	Max          int32
-	Queue        string
-	LimitedTypes []string
-	Queues       []string
-	Types        []string
+	ProjectID int32
+	AfterID   int64
+	Prefix    string
+	Pattern   string
+	Max       int32
+	Queue     string
+	Queues    []string
 }
 
 type DoneRequeueRow struct {
@@ -443,9 +442,7 @@ func (q *Queries) DoneRequeue(ctx context.Context, arg DoneRequeueParams) (DoneR
 		arg.Pattern,
 		arg.Max,
 		arg.Queue,
-		arg.LimitedTypes,
 		arg.Queues,
-		arg.Types,
 	)
 	var i DoneRequeueRow
 	err := row.Scan(&i.Queued, &i.LastID)

@@ -39,6 +39,26 @@ func (q *Queries) ProjectDonePartitionsEnsure(ctx context.Context, arg ProjectDo
 	return created, err
 }
 
+const projectGetByID = `-- name: ProjectGetByID :one
+SELECT id, slug, title, config, created_at, updated_at FROM projects WHERE id = $1 FOR UPDATE
+`
+
+// A project as stored, locked until the transaction ends: changes of its
+// configuration take their turns.
+func (q *Queries) ProjectGetByID(ctx context.Context, id int32) (Project, error) {
+	row := q.db.QueryRow(ctx, projectGetByID, id)
+	var i Project
+	err := row.Scan(
+		&i.ID,
+		&i.Slug,
+		&i.Title,
+		&i.Config,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const projectGetBySlug = `-- name: ProjectGetBySlug :one
 SELECT id, slug, title, config, created_at, updated_at FROM projects WHERE slug = $1
 `
@@ -112,6 +132,31 @@ func (q *Queries) ProjectList(ctx context.Context) ([]Project, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+const projectStretchesLock = `-- name: ProjectStretchesLock :exec
+SELECT pg_advisory_xact_lock(hashtext('stretches'), $1::integer)
+`
+
+// Taken by a change of a project's stretches before it writes: see
+// ProjectStretchesShare.
+func (q *Queries) ProjectStretchesLock(ctx context.Context, projectID int32) error {
+	_, err := q.db.Exec(ctx, projectStretchesLock, projectID)
+	return err
+}
+
+const projectStretchesShare = `-- name: ProjectStretchesShare :exec
+SELECT pg_advisory_xact_lock_shared(hashtext('stretches'), $1::integer)
+`
+
+// Taken, in its own statement, by a transaction that files items into a
+// project's queues, before it does: a change of the project's stretches
+// (its type limits, whether it keeps sites) waits for it, and it for the
+// change, so every item is filed under the configuration the change leaves
+// or refiled by it (see project_limited_types).
+func (q *Queries) ProjectStretchesShare(ctx context.Context, projectID int32) error {
+	_, err := q.db.Exec(ctx, projectStretchesShare, projectID)
+	return err
 }
 
 const projectUpdateConfig = `-- name: ProjectUpdateConfig :one

@@ -107,8 +107,8 @@ WITH due AS (
     RETURNING revisits.id, revisits.name, revisits.score, revisits.site
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $1, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, $3::text[], due.site),
-           due.site, due.id, due.name
+    SELECT $1, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, project_limited_types($1), project_site($1, due.site)),
+           project_site($1, due.site), due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING
     RETURNING todo.queue
@@ -126,15 +126,14 @@ SELECT count(*) FROM due
 `
 
 type RevisitsDueParams struct {
-	ProjectID    int32
-	Max          int32
-	LimitedTypes []string
+	ProjectID int32
+	Max       int32
 }
 
 // Moves up to @max items whose visit is due into the queue of their score
 // (see revisit_queue), soonest first, and returns how many.
 func (q *Queries) RevisitsDue(ctx context.Context, arg RevisitsDueParams) (int64, error) {
-	row := q.db.QueryRow(ctx, revisitsDue, arg.ProjectID, arg.Max, arg.LimitedTypes)
+	row := q.db.QueryRow(ctx, revisitsDue, arg.ProjectID, arg.Max)
 	var count int64
 	err := row.Scan(&count)
 	return count, err

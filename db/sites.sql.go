@@ -210,17 +210,19 @@ const sitesDue = `-- name: SitesDue :many
 SELECT s.id, s.queued, s.out, CASE WHEN s.out > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader FROM sites s
 WHERE s.project_id = $1
   AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
+  AND ($2::integer = 0 OR s.out < $2::integer)
   -- The statement's own time, not the transaction's: SitesTake records
   -- the hand-out at its statement's time, after this one took the locks.
   AND s.due_at <= statement_timestamp()
-  AND (NOT $2::boolean OR s.out = 0 OR s.downloader = ANY($3::text[]))
+  AND (NOT $3::boolean OR s.out = 0 OR s.downloader = ANY($4::text[]))
 ORDER BY s.due_at
-LIMIT $4
+LIMIT $5
 FOR UPDATE SKIP LOCKED
 `
 
 type SitesDueParams struct {
 	ProjectID int32
+	SiteLimit int32
 	Affinity  bool
 	Nicks     []string
 	Max       int32
@@ -239,10 +241,14 @@ type SitesDueRow struct {
 // their limit of items out and past their interval. With @affinity, a
 // site holding items out only when it holds them for one of @nicks.
 // Returns each site's items queued and out and the downloader holding
-// them (” when none is out).
+// them (” when none is out). A site is under its limit by @site_limit
+// (0: none), the project's limit now: at_limit was set under the limit of
+// the last hand-out, and a site over a lowered limit, taken first for
+// being due longest, would hold up every site behind it.
 func (q *Queries) SitesDue(ctx context.Context, arg SitesDueParams) ([]SitesDueRow, error) {
 	rows, err := q.db.Query(ctx, sitesDue,
 		arg.ProjectID,
+		arg.SiteLimit,
 		arg.Affinity,
 		arg.Nicks,
 		arg.Max,
@@ -344,18 +350,36 @@ func (q *Queries) SitesIDs(ctx context.Context, arg SitesIDsParams) ([]SitesIDsR
 	return items, nil
 }
 
+const sitesLimitChanged = `-- name: SitesLimitChanged :exec
+UPDATE sites SET at_limit = false WHERE project_id = $1 AND at_limit
+`
+
+// A project's site_claims_limit changed: no site is at its limit until a
+// hand-out says so under the new one (SitesDue compares the items out with
+// the limit itself).
+func (q *Queries) SitesLimitChanged(ctx context.Context, projectID int32) error {
+	_, err := q.db.Exec(ctx, sitesLimitChanged, projectID)
+	return err
+}
+
 const sitesNextDue = `-- name: SitesNextDue :many
 SELECT due_at FROM sites
 WHERE project_id = $1
   AND queued > 0 AND NOT blocked AND NOT at_limit -- the condition of sites_due
+  AND ($2::integer = 0 OR out < $2::integer)
 ORDER BY due_at
 LIMIT 1
 `
 
+type SitesNextDueParams struct {
+	ProjectID int32
+	SiteLimit int32
+}
+
 // When the next site with items queued is due (no row: none waits but
 // those at their limit or blocked).
-func (q *Queries) SitesNextDue(ctx context.Context, projectID int32) ([]time.Time, error) {
-	rows, err := q.db.Query(ctx, sitesNextDue, projectID)
+func (q *Queries) SitesNextDue(ctx context.Context, arg SitesNextDueParams) ([]time.Time, error) {
+	rows, err := q.db.Query(ctx, sitesNextDue, arg.ProjectID, arg.SiteLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,11 @@ WITH batch AS MATERIALIZED (
     WHERE $10::bigint > 0
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(batch.name) AND c.project_id = $9)
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $9 AND t.queue = ANY($11::text[])
-                      AND t.type = ANY($12::text[]) AND t.id = seen.id)
+                      AND t.type = ANY(project_limited_types($9) || ARRAY['', ':site']) AND t.id = seen.id)
+      -- Nor waiting for its next visit: a recurring project's schedule is
+      -- the item's only way back (a project recrawling before it became
+      -- recurring may still meet such items).
+      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $9 AND r.id = seen.id)
       AND ((batch.tag <> '' AND batch.tag IS DISTINCT FROM (SELECT it.tag FROM item_tags it WHERE it.project_id = $9 AND it.id = seen.id))
            OR (SELECT max(d.claimed_at) FROM done d WHERE d.project_id = $9 AND d.id = seen.id)
               < now() - make_interval(secs => $10::bigint))
@@ -103,15 +107,15 @@ WITH batch AS MATERIALIZED (
     -- its low bits; the statement then fails whole, where ON CONFLICT
     -- would have kept the name seen and never queued it.)
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $9, $13, queue_type($13::text, batch.name, $14::text[], batch.site),
-           batch.site, batch.id, batch.name
+    SELECT $9, $12, queue_type($12::text, batch.name, project_limited_types($9), project_site($9, batch.site)),
+           project_site($9, batch.site), batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     ORDER BY batch.id
     RETURNING todo.id
 ), queued_again AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $9, $13, queue_type($13::text, again.name, $14::text[], again.site),
-           again.site, again.id, again.name
+    SELECT $9, $12, queue_type($12::text, again.name, project_limited_types($9), project_site($9, again.site)),
+           project_site($9, again.site), again.id, again.name
     FROM again
     -- Two posts may queue one seen name again at once: the key holds it once.
     ON CONFLICT DO NOTHING
@@ -134,7 +138,7 @@ WITH batch AS MATERIALIZED (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $9, d.name, counter_shard(), d.delta
     FROM (SELECT (SELECT count(*) FROM queued_fresh) AS fresh, (SELECT count(*) FROM queued_again) AS again) t,
-         LATERAL (VALUES ('queue:' || $13::text, t.fresh + t.again), ('recrawled', t.again)) AS d (name, delta)
+         LATERAL (VALUES ('queue:' || $12::text, t.fresh + t.again), ('recrawled', t.again)) AS d (name, delta)
     WHERE d.delta > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
@@ -154,9 +158,7 @@ type TodoAddUnseenParams struct {
 	ProjectID    int32
 	RecrawlAfter int64
 	Queues       []string
-	Types        []string
 	Queue        string
-	LimitedTypes []string
 }
 
 // Queues the names of a batch that the project has never seen (repeats
@@ -168,16 +170,18 @@ type TodoAddUnseenParams struct {
 // so a queue hands items out as they were imported (or, with @shuffle, in
 // an order of their own: a random high part above the id's low bits keeps
 // them unique), while the seen index is written in hash order: sorted
-// batches touch far fewer index pages. Items whose type is in
-// @limited_types get their own stretch of the queue, items with a site
-// (@sites, 0 or no array: none) the stretch ':site'. Seen records the
+// batches touch far fewer index pages. Items of a type the project limits
+// get their own stretch of the queue, items with a site (@sites, 0 or no
+// array: none; kept only while the project keeps sites) the stretch ':site'
+// (project_limited_types, project_site: the configuration as it is now,
+// under ProjectStretchesShare). Seen records the
 // item's own hash only when it differs from the key's. A name's entry in
 // @params (” or no array: none) is its parameters document, kept for the
 // items queued.
 //
 // With @recrawl_after (seconds; 0: off), a name seen before is queued
-// again, under its own id, when its item is neither queued (in @queues,
-// @types) nor out, and either its last hand-out is older than that or it
+// again, under its own id, when its item is neither queued (in @queues)
+// nor out nor waiting for its next visit, and either its last hand-out is older than that or it
 // comes with an update tag (@tags, ” or no array: none) other than the
 // one it was queued with last.
 func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (int64, error) {
@@ -193,9 +197,7 @@ func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (i
 		arg.ProjectID,
 		arg.RecrawlAfter,
 		arg.Queues,
-		arg.Types,
 		arg.Queue,
-		arg.LimitedTypes,
 	)
 	var count int64
 	err := row.Scan(&count)
@@ -327,8 +329,8 @@ WITH moved AS (
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
     SELECT $1, $6::text,
-           queue_type($6::text, moved.name, $7::text[], moved.site),
-           moved.site, moved.id, moved.name,
+           queue_type($6::text, moved.name, project_limited_types($1), project_site($1, moved.site)),
+           project_site($1, moved.site), moved.id, moved.name,
            CASE WHEN $2::text = 'error' THEN 0 ELSE moved.claim_count END,
            moved.last_downloader
     FROM moved
@@ -355,13 +357,12 @@ SELECT count(*) FROM moved
 `
 
 type TodoMoveParams struct {
-	ProjectID    int32
-	FromQueue    string
-	Prefix       string
-	Pattern      string
-	Max          int32
-	ToQueue      string
-	LimitedTypes []string
+	ProjectID int32
+	FromQueue string
+	Prefix    string
+	Pattern   string
+	Max       int32
+	ToQueue   string
 }
 
 // Moves up to @max items of queue @from_queue whose names start with
@@ -379,7 +380,6 @@ func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, erro
 		arg.Pattern,
 		arg.Max,
 		arg.ToQueue,
-		arg.LimitedTypes,
 	)
 	var count int64
 	err := row.Scan(&count)
@@ -467,35 +467,25 @@ func (q *Queries) TodoPurgeBatch(ctx context.Context, arg TodoPurgeBatchParams) 
 
 const todoRetype = `-- name: TodoRetype :exec
 UPDATE todo
-SET type = queue_type(queue, name, $1::text[], site)
-WHERE project_id = $2
-  AND type IS DISTINCT FROM queue_type(queue, name, $1::text[], site)
+SET type = queue_type(queue, name, project_limited_types($1), site)
+WHERE project_id = $1
+  AND type IS DISTINCT FROM queue_type(queue, name, project_limited_types($1), site)
 `
 
-type TodoRetypeParams struct {
-	LimitedTypes []string
-	ProjectID    int32
-}
-
 // Regroups a project's queued items after its per-type limits changed.
-func (q *Queries) TodoRetype(ctx context.Context, arg TodoRetypeParams) error {
-	_, err := q.db.Exec(ctx, todoRetype, arg.LimitedTypes, arg.ProjectID)
+func (q *Queries) TodoRetype(ctx context.Context, projectID int32) error {
+	_, err := q.db.Exec(ctx, todoRetype, projectID)
 	return err
 }
 
 const todoUnsite = `-- name: TodoUnsite :exec
-UPDATE todo SET site = 0, type = queue_type(queue, name, $1::text[], 0)
-WHERE project_id = $2 AND type = ':site'
+UPDATE todo SET site = 0, type = queue_type(queue, name, project_limited_types($1), 0)
+WHERE project_id = $1 AND type = ':site'
 `
-
-type TodoUnsiteParams struct {
-	LimitedTypes []string
-	ProjectID    int32
-}
 
 // Forgets the sites of a project's queued items once it keeps none
 // (site_key off): they are served by the queue walks again.
-func (q *Queries) TodoUnsite(ctx context.Context, arg TodoUnsiteParams) error {
-	_, err := q.db.Exec(ctx, todoUnsite, arg.LimitedTypes, arg.ProjectID)
+func (q *Queries) TodoUnsite(ctx context.Context, projectID int32) error {
+	_, err := q.db.Exec(ctx, todoUnsite, projectID)
 	return err
 }

@@ -158,30 +158,39 @@ func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shar
 	if err != nil {
 		return 0, err
 	}
-	return e.queueBlock(ctx, e.q, p, queue, shard, block, names, keys, params)
+	var n int64
+	err = db.WithTx(ctx, e.pool, func(q *db.Queries) error {
+		n, err = e.queueBlock(ctx, q, p, queue, shard, block, names, keys, params)
+		return err
+	})
+	return n, err
 }
 
 // queueBlock adds names the project has never seen to a queue through q,
 // with ids from block, and params[i] ("" or nil: none) as the parameters of
 // names[i]; with their sites, in a project that keeps sites, and their
 // update tags, in one that recrawls (a name seen before may then be queued
-// again: see TodoAddUnseen).
+// again: see TodoAddUnseen). q is a transaction's: where the items are filed
+// follows the project's configuration as it is when they are (see
+// ProjectStretchesShare), not p's, which may be older.
 func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, block int64, names, keys, params []string) (int64, error) {
 	siteIDs, err := e.siteIDs(ctx, p, names)
 	if err != nil {
 		return 0, err
 	}
+	if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
+		return 0, err
+	}
 	arg := db.TodoAddUnseenParams{
-		ProjectID:    p.ID,
-		Queue:        queue,
-		Shard:        shard,
-		Names:        names,
-		Keys:         keys,
-		Params:       params,
-		Sites:        siteIDs,
-		IDBlock:      block,
-		Shuffle:      p.Config.Order == "random",
-		LimitedTypes: p.Config.LimitedTypes(),
+		ProjectID: p.ID,
+		Queue:     queue,
+		Shard:     shard,
+		Names:     names,
+		Keys:      keys,
+		Params:    params,
+		Sites:     siteIDs,
+		IDBlock:   block,
+		Shuffle:   p.Config.Order == "random",
 	}
 	if p.Config.RecrawlAfter > 0 {
 		// Every queue the item could be in: a name queued is a duplicate.
@@ -191,7 +200,6 @@ func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Proje
 		}
 		arg.RecrawlAfter = p.Config.RecrawlAfter
 		arg.Queues = sum.QueueNames()
-		arg.Types = p.Config.Stretches()
 		arg.Tags = make([]string, len(names))
 		for i, name := range names {
 			arg.Tags[i] = updateTag(name)

@@ -65,8 +65,11 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 	}
 	for ctx.Err() == nil {
 		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
+			if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
+				return 0, err
+			}
 			return q.TodoMove(ctx, db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
-				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes()})
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch})
 		})
 		total += n
 		if err != nil || n < moveBatch {
@@ -96,7 +99,6 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 	if !slices.Contains(queues, queue) {
 		queues = append(queues, queue)
 	}
-	types := p.Config.Stretches()
 	tally, err := audit.Begin(ctx, e.q, "done.requeue", p.ID,
 		map[string]any{"queue": queue, "prefix": sel.Prefix, "pattern": sel.Pattern}, "items")
 	if err != nil {
@@ -105,14 +107,16 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 	for ctx.Err() == nil {
 		var last int64
 		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
+			if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
+				return 0, err
+			}
 			// An item the revisit job is moving out of the schedule must
 			// not be queued here as well.
 			if err := q.RevisitsLock(ctx, p.ID); err != nil {
 				return 0, err
 			}
 			r, err := q.DoneRequeue(ctx, db.DoneRequeueParams{ProjectID: p.ID, Queue: queue, AfterID: after,
-				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes(),
-				Queues: queues, Types: types})
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, Queues: queues})
 			last = r.LastID
 			return r.Queued, err
 		})

@@ -100,11 +100,14 @@ var ErrNotHeld = errors.New("item claimed by another downloader")
 // another holds any of the items, nothing is released and the error is
 // ErrNotHeld. It returns the names released.
 func (e *Engine) Release(ctx context.Context, p projects.Project, names []string, downloader string) ([]string, error) {
-	rows, err := e.q.ClaimsRelease(ctx, db.ClaimsReleaseParams{
-		ProjectID:    p.ID,
-		Names:        names,
-		Downloader:   downloader,
-		LimitedTypes: p.Config.LimitedTypes(),
+	var rows []db.ClaimsReleaseRow
+	err := db.WithTx(ctx, e.pool, func(q *db.Queries) error {
+		if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
+			return err
+		}
+		var err error
+		rows, err = q.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: names, Downloader: downloader})
+		return err
 	})
 	if err != nil {
 		return nil, err

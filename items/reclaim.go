@@ -21,12 +21,19 @@ func (e *Engine) ReclaimExpired(ctx context.Context, p projects.Project, max int
 	if ttl <= 0 {
 		return 0, 0, nil
 	}
-	r, err := e.q.ClaimsExpire(ctx, db.ClaimsExpireParams{
-		ProjectID:    p.ID,
-		Ttl:          pgtype.Interval{Microseconds: ttl * 1e6, Valid: true},
-		Max:          int32(max),
-		LimitedTypes: p.Config.LimitedTypes(),
-		MaxClaims:    p.Config.MaxClaims,
+	var r db.ClaimsExpireRow
+	err = db.WithTx(ctx, e.pool, func(q *db.Queries) error {
+		if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
+			return err
+		}
+		var err error
+		r, err = q.ClaimsExpire(ctx, db.ClaimsExpireParams{
+			ProjectID: p.ID,
+			Ttl:       pgtype.Interval{Microseconds: ttl * 1e6, Valid: true},
+			Max:       int32(max),
+			MaxClaims: p.Config.MaxClaims,
+		})
+		return err
 	})
 	if r.Requeued > 0 {
 		e.forgetHeads(p.ID)
@@ -40,7 +47,10 @@ func (e *Engine) ReclaimExpired(ctx context.Context, p projects.Project, max int
 func (e *Engine) ReleaseItem(ctx context.Context, p projects.Project, name string) (bool, error) {
 	var released bool
 	err := db.WithTx(ctx, e.pool, func(q *db.Queries) error {
-		rows, err := q.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: []string{name}, LimitedTypes: p.Config.LimitedTypes()})
+		if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
+			return err
+		}
+		rows, err := q.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: []string{name}})
 		if err != nil || len(rows) == 0 {
 			return err
 		}
@@ -73,8 +83,11 @@ func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloade
 	}
 	for {
 		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
+			if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
+				return 0, err
+			}
 			return q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
-				ProjectID: p.ID, Downloader: downloader, Max: releaseBatch, LimitedTypes: p.Config.LimitedTypes(),
+				ProjectID: p.ID, Downloader: downloader, Max: releaseBatch,
 				Prefix: sel.Prefix, Pattern: sel.Pattern,
 				OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
 			})

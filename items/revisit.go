@@ -14,11 +14,14 @@ import (
 func (e *Engine) RevisitDue(ctx context.Context, p projects.Project, max int) (int64, error) {
 	var n int64
 	err := db.WithTx(ctx, e.pool, func(q *db.Queries) error {
+		if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
+			return err
+		}
 		if err := q.RevisitsLock(ctx, p.ID); err != nil {
 			return err
 		}
 		var err error
-		n, err = q.RevisitsDue(ctx, db.RevisitsDueParams{ProjectID: p.ID, Max: int32(max), LimitedTypes: p.Config.LimitedTypes()})
+		n, err = q.RevisitsDue(ctx, db.RevisitsDueParams{ProjectID: p.ID, Max: int32(max)})
 		return err
 	})
 	if n > 0 {

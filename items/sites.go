@@ -132,6 +132,7 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	}
 	due, err := q.SitesDue(ctx, db.SitesDueParams{
 		ProjectID: live.ID, Affinity: cfg.SiteAffinity, Nicks: nicks, Max: int32(min(sitesWanted, maxSitesPerBatch)),
+		SiteLimit: siteLimit(cfg),
 	})
 	if err != nil || len(due) == 0 {
 		return err
@@ -163,7 +164,7 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		Queues:    queues,
 		OwnQueues: own,
 		Interval:  pgtype.Interval{Microseconds: cfg.SiteInterval * 1e6, Valid: true},
-		SiteLimit: int32(min(cfg.SiteClaimsLimit, 1<<30)),
+		SiteLimit: siteLimit(cfg),
 		Nicks:     make([]string, len(want)),
 		Versions:  make([]string, len(want)),
 		Ips:       make([]string, len(want)),
@@ -232,6 +233,10 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	return nil
 }
 
+// siteLimit is the project's limit of items out per site (0: none) as SQL
+// takes it.
+func siteLimit(cfg projects.Config) int32 { return int32(min(cfg.SiteClaimsLimit, 1<<30)) }
+
 // sitesWaiting is the refusal of a request that got nothing from a project
 // whose queued items wait for their sites: due again later, at their limit
 // of items out, or blocked.
@@ -239,7 +244,7 @@ func (e *Engine) sitesWaiting(ctx context.Context, live *projects.Live) (*Refusa
 	if !live.Config.Sited() || live.Summary.Queued() == 0 {
 		return nil, nil
 	}
-	next, err := e.q.SitesNextDue(ctx, live.ID)
+	next, err := e.q.SitesNextDue(ctx, db.SitesNextDueParams{ProjectID: live.ID, SiteLimit: siteLimit(live.Config)})
 	if err != nil {
 		return nil, err
 	}

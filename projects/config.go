@@ -596,6 +596,11 @@ func (p Project) validate() error {
 		// finer limit of the two.
 		errs = append(errs, &FieldError{Key: "site_key", Err: errors.New("sites and type_limits do not go together: clear type_limits first")})
 	}
+	if p.Config.Recurring() && p.Config.RecrawlAfter > 0 {
+		// A recurring project visits each item on its own schedule; a
+		// recrawl would queue an item that waits for its visit as well.
+		errs = append(errs, &FieldError{Key: "recrawl_after", Err: errors.New("recrawl_after and mode=recurring do not go together: a recurring project revisits its items on their schedule (set recrawl_after=0 first)")})
+	}
 	return fieldErrors(errs...)
 }
 
@@ -610,14 +615,11 @@ func (c Config) LimitedTypes() []string {
 const SiteStretch = ":site"
 
 // Stretches are the stretches of a queue the project's items may be in:
-// each limited type, the items of no limited type (""), and with sites,
-// the items with a site.
+// each limited type, the items of no limited type (""), and the items with
+// a site. The last even when the project keeps no sites: a view of the
+// project read before its site_key went off may be used a moment longer.
 func (c Config) Stretches() []string {
-	s := append(c.LimitedTypes(), "")
-	if c.Sited() {
-		s = append(s, SiteStretch)
-	}
-	return s
+	return append(c.LimitedTypes(), "", SiteStretch)
 }
 
 // AcceptsDomains says whether a done's byte counts may enter the stats.

@@ -163,9 +163,11 @@ func decode(row db.Project) (Project, error) {
 }
 
 // update stores a project's title and configuration and records the action
-// with detail. When the per-type limits change, the queued items are
-// regrouped by type in the same transaction, so the new limits hold for
-// every item from then on.
+// with detail. When the stretches items are filed under change (the
+// per-type limits, whether the project keeps sites), the queued items are
+// refiled in the same transaction, so the new configuration holds for every
+// item from then on: under the stretches lock, which the statements filing
+// items hold while they do (see ProjectStretchesShare).
 func (s *Store) update(ctx context.Context, old, p Project, action string, detail map[string]any) (Project, error) {
 	if err := p.validate(); err != nil {
 		return Project{}, err
@@ -176,6 +178,22 @@ func (s *Store) update(ctx context.Context, old, p Project, action string, detai
 	}
 	var updated Project
 	err = db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		// old may be a view read a while ago: what is stored decides.
+		stored, err := q.ProjectGetByID(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		before, err := decode(stored)
+		if err != nil {
+			return err
+		}
+		unsite := before.Config.Sited() && !p.Config.Sited()
+		retype := !slices.Equal(before.Config.LimitedTypes(), p.Config.LimitedTypes())
+		if unsite || retype {
+			if err := q.ProjectStretchesLock(ctx, p.ID); err != nil {
+				return err
+			}
+		}
 		row, err := q.ProjectUpdateConfig(ctx, db.ProjectUpdateConfigParams{ID: p.ID, Title: p.Title, Config: doc})
 		if err != nil {
 			return err
@@ -183,15 +201,19 @@ func (s *Store) update(ctx context.Context, old, p Project, action string, detai
 		if updated, err = decode(row); err != nil {
 			return err
 		}
-		if old.Config.Sited() && !p.Config.Sited() {
+		if unsite {
 			// The items keep their places; the queue walks serve them.
-			if err := q.TodoUnsite(ctx, db.TodoUnsiteParams{ProjectID: p.ID, LimitedTypes: p.Config.LimitedTypes()}); err != nil {
+			if err := q.TodoUnsite(ctx, p.ID); err != nil {
 				return err
 			}
 		}
-		if !slices.Equal(old.Config.LimitedTypes(), p.Config.LimitedTypes()) {
-			err := q.TodoRetype(ctx, db.TodoRetypeParams{ProjectID: p.ID, LimitedTypes: p.Config.LimitedTypes()})
-			if err != nil {
+		if retype {
+			if err := q.TodoRetype(ctx, p.ID); err != nil {
+				return err
+			}
+		}
+		if before.Config.SiteClaimsLimit != p.Config.SiteClaimsLimit {
+			if err := q.SitesLimitChanged(ctx, p.ID); err != nil {
 				return err
 			}
 		}

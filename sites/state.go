@@ -323,14 +323,12 @@ func (s *Store) Release(ctx context.Context, projectID int32, name string) (int6
 	var total int64
 	for {
 		n, err := tally.Batch(ctx, s.pool, func(q *db.Queries) (int64, error) {
+			if err := q.ProjectStretchesShare(ctx, projectID); err != nil {
+				return 0, err
+			}
 			return q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
 				ProjectID: projectID, Site: st.ID, Max: releaseBatch,
 				OlderThan: pgtype.Interval{Valid: true},
-				// An item with a site goes back to its queue's stretch of
-				// sites whatever the type limits (queue_type), and a
-				// project with sites has none: never nil, which SQL reads
-				// as NULL.
-				LimitedTypes: []string{},
 			})
 		})
 		total += n

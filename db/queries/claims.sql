@@ -64,8 +64,8 @@ WITH named AS (
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, released.queue, queue_type(released.queue, released.name, @limited_types::text[], released.site),
-           released.site, released.id, released.name, released.claim_count, released.downloader
+    SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
+           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (
@@ -181,8 +181,8 @@ WITH expired AS (
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, f.queue, queue_type(f.queue, expired.name, @limited_types::text[], expired.site),
-           expired.site, expired.id, expired.name, expired.claim_count, expired.downloader
+    SELECT @project_id, f.queue, queue_type(f.queue, expired.name, project_limited_types(@project_id), project_site(@project_id, expired.site)),
+           project_site(@project_id, expired.site), expired.id, expired.name, expired.claim_count, expired.downloader
     FROM expired,
          LATERAL (SELECT CASE WHEN @max_claims::bigint > 0 AND expired.claim_count >= @max_claims::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
@@ -232,8 +232,8 @@ WITH released AS (
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, released.queue, queue_type(released.queue, released.name, @limited_types::text[], released.site),
-           released.site, released.id, released.name, released.claim_count, released.downloader
+    SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
+           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
     RETURNING todo.queue
 ), counted AS (

@@ -233,13 +233,14 @@ WITH candidates AS (
     LIMIT @max
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count)
-    SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, @limited_types::text[], c.site),
-           c.site, c.id, c.name, c.claim_count
+    SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, project_limited_types(@project_id), project_site(@project_id, c.site)),
+           project_site(@project_id, c.site), c.id, c.name, c.claim_count
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)
-      -- Probed through todo's key, queue by queue (@queues lists them all).
+      -- Probed through todo's key, queue by queue (@queues lists them all),
+      -- stretch by stretch (as the project files items now).
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
-                      AND t.type = ANY(@types::text[]) AND t.id = c.id)
+                      AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING
     RETURNING 1
 ), unscheduled AS (

@@ -22,3 +22,21 @@ RETURNING *;
 -- name: ProjectDeleteByID :exec
 -- The last step of a purge: the project's other rows are gone already.
 DELETE FROM projects WHERE id = @id;
+
+-- name: ProjectStretchesShare :exec
+-- Taken, in its own statement, by a transaction that files items into a
+-- project's queues, before it does: a change of the project's stretches
+-- (its type limits, whether it keeps sites) waits for it, and it for the
+-- change, so every item is filed under the configuration the change leaves
+-- or refiled by it (see project_limited_types).
+SELECT pg_advisory_xact_lock_shared(hashtext('stretches'), @project_id::integer);
+
+-- name: ProjectStretchesLock :exec
+-- Taken by a change of a project's stretches before it writes: see
+-- ProjectStretchesShare.
+SELECT pg_advisory_xact_lock(hashtext('stretches'), @project_id::integer);
+
+-- name: ProjectGetByID :one
+-- A project as stored, locked until the transaction ends: changes of its
+-- configuration take their turns.
+SELECT * FROM projects WHERE id = @id FOR UPDATE;

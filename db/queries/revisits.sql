@@ -13,8 +13,8 @@ WITH due AS (
     RETURNING revisits.id, revisits.name, revisits.score, revisits.site
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT @project_id, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, @limited_types::text[], due.site),
-           due.site, due.id, due.name
+    SELECT @project_id, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, project_limited_types(@project_id), project_site(@project_id, due.site)),
+           project_site(@project_id, due.site), due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING
     RETURNING todo.queue

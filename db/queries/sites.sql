@@ -15,10 +15,14 @@ SELECT id, name FROM sites WHERE project_id = @project_id AND name = ANY(@names:
 -- their limit of items out and past their interval. With @affinity, a
 -- site holding items out only when it holds them for one of @nicks.
 -- Returns each site's items queued and out and the downloader holding
--- them ('' when none is out).
+-- them ('' when none is out). A site is under its limit by @site_limit
+-- (0: none), the project's limit now: at_limit was set under the limit of
+-- the last hand-out, and a site over a lowered limit, taken first for
+-- being due longest, would hold up every site behind it.
 SELECT s.id, s.queued, s.out, CASE WHEN s.out > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader FROM sites s
 WHERE s.project_id = @project_id
   AND s.queued > 0 AND NOT s.blocked AND NOT s.at_limit -- the condition of sites_due
+  AND (@site_limit::integer = 0 OR s.out < @site_limit::integer)
   -- The statement's own time, not the transaction's: SitesTake records
   -- the hand-out at its statement's time, after this one took the locks.
   AND s.due_at <= statement_timestamp()
@@ -41,6 +45,7 @@ GROUP BY downloader;
 SELECT due_at FROM sites
 WHERE project_id = @project_id
   AND queued > 0 AND NOT blocked AND NOT at_limit -- the condition of sites_due
+  AND (@site_limit::integer = 0 OR out < @site_limit::integer)
 ORDER BY due_at
 LIMIT 1;
 
@@ -221,3 +226,9 @@ SELECT count(DISTINCT x.site) FROM (
           SELECT c.site, c.claimed_at, 1 FROM claims c WHERE c.project_id = @project_id AND c.site <> 0) e
 ) x
 WHERE x.out > @site_limit::bigint;
+
+-- name: SitesLimitChanged :exec
+-- A project's site_claims_limit changed: no site is at its limit until a
+-- hand-out says so under the new one (SitesDue compares the items out with
+-- the limit itself).
+UPDATE sites SET at_limit = false WHERE project_id = @project_id AND at_limit;

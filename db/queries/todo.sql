@@ -8,16 +8,18 @@
 -- so a queue hands items out as they were imported (or, with @shuffle, in
 -- an order of their own: a random high part above the id's low bits keeps
 -- them unique), while the seen index is written in hash order: sorted
--- batches touch far fewer index pages. Items whose type is in
--- @limited_types get their own stretch of the queue, items with a site
--- (@sites, 0 or no array: none) the stretch ':site'. Seen records the
+-- batches touch far fewer index pages. Items of a type the project limits
+-- get their own stretch of the queue, items with a site (@sites, 0 or no
+-- array: none; kept only while the project keeps sites) the stretch ':site'
+-- (project_limited_types, project_site: the configuration as it is now,
+-- under ProjectStretchesShare). Seen records the
 -- item's own hash only when it differs from the key's. A name's entry in
 -- @params ('' or no array: none) is its parameters document, kept for the
 -- items queued.
 --
 -- With @recrawl_after (seconds; 0: off), a name seen before is queued
--- again, under its own id, when its item is neither queued (in @queues,
--- @types) nor out, and either its last hand-out is older than that or it
+-- again, under its own id, when its item is neither queued (in @queues)
+-- nor out nor waiting for its next visit, and either its last hand-out is older than that or it
 -- comes with an update tag (@tags, '' or no array: none) other than the
 -- one it was queued with last.
 WITH batch AS MATERIALIZED (
@@ -46,7 +48,11 @@ WITH batch AS MATERIALIZED (
     WHERE @recrawl_after::bigint > 0
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(batch.name) AND c.project_id = @project_id)
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
-                      AND t.type = ANY(@types::text[]) AND t.id = seen.id)
+                      AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = seen.id)
+      -- Nor waiting for its next visit: a recurring project's schedule is
+      -- the item's only way back (a project recrawling before it became
+      -- recurring may still meet such items).
+      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = seen.id)
       AND ((batch.tag <> '' AND batch.tag IS DISTINCT FROM (SELECT it.tag FROM item_tags it WHERE it.project_id = @project_id AND it.id = seen.id))
            OR (SELECT max(d.claimed_at) FROM done d WHERE d.project_id = @project_id AND d.id = seen.id)
               < now() - make_interval(secs => @recrawl_after::bigint))
@@ -63,15 +69,15 @@ WITH batch AS MATERIALIZED (
     -- its low bits; the statement then fails whole, where ON CONFLICT
     -- would have kept the name seen and never queued it.)
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT @project_id, @queue, queue_type(@queue::text, batch.name, @limited_types::text[], batch.site),
-           batch.site, batch.id, batch.name
+    SELECT @project_id, @queue, queue_type(@queue::text, batch.name, project_limited_types(@project_id), project_site(@project_id, batch.site)),
+           project_site(@project_id, batch.site), batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     ORDER BY batch.id
     RETURNING todo.id
 ), queued_again AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT @project_id, @queue, queue_type(@queue::text, again.name, @limited_types::text[], again.site),
-           again.site, again.id, again.name
+    SELECT @project_id, @queue, queue_type(@queue::text, again.name, project_limited_types(@project_id), project_site(@project_id, again.site)),
+           project_site(@project_id, again.site), again.id, again.name
     FROM again
     -- Two posts may queue one seen name again at once: the key holds it once.
     ON CONFLICT DO NOTHING
@@ -104,14 +110,14 @@ SELECT count(*) FROM queued;
 -- name: TodoRetype :exec
 -- Regroups a project's queued items after its per-type limits changed.
 UPDATE todo
-SET type = queue_type(queue, name, @limited_types::text[], site)
+SET type = queue_type(queue, name, project_limited_types(@project_id), site)
 WHERE project_id = @project_id
-  AND type IS DISTINCT FROM queue_type(queue, name, @limited_types::text[], site);
+  AND type IS DISTINCT FROM queue_type(queue, name, project_limited_types(@project_id), site);
 
 -- name: TodoUnsite :exec
 -- Forgets the sites of a project's queued items once it keeps none
 -- (site_key off): they are served by the queue walks again.
-UPDATE todo SET site = 0, type = queue_type(queue, name, @limited_types::text[], 0)
+UPDATE todo SET site = 0, type = queue_type(queue, name, project_limited_types(@project_id), 0)
 WHERE project_id = @project_id AND type = ':site';
 
 -- name: TodoGet :one
@@ -145,8 +151,8 @@ WITH moved AS (
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
     SELECT @project_id, @to_queue::text,
-           queue_type(@to_queue::text, moved.name, @limited_types::text[], moved.site),
-           moved.site, moved.id, moved.name,
+           queue_type(@to_queue::text, moved.name, project_limited_types(@project_id), project_site(@project_id, moved.site)),
+           project_site(@project_id, moved.site), moved.id, moved.name,
            CASE WHEN @from_queue::text = 'error' THEN 0 ELSE moved.claim_count END,
            moved.last_downloader
     FROM moved
