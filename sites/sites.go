@@ -119,11 +119,17 @@ func Host(host string) (key string, ip bool) {
 		// which no name has.
 		return "", false
 	}
-	name, err := hostProfile.ToASCII(host)
-	if err != nil {
-		return "", false
+	name := host
+	if !plain(host) {
+		var err error
+		if name, err = hostProfile.ToASCII(host); err != nil {
+			return "", false
+		}
 	}
 	name = strings.TrimSuffix(name, ".")
+	if len(name) > 253 {
+		return "", false
+	}
 	if addr, err := netip.ParseAddr(name); err == nil && addr.Is4() {
 		// Written with full-width digits or dots.
 		return addr.String(), true
@@ -140,11 +146,25 @@ func Host(host string) (key string, ip bool) {
 	return name, false
 }
 
-// validLabel: a label of a host name in A-labels has letters, digits,
-// hyphens, and underscores (found on the web, though DNS host names have
-// none).
+// plain: a host the mapping leaves as it is (lower-case ASCII letters,
+// digits, hyphens, underscores and dots, no A-label to check), as most
+// are: it is spared the mapping, which costs more than the rest of Of.
+// validLabel and the lengths still apply.
+func plain(host string) bool {
+	for i := range len(host) {
+		c := host[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return !strings.Contains(host, "xn--")
+}
+
+// validLabel: a label of a host name in A-labels has 1 to 63 letters,
+// digits, hyphens, and underscores (found on the web, though DNS host
+// names have none).
 func validLabel(label string) bool {
-	if label == "" {
+	if label == "" || len(label) > 63 {
 		return false
 	}
 	for i := range len(label) {

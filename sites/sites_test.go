@@ -178,3 +178,23 @@ func FuzzOf(f *testing.F) {
 		}
 	})
 }
+
+// A host spelled in lower-case ASCII, which Host takes as it is, has the
+// key of its other spellings, which go through the mapping.
+func FuzzHost(f *testing.F) {
+	for _, s := range []string{"example.org", "a..b", "xn--bcher-kva.de", "r3---sn-x.googlevideo.com.", "my_blog.example", "1.2.3", "192.0.2.7", "-a-.com"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		for i := range len(host) {
+			if host[i] >= 0x80 {
+				return
+			}
+		}
+		lower, _ := sites.Host(strings.ToLower(host))
+		upper, _ := sites.Host(strings.ToUpper(host))
+		if lower != upper {
+			t.Fatalf("%q: %q in lower case, %q in upper case", host, lower, upper)
+		}
+	})
+}
