@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"tracker/audit"
 	"tracker/db"
@@ -18,6 +19,17 @@ import (
 
 // addBatch is how many names go to the database in one statement.
 const addBatch = 10_000
+
+// addBatchBytes bounds the names and parameters of one batch of an import:
+// 10,000 lines of up to 72 KiB each would be 720 MiB, several times over
+// (each batch is also encoded for the database). Plain names fill their
+// 10,000 lines long before.
+const addBatchBytes = 8 << 20
+
+// addInFlightBytes bounds the names and parameters of one import's batches
+// sent and not yet written: with the batch being read, an import holds at
+// most 40 MiB of them however large its input and however many writers.
+const addInFlightBytes = 32 << 20
 
 // addWriters is how many batches of one import are written at once: enough
 // to keep every core of the database busy while the next lines are read.
@@ -40,6 +52,12 @@ type AddResult struct {
 // again; ids are drawn in input order, so the queue keeps it. Blank lines
 // are ignored and a trailing CR is dropped (files written on Windows).
 func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io.Reader) (AddResult, error) {
+	return e.add(ctx, p, queue, r, addBatch, addBatchBytes, addInFlightBytes)
+}
+
+// add is Add with batches of at most maxLines lines and maxBytes bytes,
+// and at most inFlight bytes of them sent and not yet written.
+func (e *Engine) add(ctx context.Context, p projects.Project, queue string, r io.Reader, maxLines, maxBytes, inFlight int) (AddResult, error) {
 	if err := ValidQueue(queue); err != nil {
 		return AddResult{}, err
 	}
@@ -48,27 +66,28 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 		return AddResult{}, err
 	}
 	// Each batch is written by a goroutine of the group; at most addWriters
-	// at once, so reading waits (and memory stays bounded) while they are
-	// all busy. The first failure cancels the others and the reading.
+	// at once, and at most inFlight bytes of them, so reading waits (and
+	// memory stays bounded) while they are busy. The first failure cancels
+	// the others and the reading.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(addWriters)
+	room := semaphore.NewWeighted(int64(inFlight))
 	var added atomic.Int64
 
 	var res AddResult
 	var total int64
-	names := make([]string, 0, addBatch)
-	var params []string // nil until a line has parameters
-	send := func() error {
-		if len(names) == 0 {
-			return nil
-		}
+	batches := &lineBatches{maxLines: maxLines, maxBytes: maxBytes, send: func(batch []string, batchParams []string, size int) error {
 		// Drawn here, in input order, so the queue keeps the input's.
 		block, err := e.q.ItemIDBlockNext(gctx)
 		if err != nil {
 			return err
 		}
-		batch, batchParams := names, params
+		weight := int64(min(size, inFlight))
+		if err := room.Acquire(gctx, weight); err != nil {
+			return err
+		}
 		g.Go(func() error {
+			defer room.Release(weight)
 			n, err := tally.Batch(gctx, e.pool, func(q *db.Queries) (int64, error) {
 				return e.queueBlock(gctx, q, p, queue, "", block, batch, nil, batchParams)
 			})
@@ -76,24 +95,11 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 			return err
 		})
 		total += int64(len(batch))
-		names, params = make([]string, 0, addBatch), nil
 		return nil
-	}
-	err = e.readNames(r, &res, func(name, doc string) error {
-		if doc != "" && params == nil {
-			params = make([]string, len(names), addBatch)
-		}
-		if params != nil {
-			params = append(params, doc)
-		}
-		names = append(names, name)
-		if len(names) == addBatch {
-			return send()
-		}
-		return nil
-	})
+	}}
+	err = e.readNames(r, &res, batches.add)
 	if err == nil {
-		err = send()
+		err = batches.flush()
 	}
 	// A writer's failure comes first: reading stopped because of it.
 	if werr := g.Wait(); werr != nil {
@@ -106,6 +112,55 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 		res.Skipped = 0
 	}
 	return res, err
+}
+
+// lineBatches gathers an import's lines into batches, in input order: a
+// batch is sent once it has maxLines lines, or before a line that would
+// take it over maxBytes (a name and its parameters; a line is at most
+// maxLineBytes, so every batch holds one).
+type lineBatches struct {
+	maxLines, maxBytes int
+	// send takes a batch: names, and their parameters ("" for none; nil
+	// when no name has any), and the bytes of both.
+	send func(names, params []string, size int) error
+
+	names  []string
+	params []string // nil until a line has parameters
+	size   int
+}
+
+func (b *lineBatches) add(name, params string) error {
+	n := len(name) + len(params)
+	if len(b.names) > 0 && b.size+n > b.maxBytes {
+		if err := b.flush(); err != nil {
+			return err
+		}
+	}
+	if b.names == nil {
+		b.names = make([]string, 0, b.maxLines)
+	}
+	if params != "" && b.params == nil {
+		b.params = make([]string, len(b.names), b.maxLines)
+	}
+	if b.params != nil {
+		b.params = append(b.params, params)
+	}
+	b.names = append(b.names, name)
+	b.size += n
+	if len(b.names) == b.maxLines {
+		return b.flush()
+	}
+	return nil
+}
+
+// flush sends the batch gathered, if any.
+func (b *lineBatches) flush() error {
+	if len(b.names) == 0 {
+		return nil
+	}
+	names, params, size := b.names, b.params, b.size
+	b.names, b.params, b.size = nil, nil, 0
+	return b.send(names, params, size)
 }
 
 // readNames calls add for each valid name of r, and its parameters ("" for

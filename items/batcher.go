@@ -1,6 +1,7 @@
 package items
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -33,9 +34,11 @@ type batcher[T any] struct {
 	maxBatches int           // transactions in flight at once
 	slowAfter  time.Duration // how long the last one runs before another may start
 	maxOps     int           // operations in one transaction
+	timeout    time.Duration // of a batch's transaction; batchTimeout when 0 (tests shorten it)
 	// run executes a batch in a transaction. It must set every result of
 	// every operation (a batch that fails runs again, one operation at a
-	// time), and use the context it is given, the batch's own.
+	// time), and use the context it is given: the batch's own, or for an
+	// operation run again alone its caller's.
 	run func(ctx context.Context, q *db.Queries, ops []*T) error
 
 	// Hooks for tests, nil otherwise. queued is called once an operation
@@ -54,6 +57,7 @@ type batcher[T any] struct {
 
 type waiting[T any] struct {
 	op   *T
+	ctx  context.Context // the caller's, for the operation run alone
 	err  error
 	done chan struct{} // closed when the operation is finished (see err)
 }
@@ -63,9 +67,10 @@ type waiting[T any] struct {
 const batchTimeout = 30 * time.Second
 
 // do runs op in a shared transaction and returns once that transaction has
-// committed (nil) or failed.
-func (b *batcher[T]) do(op *T) error {
-	w := &waiting[T]{op: op, done: make(chan struct{})}
+// committed (nil) or failed. ctx is the caller's: the shared transaction
+// is not bound to it, but op run again alone is.
+func (b *batcher[T]) do(ctx context.Context, op *T) error {
+	w := &waiting[T]{op: op, ctx: ctx, done: make(chan struct{})}
 	b.mu.Lock()
 	b.pending = append(b.pending, w)
 	lead := b.active == 0 || b.active < b.maxBatches && time.Since(b.lastStart) >= b.slowAfter
@@ -127,7 +132,7 @@ func (b *batcher[T]) lead() {
 var batchBegin = []string{"BEGIN", "SET LOCAL plan_cache_mode = force_generic_plan"}
 
 func (b *batcher[T]) exec(batch []*waiting[T]) {
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(b.timeout, batchTimeout))
 	defer cancel()
 	ops := make([]*T, len(batch))
 	for i, w := range batch {
@@ -146,15 +151,28 @@ func (b *batcher[T]) exec(batch []*waiting[T]) {
 		}
 		return
 	}
-	// A statement failed (a deadlock, one operation's bad data): the batch
-	// was rolled back whole. Each operation runs again alone, so a failure
-	// fails only its own request.
+	// A statement failed (a deadlock, one operation's bad data, the
+	// batch's time running out): the batch was rolled back whole. Each
+	// operation runs again alone, with its caller's context and a time of
+	// its own, not the batch's (which may be what ran out), so a failure
+	// fails only its own request, and a request whose caller is gone fails
+	// alone.
 	for _, w := range batch {
-		w.err = retry(func() error {
-			_, err := b.transact(ctx, []*T{w.op})
-			return err
-		})
+		w.err = b.runAlone(w)
 	}
+}
+
+// runAlone runs one operation of a failed batch in a transaction of its own.
+func (b *batcher[T]) runAlone(w *waiting[T]) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, batchTimeout)
+	defer cancel()
+	return retry(func() error {
+		_, err := b.transact(ctx, []*T{w.op})
+		return err
+	})
 }
 
 // transact runs ops in one transaction. ran reports whether all of its

@@ -96,7 +96,7 @@ func TestBatcherGroupsAndIsolatesFailures(t *testing.T) {
 			if i == 150 {
 				op.n = 50
 			}
-			errs[i] = b.do(op)
+			errs[i] = b.do(context.Background(), op)
 		}()
 	}
 	wg.Wait()
@@ -153,7 +153,7 @@ func TestBatcherGroups(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := b.do(&scratchOp{n: i}); err != nil {
+			if err := b.do(context.Background(), &scratchOp{n: i}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -196,11 +196,11 @@ func TestBatcherStartsBesideASlowBatch(t *testing.T) {
 		}
 		var wg sync.WaitGroup
 		wg.Add(1)
-		go func() { defer wg.Done(); b.do(&scratchOp{n: 0}) }()
+		go func() { defer wg.Done(); b.do(context.Background(), &scratchOp{n: 0}) }()
 		<-running
 		// Op 1: beside the slow batch, or pending behind it.
 		errs := make(chan error, 1)
-		go func() { errs <- b.do(&scratchOp{n: 1}) }()
+		go func() { errs <- b.do(context.Background(), &scratchOp{n: 1}) }()
 		if slow {
 			select {
 			case err := <-errs:
@@ -243,5 +243,49 @@ func TestBatcherStartsBesideASlowBatch(t *testing.T) {
 			t.Errorf("slow=%v: batches of %v, want two of one", slow, formed)
 		}
 		mu.Unlock()
+	}
+}
+
+// A batch whose time runs out runs its operations again alone, each with
+// its caller's context and a time of its own: they commit, but for the one
+// whose caller is gone, which fails alone.
+func TestBatcherRetriesOutOfTimeAlone(t *testing.T) {
+	t.Parallel()
+	b, count := scratchBatcher(t, 1)
+	b.timeout = 50 * time.Millisecond
+	// The batch of all three waits on a database that does not answer
+	// until its time is up; each alone is written.
+	var batchErr error
+	run := b.run
+	b.run = func(ctx context.Context, q *db.Queries, ops []*scratchOp) error {
+		if len(ops) > 1 {
+			<-ctx.Done()
+			batchErr = ctx.Err()
+			return batchErr
+		}
+		return run(ctx, q, ops)
+	}
+	sizes := gather(b, 3)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	ctxs := []context.Context{context.Background(), context.Background(), gone}
+	errs := make([]error, len(ctxs))
+	var wg sync.WaitGroup
+	for i, ctx := range ctxs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = b.do(ctx, &scratchOp{n: i})
+		}()
+	}
+	wg.Wait()
+	if fmt.Sprint(sizes()) != "[3]" || !errors.Is(batchErr, context.DeadlineExceeded) {
+		t.Fatalf("batches of %v, the batch failing with %v; want one of 3 that ran out of time", sizes(), batchErr)
+	}
+	if errs[0] != nil || errs[1] != nil || !errors.Is(errs[2], context.Canceled) {
+		t.Fatalf("operations ended with %v; want the first two written and the third canceled", errs)
+	}
+	if rows, txs := count(); rows != 2 || txs != 2 {
+		t.Fatalf("%d rows in %d transactions, want 2 in 2", rows, txs)
 	}
 }

@@ -145,7 +145,7 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 	}
 	op.typeSlots = typeSlots
 
-	err = e.claims.do(op)
+	err = e.claims.do(ctx, op)
 	unused := map[string]bool{}
 	for typ := range typeSlots {
 		unused[typ] = err != nil || !op.usedType[typ]

@@ -170,7 +170,7 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "bytes", op.domains)
 		op.credited = 0
 	}
-	if err := e.dones.do(op); err != nil {
+	if err := e.dones.do(ctx, op); err != nil {
 		return 0, err
 	}
 	if op.refused > 0 {

@@ -433,3 +433,35 @@ func TestSitesWithoutLimit(t *testing.T) {
 	}
 	f.balanced(t)
 }
+
+// Every spelling of a host is one site: bücher.de in U-labels, in A-labels
+// and in capitals is paced as one; a host that is no valid name is no
+// site, its item served as ever.
+func TestSitesOfOneHostSpelledAnew(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.set(t, "site_key=registrable", "site_claims_limit=1", "site_interval=3600")
+	f.add(t, "todo", "https://bücher.de/1", "https://xn--bcher-kva.de/2", "https://WWW.BÜCHER.DE./3",
+		"https://ｅｘａｍｐｌｅ.com/a", "https://example.com/b", "https://.com/x", "https://exa\u200dmple.com/y")
+	var names []string
+	if err := f.pool.QueryRow(context.Background(), `SELECT array_agg(name ORDER BY name) FROM sites WHERE project_id = $1`, f.project.ID).Scan(&names); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"example.com", "xn--bcher-kva.de"}; !slices.Equal(names, want) {
+		t.Fatalf("sites %q, want %q", names, want)
+	}
+	if s := f.site(t, "xn--bcher-kva.de"); s.Queued != 3 {
+		t.Fatalf("xn--bcher-kva.de: %+v, want its 3 items", s)
+	}
+	// One item of each site, by its limit, and the two with none.
+	got := f.claim(t, "alice", 10)
+	slices.Sort(got)
+	want := []string{"https://.com/x", "https://bücher.de/1", "https://exa\u200dmple.com/y", "https://ｅｘａｍｐｌｅ.com/a"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("alice got %q, want %q", got, want)
+	}
+	if s := f.site(t, "xn--bcher-kva.de"); s.Queued != 2 || s.Out != 1 || !s.AtLimit {
+		t.Fatalf("xn--bcher-kva.de after the hand-out: %+v", s)
+	}
+	f.polite(t)
+}

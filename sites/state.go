@@ -114,11 +114,15 @@ func (s State) Due(now time.Time) bool {
 const maxNameLen = 253
 
 // Name is a site's name as the frontier keeps it: trimmed, lower case,
-// without a trailing dot.
+// without a trailing dot, and a host name in A-labels (see Host), so that
+// bücher.de finds xn--bcher-kva.de.
 func Name(name string) (string, error) {
 	name = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), ".")
 	if name == "" {
 		return "", ErrNoName
+	}
+	if key, _ := Host(name); key != "" {
+		name = key
 	}
 	if len(name) > maxNameLen {
 		return "", ErrNotFound
