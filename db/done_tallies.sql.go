@@ -53,11 +53,40 @@ WITH taken AS (
     ORDER BY 1, 2, 3
     ON CONFLICT (project_id, downloader, hour) DO UPDATE
     SET items = s.items + excluded.items, bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
+), batch_domains AS (
+    SELECT taken.project_id, d.key AS domain, sum(d.value::numeric) AS bytes
+    FROM taken, jsonb_each_text(taken.domains) AS d(key, value)
+    GROUP BY 1, 2
+), ranked AS (
+    -- A project keeps apart its @domains_kept domains with the most bytes,
+    -- stored and of this batch together; the others, and what is reported
+    -- as 'other', are summed in 'other'. So its rows stay bounded however
+    -- many names dones report, and the most bytes are never folded away.
+    SELECT m.project_id, m.domain, m.batch, m.stored, m.fresh,
+           row_number() OVER (PARTITION BY m.project_id ORDER BY m.kept + m.batch DESC, m.domain) AS n
+    FROM (SELECT coalesce(b.project_id, s.project_id) AS project_id, coalesce(b.domain, s.domain) AS domain,
+                 coalesce(b.bytes, 0) AS batch, coalesce(s.bytes, 0)::numeric AS kept,
+                 s.domain IS NOT NULL AS stored, b.domain IS NOT NULL AS fresh
+          FROM batch_domains b
+          FULL JOIN (SELECT t.project_id, t.domain, t.bytes FROM domain_totals t
+                     WHERE t.project_id IN (SELECT batch_domains.project_id FROM batch_domains)) s
+            ON s.project_id = b.project_id AND s.domain = b.domain) m
+    WHERE m.domain <> 'other'
+), dropped AS (
+    DELETE FROM domain_totals t USING ranked r
+    WHERE r.n > $3::bigint AND r.stored AND t.project_id = r.project_id AND t.domain = r.domain
+    RETURNING t.project_id, t.bytes
 ), domains AS (
     INSERT INTO domain_totals AS s (project_id, domain, bytes)
-    SELECT taken.project_id, d.key, LEAST(sum(d.value::numeric), 9223372036854775807)::bigint
-    FROM taken, jsonb_each_text(taken.domains) AS d
-    GROUP BY 1, 2
+    SELECT ranked.project_id, ranked.domain, LEAST(ranked.batch, 9223372036854775807)::bigint
+    FROM ranked
+    WHERE ranked.n <= $3::bigint AND ranked.fresh
+    UNION ALL
+    SELECT folded.project_id, 'other', LEAST(sum(folded.bytes), 9223372036854775807)::bigint
+    FROM (SELECT ranked.project_id, ranked.batch AS bytes FROM ranked WHERE ranked.n > $3::bigint
+          UNION ALL SELECT dropped.project_id, dropped.bytes::numeric FROM dropped
+          UNION ALL SELECT batch_domains.project_id, batch_domains.bytes FROM batch_domains WHERE batch_domains.domain = 'other') folded
+    GROUP BY folded.project_id
     ORDER BY 1, 2
     ON CONFLICT (project_id, domain) DO UPDATE SET bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), fed AS (
@@ -65,15 +94,16 @@ WITH taken AS (
     INSERT INTO feed (project_id, at, downloader, items, bytes, item)
     SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item
     FROM (SELECT taken.project_id, taken.downloader, taken.items, taken.bytes, taken.version, taken.domains, taken.item, taken.at, row_number() OVER (PARTITION BY taken.project_id ORDER BY taken.at DESC) AS n FROM taken) newest
-    WHERE newest.n <= $3::integer
+    WHERE newest.n <= $4::integer
 )
 SELECT count(*) FROM taken
 `
 
 type DoneTalliesFoldParams struct {
-	ProjectID int32
-	Max       int32
-	FeedKept  int32
+	ProjectID   int32
+	Max         int32
+	DomainsKept int64
+	FeedKept    int32
 }
 
 // Folds up to @max tallies (of project @project_id, or of any project when
@@ -83,7 +113,12 @@ type DoneTalliesFoldParams struct {
 // bigint rather than fail: sums are numeric, and what is stored is capped,
 // so a total near 2^63 stays there instead of stopping every fold.
 func (q *Queries) DoneTalliesFold(ctx context.Context, arg DoneTalliesFoldParams) (int64, error) {
-	row := q.db.QueryRow(ctx, doneTalliesFold, arg.ProjectID, arg.Max, arg.FeedKept)
+	row := q.db.QueryRow(ctx, doneTalliesFold,
+		arg.ProjectID,
+		arg.Max,
+		arg.DomainsKept,
+		arg.FeedKept,
+	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err

@@ -11,16 +11,26 @@ import (
 )
 
 const domainTotals = `-- name: DomainTotals :many
-SELECT domain, bytes FROM domain_totals WHERE project_id = $1
+SELECT domain, bytes FROM domain_totals
+WHERE project_id = $1
+ORDER BY bytes DESC, domain
+LIMIT $2
 `
+
+type DomainTotalsParams struct {
+	ProjectID int32
+	Max       int32
+}
 
 type DomainTotalsRow struct {
 	Domain string
 	Bytes  int64
 }
 
-func (q *Queries) DomainTotals(ctx context.Context, projectID int32) ([]DomainTotalsRow, error) {
-	rows, err := q.db.Query(ctx, domainTotals, projectID)
+// A project's bytes per domain, most first: the rollup keeps at most
+// stats.DomainsKept of them and 'other', @max bounds the read besides.
+func (q *Queries) DomainTotals(ctx context.Context, arg DomainTotalsParams) ([]DomainTotalsRow, error) {
+	rows, err := q.db.Query(ctx, domainTotals, arg.ProjectID, arg.Max)
 	if err != nil {
 		return nil, err
 	}

@@ -59,10 +59,7 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	entries, err := items.ParseBackfeed(body, []byte(query.Get("delimiter")), []byte(query.Get("itemseparator")))
-	if err == nil && query.Get("params") == "1" {
-		err = items.SplitBackfeedParams(entries)
-	}
+	entries, err := items.ParseBackfeed(body, []byte(query.Get("delimiter")), []byte(query.Get("itemseparator")), query.Get("params") == "1")
 	if err != nil {
 		return backfeedError(http.StatusBadRequest, "invalid-items", err.Error())
 	}

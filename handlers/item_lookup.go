@@ -33,11 +33,48 @@ func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name stri
 	return v, nil
 }
 
-// indented is a JSON document laid out for reading ("" for none).
+// indented is a JSON document laid out for reading ("" for none), or
+// compact, as stored, when laid out it would be more than a few times its
+// size: indenting costs every line its depth in spaces, and a page showing
+// a document must stay about the document's size. Documents nested deeper
+// than maxIndentDepth are not even tried.
 func indented(doc json.RawMessage) string {
 	var b bytes.Buffer
-	if len(doc) == 0 || json.Indent(&b, doc, "", "  ") != nil {
+	if len(doc) == 0 {
+		return ""
+	}
+	if jsonDepth(doc) <= maxIndentDepth && json.Indent(&b, doc, "", "  ") == nil && b.Len() <= 4*len(doc)+1024 {
+		return b.String()
+	}
+	b.Reset()
+	if json.Compact(&b, doc) != nil {
 		return ""
 	}
 	return b.String()
+}
+
+// maxIndentDepth bounds the nesting of a document laid out for reading.
+const maxIndentDepth = 16
+
+// jsonDepth is how deep a JSON document's arrays and objects nest.
+func jsonDepth(doc []byte) int {
+	depth, most := 0, 0
+	inString, escaped := false, false
+	for _, c := range doc {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			most = max(most, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return most
 }

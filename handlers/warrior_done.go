@@ -46,11 +46,12 @@ func (h *Handler) warriorDone(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) error {
+	// One name past the most a done may name is enough to refuse it.
 	c := items.Completion{
 		Downloader: body.Downloader,
 		Version:    string(body.Version),
 		IP:         clientIP(r),
-		Items:      strings.Split(body.Item, "\x00"),
+		Items:      strings.SplitN(body.Item, "\x00", items.MaxDoneItems+1),
 		Bytes:      body.Bytes,
 		ClientID:   body.ID,
 		Results:    body.Result,

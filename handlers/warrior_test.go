@@ -120,7 +120,6 @@ func TestBadInput(t *testing.T) {
 		{"NUL at the end of a multi done", "POST", "/test/done", `{"downloader":"alice","item":"post:1\u0000\u0000"}`, 400, "invalid-done"},
 		{"NUL in an upload receipt", "POST", "/test/uploaded", `{"uploader":"alice","item":"post:1","server":"a\u0000"}`, 400, "invalid-server"},
 		{"newline in a released name", "POST", "/test/release", `{"item":"post:1\n"}`, 400, "invalid-item"},
-		{"domain with NUL", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"d\u0000":1}}`, 400, "invalid-done"},
 		{"number too big for bytes", "POST", "/test/done", `{"downloader":"alice","item":"post:1","bytes":{"d":1e30}}`, 400, "malformed-json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

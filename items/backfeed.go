@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"tracker/db"
@@ -29,33 +28,9 @@ const contextSeparator = "\x1f"
 // without the item separator is its own key and item.
 type BackfeedEntry struct {
 	Key, Item string
-	// Params are the item's parameters (see SplitBackfeedParams), "" for
-	// none.
+	// Params are the item's parameters as stored (see ParseBackfeed), ""
+	// for none.
 	Params string
-}
-
-// SplitBackfeedParams takes each entry's parameters off its item: a post
-// that says it carries them (?params=1) sends "ITEM<TAB>{...}", as an
-// import line does; whatever follows an entry's first tab must be a JSON
-// object. Entries without a tab have none.
-func SplitBackfeedParams(entries []BackfeedEntry) error {
-	for i := range entries {
-		item, params, _ := strings.Cut(entries[i].Item, "\t")
-		if params != "" || item != entries[i].Item {
-			var err error
-			if params, err = parseParams(params); err != nil {
-				return fmt.Errorf("item %d: %w", i+1, err)
-			}
-		}
-		if err := ValidName(item); err != nil {
-			return fmt.Errorf("item %d: %w", i+1, err)
-		}
-		if entries[i].Key == entries[i].Item {
-			entries[i].Key = item
-		}
-		entries[i].Item, entries[i].Params = item, params
-	}
-	return nil
 }
 
 // ParseBackfeed splits a backfeed body into entries. Entries are separated
@@ -63,8 +38,13 @@ func SplitBackfeedParams(entries []BackfeedEntry) error {
 // skipped. With sep set, an entry is KEY sep ITEM, split at the first sep:
 // the ITEM is kept verbatim (urls-grab sends "url sep url sep params" and
 // splits what it is handed at the last sep, so it must get "url sep params"
-// back, never the key).
-func ParseBackfeed(body []byte, delim, sep []byte) ([]BackfeedEntry, error) {
+// back, never the key). With params, a post that says it carries them
+// (?params=1), an item may end with its parameters after a tab,
+// "ITEM<TAB>{...}", as an import line does: whatever follows its first tab
+// must be a JSON object, and the parameters are cut off before the item is
+// checked as a name, so each is held to its own bound. An entry without a
+// separate key is keyed by its item without the parameters.
+func ParseBackfeed(body []byte, delim, sep []byte, params bool) ([]BackfeedEntry, error) {
 	if len(delim) == 0 {
 		delim = []byte{0}
 	}
@@ -74,27 +54,43 @@ func ParseBackfeed(body []byte, delim, sep []byte) ([]BackfeedEntry, error) {
 			continue
 		}
 		n := len(entries) + 1
-		e := BackfeedEntry{Key: string(part)}
-		e.Item = e.Key
+		key, item, keyed := part, part, false
 		if len(sep) > 0 {
-			if key, item, found := bytes.Cut(part, sep); found {
-				if len(item) == 0 {
+			if k, it, found := bytes.Cut(part, sep); found {
+				if len(it) == 0 {
 					return nil, fmt.Errorf("item %d: empty item after the item separator", n)
 				}
-				e.Key, e.Item = string(key), string(item)
+				key, item, keyed = k, it, true
 			}
 		}
+		var doc []byte
+		hasDoc := false
+		if params {
+			if it, d, found := bytes.Cut(item, []byte{'\t'}); found {
+				item, doc, hasDoc = it, d, true
+				if !keyed {
+					key = item
+				}
+			}
+		}
+		e := BackfeedEntry{Key: string(key), Item: string(item)}
 		if len(e.Key) == 0 || e.Key[0] == contextSeparator[0] {
 			return nil, fmt.Errorf("item %d: empty key before the item separator", n)
 		}
 		if err := ValidName(e.Key); err != nil {
 			return nil, fmt.Errorf("item %d: key: %w", n, err)
 		}
-		if e.Item[0] == contextSeparator[0] {
+		if len(e.Item) == 0 || e.Item[0] == contextSeparator[0] {
 			return nil, fmt.Errorf("item %d: empty name before the context separator", n)
 		}
 		if err := ValidName(e.Item); err != nil {
 			return nil, fmt.Errorf("item %d: %w", n, err)
+		}
+		if hasDoc {
+			var err error
+			if e.Params, err = parseParams(string(doc)); err != nil {
+				return nil, fmt.Errorf("item %d: %w", n, err)
+			}
 		}
 		entries = append(entries, e)
 		if len(entries) > MaxBackfeedNames {

@@ -13,7 +13,7 @@ import (
 
 func (f fixture) backfeed(t *testing.T, shard string, body string) (fresh, dups int64) {
 	t.Helper()
-	entries, err := items.ParseBackfeed([]byte(body), []byte{0}, []byte{0x1f})
+	entries, err := items.ParseBackfeed([]byte(body), []byte{0}, []byte{0x1f}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

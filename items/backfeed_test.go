@@ -27,15 +27,49 @@ func TestParseBackfeed(t *testing.T) {
 		{"url:x\x1fctx", "", "", []BackfeedEntry{{Key: "url:x\x1fctx", Item: "url:x\x1fctx"}}},
 		{"", "", "", nil},
 	} {
-		got, err := ParseBackfeed([]byte(tc.body), []byte(tc.delim), []byte(tc.sep))
+		got, err := ParseBackfeed([]byte(tc.body), []byte(tc.delim), []byte(tc.sep), false)
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("ParseBackfeed(%q, %q, %q) = %q, %v; want %q", tc.body, tc.delim, tc.sep, got, err, tc.want)
 		}
 	}
 	for _, body := range []string{"bad\xff", "a\nb", "\x1eonly-item", "key\x1e", "\x1fkey\x1eitem", "key\x1e\x1fitem"} {
-		if _, err := ParseBackfeed([]byte(body), nil, []byte("\x1e")); err == nil {
+		if _, err := ParseBackfeed([]byte(body), nil, []byte("\x1e"), false); err == nil {
 			t.Errorf("ParseBackfeed(%q) accepted", body)
 		}
+	}
+}
+
+// With params, an item's parameters are cut off after its first tab before
+// the item is checked as a name: each is held to its own bound, the name to
+// 8 KiB, the parameters to 64 KiB as stored.
+func TestParseBackfeedParams(t *testing.T) {
+	t.Parallel()
+	long := "n:" + strings.Repeat("x", MaxNameBytes-2)
+	big := `{"p":"` + strings.Repeat("y", 30<<10) + `"}`
+	for _, tc := range []struct {
+		body string
+		want []BackfeedEntry
+	}{
+		{"new:1\t{\"depth\": 2}\x00new:2\x00", []BackfeedEntry{{Key: "new:1", Item: "new:1", Params: `{"depth":2}`}, {Key: "new:2", Item: "new:2"}}},
+		{"k\x1fitem\t{}", []BackfeedEntry{{Key: "k", Item: "item", Params: "{}"}}},
+		{long + "\t" + big, []BackfeedEntry{{Key: long, Item: long, Params: big}}},
+	} {
+		got, err := ParseBackfeed([]byte(tc.body), nil, []byte("\x1f"), true)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("ParseBackfeed(%.60q) = %.200q, %v; want %.200q", tc.body, got, err, tc.want)
+		}
+	}
+	for _, body := range []string{
+		long + "x\t{}", "n:1\t" + `{"p":"` + strings.Repeat("y", MaxDocumentBytes) + `"}`, "n:1\t", "n:1\t[1]",
+		"\t{}", "k\x1f\t{}", "k\x1f\x1f\t{}",
+	} {
+		if got, err := ParseBackfeed([]byte(body), nil, []byte("\x1f"), true); err == nil {
+			t.Errorf("ParseBackfeed(%.60q) accepted: %.100q", body, got)
+		}
+	}
+	// Without params a tab is part of the name.
+	if got, err := ParseBackfeed([]byte("a\tb"), nil, nil, false); err != nil || len(got) != 1 || got[0].Item != "a\tb" || got[0].Params != "" {
+		t.Errorf("without params: %q, %v", got, err)
 	}
 }
 
@@ -60,7 +94,14 @@ func FuzzParseBackfeed(f *testing.F) {
 	f.Add([]byte("url:x\x1ectx\nurl:y"), []byte("\n"), []byte("\x1e"))
 	f.Add([]byte("url\x1furl\x00url2\x1furl2\x1fparams\x00"), []byte("\x00"), []byte("\x1f"))
 	f.Fuzz(func(t *testing.T, body, delim, sep []byte) {
-		entries, err := ParseBackfeed(body, delim, sep)
+		if entries, err := ParseBackfeed(body, delim, sep, true); err == nil {
+			for _, e := range entries {
+				if ValidName(e.Key) != nil || ValidName(e.Item) != nil || e.Key[0] == 0x1f || e.Item[0] == 0x1f {
+					t.Fatalf("with params, entry %q", e)
+				}
+			}
+		}
+		entries, err := ParseBackfeed(body, delim, sep, false)
 		if err != nil {
 			return
 		}

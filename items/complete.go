@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -67,6 +66,10 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 // MaxDomains bounds the entries of a done's bytes object.
 const MaxDomains = 100
 
+// MaxDoneItems bounds the items one done names: a done reports at most what
+// one request hands out.
+const MaxDoneItems = projects.MaxMultiLimit
+
 // MaxItemBytes bounds what one item of a done may report: far above any
 // real download, far below what would let a few dones overflow the
 // totals that sum them.
@@ -83,6 +86,9 @@ func (c *Completion) Validate() error {
 	if len(c.Items) == 0 {
 		return errors.New("no items")
 	}
+	if len(c.Items) > MaxDoneItems {
+		return fmt.Errorf("%d items, more than the %d one done may name", len(c.Items), MaxDoneItems)
+	}
 	for _, name := range c.Items {
 		if err := ValidName(name); err != nil {
 			return err
@@ -95,12 +101,11 @@ func (c *Completion) Validate() error {
 		return fmt.Errorf("bytes names more than %d domains", MaxDomains)
 	}
 	var total int64
+	// A domain that is no host-like name is counted under "other" (see
+	// countedDomains), not refused: the warrior would retry forever.
 	for domain, n := range c.Bytes {
-		if domain == "" || len(domain) > 255 || strings.ContainsRune(domain, 0) {
-			return fmt.Errorf("bytes: invalid domain name %q", domain)
-		}
 		if n < 0 {
-			return fmt.Errorf("bytes: negative count for %q", domain)
+			return fmt.Errorf("bytes: negative count for %.80q", domain)
 		}
 		if n > MaxItemBytes*int64(len(c.Items)) || total+n > MaxItemBytes*int64(len(c.Items)) {
 			return fmt.Errorf("bytes: more than %d bytes an item", int64(MaxItemBytes))
@@ -111,18 +116,48 @@ func (c *Completion) Validate() error {
 		return fmt.Errorf("id: larger than %d bytes", MaxClientID)
 	}
 	// What the outcomes and results say is checked once, where they are
-	// read for the project (newDoneOp).
+	// read for the project (newDoneOp). Looked up in a set: a done may
+	// name thousands of items and carry as many keys.
+	if len(c.Outcomes) == 0 && len(c.Results) == 0 {
+		return nil
+	}
+	names := make(map[string]struct{}, len(c.Items))
+	for _, name := range c.Items {
+		names[name] = struct{}{}
+	}
 	for name := range c.Outcomes {
-		if !slices.Contains(c.Items, name) {
-			return fmt.Errorf("outcome: %q is not an item of this done", name)
+		if _, ok := names[name]; !ok {
+			return fmt.Errorf("outcome: %.200q is not an item of this done", name)
 		}
 	}
 	for name := range c.Results {
-		if !slices.Contains(c.Items, name) {
-			return fmt.Errorf("result: %q is not an item of this done", name)
+		if _, ok := names[name]; !ok {
+			return fmt.Errorf("result: %.200q is not an item of this done", name)
 		}
 	}
 	return nil
+}
+
+// countedDomains are a done's bytes per domain as they are kept: the bytes
+// of a key that is no host-like name (projects.ValidDomain) summed under
+// projects.OtherDomain, so what a done may add to a project's domains is
+// bounded in number and length. Validate bounds the sum.
+func countedDomains(bytes map[string]int64) map[string]int64 {
+	valid := true
+	for domain := range bytes {
+		valid = valid && projects.ValidDomain(domain)
+	}
+	if valid {
+		return bytes
+	}
+	out := make(map[string]int64, len(bytes))
+	for domain, n := range bytes {
+		if !projects.ValidDomain(domain) {
+			domain = projects.OtherDomain
+		}
+		out[domain] += n
+	}
+	return out
 }
 
 // TotalBytes is the sum over the domains.
@@ -207,7 +242,7 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 		}
 		factors[name] = f
 	}
-	domains, err := json.Marshal(c.Bytes)
+	domains, err := json.Marshal(countedDomains(c.Bytes))
 	if err != nil {
 		return nil, err
 	}

@@ -294,7 +294,6 @@ func TestCompletionValidate(t *testing.T) {
 		"empty item":     {Downloader: "alice", Items: []string{"a", ""}},
 		"negative bytes": {Downloader: "alice", Items: []string{"a"}, Bytes: map[string]int64{"data": -1}},
 		"overflow":       {Downloader: "alice", Items: []string{"a"}, Bytes: map[string]int64{"a": 1 << 62, "b": 1 << 62, "c": 1 << 62}},
-		"NUL domain":     {Downloader: "alice", Items: []string{"a"}, Bytes: map[string]int64{"d\x00": 1}},
 	} {
 		if err := c.Validate(); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -148,8 +148,11 @@ const (
 func (c Config) Recurring() bool { return c.Mode == ModeRecurring }
 
 // Outcome is the factor a visit's reported outcome multiplies the item's
-// score by: "none", "some" or "full" (the project's factors), or a number
-// (above 0, at most MaxFactor).
+// score by: "none", "some" or "full" (the project's factors), or a number,
+// clamped to the span of the project's factors: a visit reported by a
+// number moves a score no further than one reported by a word, so one
+// visit can neither retire an item nor pin it at the top. Clamped rather
+// than refused: the warrior retries a refused done forever.
 func (c Config) Outcome(word string, number float64) (float64, error) {
 	switch word {
 	case "none":
@@ -159,10 +162,8 @@ func (c Config) Outcome(word string, number float64) (float64, error) {
 	case "full":
 		return c.ScoreFull, nil
 	case "":
-		if number >= MinFactor && number <= MaxFactor {
-			return number, nil
-		}
-		return 0, fmt.Errorf("outcome %v: a factor from %v to %v", number, MinFactor, MaxFactor)
+		lo, hi := min(c.ScoreNone, c.ScoreSome, c.ScoreFull), max(c.ScoreNone, c.ScoreSome, c.ScoreFull)
+		return min(max(number, lo), hi), nil
 	}
 	return 0, fmt.Errorf("outcome %q: none, some, full or a number", word)
 }
@@ -510,8 +511,8 @@ func parseDomains(s string) ([]string, error) {
 		if d == "" {
 			continue
 		}
-		if len(d) > 255 || strings.ContainsAny(d, "\x00") {
-			return nil, fmt.Errorf("invalid domain %q", d)
+		if !ValidDomain(d) {
+			return nil, fmt.Errorf("invalid domain %.80q: 1-%d lowercase letters, digits, '-', '.' and '_'", d, MaxDomainLen)
 		}
 		if !slices.Contains(domains, d) {
 			domains = append(domains, d)

@@ -125,7 +125,9 @@ type Health struct {
 	RoundTripSeconds *float64 `json:"round_trip_seconds"`
 }
 
-// Domain is the bytes of one domain key of the done requests.
+// Domain is the bytes of one domain key of the done requests. A board
+// carries the DomainsKept with the most bytes, largest first, then the
+// others summed in one last entry named "other" (projects.OtherDomain).
 type Domain struct {
 	Domain string `json:"domain"`
 	Bytes  int64  `json:"bytes"`

@@ -29,6 +29,11 @@ const (
 	// FeedKept is how many of the latest done requests each project's feed
 	// keeps.
 	FeedKept = 50
+	// DomainsKept is how many domains each project keeps and shows apart,
+	// those with the most bytes; the others are summed in
+	// projects.OtherDomain. Anyone can report bytes for any name: the rows
+	// and every board that reads them stay bounded.
+	DomainsKept = 100
 )
 
 // MinutesKept is how long per-minute buckets are kept; the hour buckets
@@ -48,7 +53,7 @@ const MinutesKept = 48 * time.Hour
 func (s *Store) Fold(ctx context.Context) (int64, error) {
 	var total int64
 	for ctx.Err() == nil {
-		n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{Max: foldBatch, FeedKept: FeedKept})
+		n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{Max: foldBatch, DomainsKept: DomainsKept, FeedKept: FeedKept})
 		total += n
 		if err != nil {
 			if ctx.Err() != nil {
@@ -81,7 +86,7 @@ func (s *Store) foldEach(ctx context.Context) (int64, error) {
 	var failed FoldError
 	for _, p := range pending {
 		for {
-			n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{ProjectID: p.ProjectID, Max: foldBatch, FeedKept: FeedKept})
+			n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{ProjectID: p.ProjectID, Max: foldBatch, DomainsKept: DomainsKept, FeedKept: FeedKept})
 			total += n
 			if ctx.Err() != nil {
 				return total, ctx.Err()

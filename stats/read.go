@@ -186,9 +186,12 @@ func (h *Hub) feed(ctx context.Context, q *db.Queries, p projects.Project, pendi
 	return out, nil
 }
 
-// domains are the bytes per domain, folded and pending, largest first.
+// domains are the bytes per domain, folded and pending: the DomainsKept
+// with the most bytes, largest first, then the others summed in
+// projects.OtherDomain, when there are any.
 func (h *Hub) domains(ctx context.Context, q *db.Queries, p projects.Project, pending []db.DoneTalliesRecentRow) ([]Domain, error) {
-	rows, err := q.DomainTotals(ctx, p.ID)
+	// The rollup keeps DomainsKept and 'other': the bound only guards.
+	rows, err := q.DomainTotals(ctx, db.DomainTotalsParams{ProjectID: p.ID, Max: DomainsKept + 1})
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +207,8 @@ func (h *Hub) domains(ctx context.Context, q *db.Queries, p projects.Project, pe
 			}
 		}
 	}
+	other, hasOther := bytes[projects.OtherDomain]
+	delete(bytes, projects.OtherDomain)
 	out := make([]Domain, 0, len(bytes))
 	for d, n := range bytes {
 		out = append(out, Domain{Domain: d, Bytes: n})
@@ -211,6 +216,15 @@ func (h *Hub) domains(ctx context.Context, q *db.Queries, p projects.Project, pe
 	slices.SortFunc(out, func(a, b Domain) int {
 		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Domain, b.Domain))
 	})
+	if len(out) > DomainsKept {
+		for _, d := range out[DomainsKept:] {
+			other = db.AddBytes(other, d.Bytes)
+		}
+		out, hasOther = out[:DomainsKept], true
+	}
+	if hasOther {
+		out = append(out, Domain{Domain: projects.OtherDomain, Bytes: other})
+	}
 	return out, nil
 }
 

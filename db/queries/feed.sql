@@ -5,7 +5,12 @@ ORDER BY at DESC
 LIMIT @max;
 
 -- name: DomainTotals :many
-SELECT domain, bytes FROM domain_totals WHERE project_id = @project_id;
+-- A project's bytes per domain, most first: the rollup keeps at most
+-- stats.DomainsKept of them and 'other', @max bounds the read besides.
+SELECT domain, bytes FROM domain_totals
+WHERE project_id = @project_id
+ORDER BY bytes DESC, domain
+LIMIT @max;
 
 -- name: FeedPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see projects.Purge).

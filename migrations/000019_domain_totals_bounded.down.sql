@@ -1,0 +1,2 @@
+-- The domains summed in 'other' cannot be told apart again: nothing to undo.
+SELECT 1;
