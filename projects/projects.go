@@ -159,6 +159,7 @@ func decode(row db.Project) (Project, error) {
 	if err := json.Unmarshal(row.Config, &cfg); err != nil {
 		return Project{}, fmt.Errorf("project %s: config: %w", row.Slug, err)
 	}
+	cfg.clamp()
 	return Project{ID: row.ID, Slug: row.Slug, Title: row.Title, Config: cfg, CreatedAt: row.CreatedAt}, nil
 }
 
