@@ -59,6 +59,12 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 		action = "queue.drain"
 		delete(detail, "to")
 	}
+	// Where else a dropped item may be queued: its parameters stay then.
+	sum, err := projects.SummaryOf(ctx, e.q, p)
+	if err != nil {
+		return 0, err
+	}
+	queues, types := sum.QueueNames(), p.Config.Stretches()
 	tally, err := audit.Begin(ctx, e.q, action, p.ID, detail, "items")
 	if err != nil {
 		return 0, err
@@ -66,7 +72,8 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 	for ctx.Err() == nil {
 		n, err := tally.Batch(ctx, e.pool, func(q *db.Queries) (int64, error) {
 			return q.TodoMove(ctx, db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
-				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes()})
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, LimitedTypes: p.Config.LimitedTypes(),
+				Queues: queues, Types: types})
 		})
 		total += n
 		if err != nil || n < moveBatch {
