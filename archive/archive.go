@@ -71,6 +71,13 @@ func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Tim
 	if err != nil {
 		return res, err
 	}
+	// Where an archived item may still be queued: its parameters stay
+	// then (see archiveDay).
+	sum, err := projects.SummaryOf(ctx, a.q, p)
+	if err != nil {
+		return res, err
+	}
+	held := holding{queues: sum.QueueNames(), types: p.Config.Stretches()}
 	for _, part := range parts {
 		day, err := partitionDay(part)
 		if err != nil {
@@ -82,7 +89,7 @@ func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Tim
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		n, err := a.archiveDay(ctx, p, part, day)
+		n, err := a.archiveDay(ctx, p, part, day, held)
 		if err != nil {
 			return res, fmt.Errorf("archiving %s: %w", part, err)
 		}
@@ -111,7 +118,13 @@ type manifest struct {
 	path                string
 }
 
-func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part string, day time.Time) (int64, error) {
+// holding is where a project's items may be queued: the queues and the
+// stretches of each.
+type holding struct {
+	queues, types []string
+}
+
+func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part string, day time.Time, held holding) (int64, error) {
 	var m manifest
 	var err error
 	if p.Config.ArchiveMode == ModeDiscard {
@@ -155,6 +168,12 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 			}
 		}
 		if err := q.CounterAdd(ctx, db.CounterAddParams{ProjectID: p.ID, Name: counter, Delta: n}); err != nil {
+			return err
+		}
+		// The parameters of the items the day completed leave with it, but
+		// for items the tracker still holds (queued again, out, scheduled
+		// for their next visit, or completed on a later day).
+		if _, err := db.DonePartitionParamsPrune(ctx, tx, part, p.ID, held.queues, held.types); err != nil {
 			return err
 		}
 		if err := q.TransactionLockTimeout(ctx, a.dropLockTimeout.Milliseconds()); err != nil {

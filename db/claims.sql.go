@@ -200,7 +200,8 @@ WITH expired AS (
         WHERE c.project_id = $1
           AND c.claim_count > 0 -- the condition of claims_claimed_at
           AND c.claimed_at < now() - $2::interval
-          AND c.claimed_at < now() - c.claim_count * $2::interval
+          -- In seconds (numeric): see ClaimsReclaim.
+          AND extract(epoch FROM now() - c.claimed_at) > c.claim_count * extract(epoch FROM $2::interval)
         ORDER BY c.claimed_at
         LIMIT $3
         FOR UPDATE SKIP LOCKED
@@ -424,7 +425,9 @@ WITH expired AS (
     WHERE c.project_id = $1
       AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - $2::interval
-      AND c.claimed_at < now() - c.claim_count * $2::interval
+      -- In seconds (numeric): an interval times a large claim count would
+      -- leave the range of intervals and timestamps.
+      AND extract(epoch FROM now() - c.claimed_at) > c.claim_count * extract(epoch FROM $2::interval)
       AND item_type(c.name) <> ALL($3::text[])
       -- An item with a site goes back to its queue through the reclaim
       -- job, to be handed out when its site is due.

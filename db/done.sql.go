@@ -225,7 +225,7 @@ WITH reported AS (
     -- sites_counted). Nothing is read for items without a site.
     SELECT shared.site, count(*) FILTER (WHERE shared.queue = '') AS out,
            count(*) FILTER (WHERE shared.queue <> '' AND f.type = ':site') AS queued,
-           count(*) AS done, coalesce(sum(shared.share), 0)::bigint AS bytes
+           count(*) AS done, LEAST(coalesce(sum(shared.share), 0), 9223372036854775807)::bigint AS bytes
     FROM shared LEFT JOIN finished_todo f ON f.id = shared.id AND shared.queue <> ''
     WHERE shared.site <> 0
     GROUP BY shared.site
@@ -236,7 +236,10 @@ WITH reported AS (
     FOR UPDATE
 ), sites_counted AS (
     UPDATE sites s
-    SET out = s.out - c.out, queued = s.queued - c.queued, done = s.done + c.done, bytes = s.bytes + c.bytes,
+    -- A site's bytes saturate at the largest bigint rather than fail the
+    -- batch.
+    SET out = s.out - c.out, queued = s.queued - c.queued, done = s.done + c.done,
+        bytes = LEAST(s.bytes::numeric + c.bytes, 9223372036854775807)::bigint,
         -- Unchanged unless the site was at its limit: the update stays on
         -- its page (HOT).
         at_limit = s.at_limit AND c.out = 0

@@ -59,6 +59,7 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 	}
 	if len(st.errs) > 0 {
 		st.err = "Nothing was saved: " + st.errs.Error()
+		w.Header().Set("X-Tracker-Reason", "invalid-config")
 		return h.renderSection(w, r, p, string(section), st)
 	}
 	if len(assignments) == 0 {
@@ -68,6 +69,7 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 	var refused projects.FieldErrors
 	if errors.As(err, &refused) {
 		st.errs, st.err = refused, "Nothing was saved: "+refused.Error()
+		w.Header().Set("X-Tracker-Reason", "invalid-config")
 		return h.renderSection(w, r, p, string(section), st)
 	}
 	if err != nil {

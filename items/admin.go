@@ -59,6 +59,12 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 		action = "queue.drain"
 		delete(detail, "to")
 	}
+	// Where else a dropped item may be queued: its parameters stay then.
+	sum, err := projects.SummaryOf(ctx, e.q, p)
+	if err != nil {
+		return 0, err
+	}
+	queues, types := sum.QueueNames(), p.Config.Stretches()
 	tally, err := audit.Begin(ctx, e.q, action, p.ID, detail, "items")
 	if err != nil {
 		return 0, err
@@ -69,7 +75,7 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 				return 0, err
 			}
 			return q.TodoMove(ctx, db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
-				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch})
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, Queues: queues, Types: types})
 		})
 		total += n
 		if err != nil || n < moveBatch {

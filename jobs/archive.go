@@ -10,7 +10,9 @@ import (
 )
 
 // Archive moves the completions of every project older than its
-// archive_after out of the hot tables, a day at a time.
+// archive_after out of the hot tables, a day at a time. Project by
+// project: one whose days cannot be archived is reported, the others are
+// archived all the same.
 func Archive(store *projects.Store, a *archive.Archiver) Job {
 	return Job{
 		Name:  "archive",
@@ -21,15 +23,13 @@ func Archive(store *projects.Store, a *archive.Archiver) Job {
 				return "", err
 			}
 			var total archive.Result
-			for _, p := range ps {
+			err = eachProject(ctx, ps, func(p projects.Project) error {
 				res, err := a.Project(ctx, p, time.Now())
 				total.Days += res.Days
 				total.Items += res.Items
-				if err != nil {
-					return summary(total), fmt.Errorf("project %s: %w", p.Slug, err)
-				}
-			}
-			return summary(total), nil
+				return err
+			})
+			return summary(total), err
 		},
 	}
 }

@@ -2,7 +2,9 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -34,6 +36,13 @@ const expiriesBatch = 10_000
 // claims older than ExpiriesKept, and the records of warriors not seen for
 // warriors.Kept; and replaces the volunteers' secret when it is due,
 // forgetting the marks that expired.
+//
+// The partitions are made project by project (see EnsurePartitions). The
+// other steps are one statement across every project each, as they pick
+// rows by age alone: no project's rows can make them fail (they do no
+// arithmetic on stored values and a delete violates no constraint). Each
+// step runs whatever became of the others, and the run's error names
+// every step (and project) that failed.
 func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Duration) Job {
 	q := db.New(pool)
 	warriorStore := warriors.NewStore(pool)
@@ -42,41 +51,41 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 		Name:  "housekeeping",
 		Every: time.Hour,
 		Run: func(ctx context.Context) (string, error) {
+			var errs []error
+			step := func(name string, err error) {
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", name, err))
+				}
+			}
+			partitions := "partitions ensured"
 			if err := EnsurePartitions(ctx, store, time.Now()); err != nil {
-				return "", err
+				var failed *ProjectErrors
+				if errors.As(err, &failed) {
+					partitions = fmt.Sprintf("partitions ensured but for %s", strings.Join(failed.Names(), ", "))
+				}
+				step("partitions", err)
 			}
 			sessions, err := q.SessionsDeleteExpired(ctx)
-			if err != nil {
-				return "", err
-			}
+			step("sessions", err)
 			audit, err := q.AuditLogPrune(ctx, pgtype.Interval{Microseconds: auditKept.Microseconds(), Valid: true})
-			if err != nil {
-				return "", err
-			}
-			if _, err := q.LoginFailuresPrune(ctx); err != nil {
-				return "", err
-			}
-			if _, err := q.BackfeedMinutesPrune(ctx, pgtype.Interval{Microseconds: BackfeedMinutesKept.Microseconds(), Valid: true}); err != nil {
-				return "", err
-			}
+			step("audit log", err)
+			_, err = q.LoginFailuresPrune(ctx)
+			step("failed logins", err)
+			_, err = q.BackfeedMinutesPrune(ctx, pgtype.Interval{Microseconds: BackfeedMinutesKept.Microseconds(), Valid: true})
+			step("backfeed minutes", err)
 			for ctx.Err() == nil {
 				n, err := q.ClaimExpiriesPrune(ctx, db.ClaimExpiriesPruneParams{
 					Keep: pgtype.Interval{Microseconds: ExpiriesKept.Microseconds(), Valid: true}, Max: expiriesBatch})
-				if err != nil {
-					return "", err
-				}
-				if n < expiriesBatch {
+				step("claim expiries", err)
+				if err != nil || n < expiriesBatch {
 					break
 				}
 			}
-			if err := counter.Rotate(ctx); err != nil {
-				return "", err
-			}
+			step("volunteers", counter.Rotate(ctx))
 			gone, err := warriorStore.Prune(ctx, time.Now())
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("partitions ensured, %d expired sessions, %d old audit entries and %d absent warriors dropped", sessions, audit, gone), nil
+			step("warriors", err)
+			return fmt.Sprintf("%s, %d expired sessions, %d old audit entries and %d absent warriors dropped", partitions, sessions, audit, gone),
+				errors.Join(errs...)
 		},
 	}
 }

@@ -9,7 +9,9 @@ import (
 )
 
 // Purge removes the rows of projects an admin deleted, in the background:
-// a project of millions of items goes a batch at a time.
+// a project of millions of items goes a batch at a time. Project by
+// project: one that cannot be purged is reported (and tried again next
+// run), the others are purged all the same.
 func Purge(store *projects.Store) Job {
 	return Job{
 		Name:  "purge",
@@ -19,12 +21,15 @@ func Purge(store *projects.Store) Job {
 			if err != nil {
 				return "", err
 			}
-			for i, p := range ps {
+			purged := 0
+			err = eachProject(ctx, ps, func(p projects.Project) error {
 				if err := store.Purge(ctx, p); err != nil {
-					return fmt.Sprintf("purged %d projects", i), fmt.Errorf("project %s: %w", p.Slug, err)
+					return err
 				}
-			}
-			return fmt.Sprintf("purged %d projects", len(ps)), nil
+				purged++
+				return nil
+			})
+			return fmt.Sprintf("purged %d projects", purged), err
 		},
 	}
 }

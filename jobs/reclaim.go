@@ -16,6 +16,8 @@ const reclaimBatch = 5000
 // Reclaim puts claims that were never finished back in their queues, for
 // every project with a reclaim TTL, so they are handed out again; items
 // handed out a project's max_claims times go to its error queue instead.
+// Project by project: one whose claims cannot be reclaimed is reported and
+// the others are reclaimed all the same.
 func Reclaim(store *projects.Store, engine *items.Engine) Job {
 	return Job{
 		Name:  "reclaim",
@@ -26,18 +28,15 @@ func Reclaim(store *projects.Store, engine *items.Engine) Job {
 				return "", err
 			}
 			var requeued, failed int64
-			summary := func() string { return fmt.Sprintf("reclaimed %d items, %d failed", requeued, failed) }
-			for _, p := range ps {
+			err = eachProject(ctx, ps, func(p projects.Project) error {
 				_, err := inBatches(ctx, reclaimBatch, func() (int64, error) {
 					n, f, err := engine.ReclaimExpired(ctx, p, reclaimBatch)
 					requeued, failed = requeued+n, failed+f
 					return n + f, err
 				})
-				if err != nil {
-					return summary(), fmt.Errorf("project %s: %w", p.Slug, err)
-				}
-			}
-			return summary(), nil
+				return err
+			})
+			return fmt.Sprintf("reclaimed %d items, %d failed", requeued, failed), err
 		},
 	}
 }

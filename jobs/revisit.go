@@ -14,7 +14,8 @@ const revisitBatch = 5000
 
 // Revisit moves the items of recurring projects whose next visit is due
 // into the queues of their scores, where requests find them highest score
-// first.
+// first. Project by project: one that fails is reported, the others' items
+// are moved all the same.
 func Revisit(store *projects.Store, engine *items.Engine) Job {
 	return Job{
 		Name:  "revisit",
@@ -25,17 +26,15 @@ func Revisit(store *projects.Store, engine *items.Engine) Job {
 				return "", err
 			}
 			var total int64
-			for _, p := range ps {
+			err = eachProject(ctx, ps, func(p projects.Project) error {
 				if !p.Config.Recurring() {
-					continue
+					return nil
 				}
 				n, err := inBatches(ctx, revisitBatch, func() (int64, error) { return engine.RevisitDue(ctx, p, revisitBatch) })
 				total += n
-				if err != nil {
-					return fmt.Sprintf("%d items due", total), fmt.Errorf("project %s: %w", p.Slug, err)
-				}
-			}
-			return fmt.Sprintf("%d items due", total), nil
+				return err
+			})
+			return fmt.Sprintf("%d items due", total), err
 		},
 	}
 }

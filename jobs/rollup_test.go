@@ -41,14 +41,14 @@ func TestRollupFailsPerProject(t *testing.T) {
 
 	r := NewRunner(quietLog(), pool, Rollup(stats.NewStore(pool)))
 	summary, err := r.RunNow(ctx, "rollup")
-	if err == nil || !strings.Contains(err.Error(), "project broken") || strings.Contains(err.Error(), "first") {
+	if err == nil || !strings.Contains(err.Error(), "1 project failed: broken: ") || strings.Contains(err.Error(), "first") {
 		t.Fatalf("error %v; want one naming the broken project only", err)
 	}
 	if !strings.Contains(summary, "folded 2 tallies") || !strings.Contains(summary, "left pending: project broken") {
 		t.Fatalf("summary %q", summary)
 	}
 	job, err := r.q.JobGet(ctx, "rollup")
-	if err != nil || job.LastOutcome != OutcomeError || job.LastSummary != summary || !strings.Contains(job.LastError, "project broken") {
+	if err != nil || job.LastOutcome != OutcomeError || job.LastSummary != summary || !strings.Contains(job.LastError, "1 project failed: broken: ") {
 		t.Fatalf("recorded %+v, %v", job, err)
 	}
 	bytesOf := func(p projects.Project) (folded, pending int64) {

@@ -187,6 +187,12 @@ func (r *Runner) run(ctx context.Context, q *db.Queries, j Job) error {
 		outcome, errText = OutcomeStopped, runErr.Error()
 	case runErr != nil:
 		outcome, errText = OutcomeError, runErr.Error()
+		var failed *ProjectErrors
+		if errors.As(runErr, &failed) {
+			for _, f := range failed.Failed {
+				r.log.Error("job failed for a project", "job", j.Name, "project", f.Project, "err", f.Err)
+			}
+		}
 		r.log.Error("job failed", "job", j.Name, "err", runErr, "seconds", time.Since(start).Seconds())
 	default:
 		r.log.Debug("job ran", "job", j.Name, "summary", summary, "seconds", time.Since(start).Seconds())

@@ -224,29 +224,29 @@ var Keys = []Key[Project]{
 		},
 		get: func(p Project) string { return p.Config.BackfeedKey }},
 	{Name: "reclaim_ttl", Label: "Claims expire after", Section: SectionClaims, Input: InputCount, Unit: "seconds",
-		Help: "How long a first claim lasts before the reclaim job hands the item to someone else; multiplied by the times it was handed out (0: never).",
-		set:  setCount(func(c *Config) *int64 { return &c.ReclaimTTL }), get: getCount(func(c *Config) *int64 { return &c.ReclaimTTL })},
+		Help: "How long a first claim lasts before the reclaim job hands the item to someone else; multiplied by the times it was handed out (0: never; at most ten years, 316224000).",
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.ReclaimTTL }, maxSeconds), get: getCount(func(c *Config) *int64 { return &c.ReclaimTTL })},
 	{Name: "claims_limit", Label: "Items out at once", Section: SectionClaims, Input: InputCount, Unit: "items",
-		Help: "The most items out at once across every warrior (0: no limit); past it only expired claims are handed out.",
-		set:  setCount(func(c *Config) *int64 { return &c.ClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.ClaimsLimit })},
+		Help: "The most items out at once across every warrior (0: no limit); past it only expired claims are handed out (at most 1000000000).",
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.ClaimsLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.ClaimsLimit })},
 	{Name: "downloader_claims_limit", Label: "Items out per downloader", Section: SectionClaims, Input: InputCount, Unit: "items",
-		Help: "The most items one downloader holds at once (0: no limit).",
-		set:  setCount(func(c *Config) *int64 { return &c.DownloaderClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.DownloaderClaimsLimit })},
+		Help: "The most items one downloader holds at once (0: no limit; at most 1000000000).",
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.DownloaderClaimsLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.DownloaderClaimsLimit })},
 	{Name: "max_claims", Label: "Hand-outs before an item fails", Section: SectionClaims, Input: InputCount, Unit: "claims",
-		Help: "When a claim expires after the item was handed out this many times, the item goes to the error queue instead of back into circulation, with the history of its claims (0: items never fail). Needs claims to expire.",
-		set:  setCount(func(c *Config) *int64 { return &c.MaxClaims }), get: getCount(func(c *Config) *int64 { return &c.MaxClaims })},
+		Help: "When a claim expires after the item was handed out this many times, the item goes to the error queue instead of back into circulation, with the history of its claims (0: items never fail; at most 1000000). Needs claims to expire.",
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.MaxClaims }, maxMaxClaims), get: getCount(func(c *Config) *int64 { return &c.MaxClaims })},
 	{Name: "expired_claims_limit", Label: "Expired claims per downloader an hour", Section: SectionClaims, Input: InputCount, Unit: "claims",
-		Help: "A downloader whose claims expired this many times in the last hour gets no items (429 too-many-expired) until fewer did: a warrior the site turned away claims and drops items at full speed (0: no limit).",
-		set:  setCount(func(c *Config) *int64 { return &c.ExpiredClaimsLimit }), get: getCount(func(c *Config) *int64 { return &c.ExpiredClaimsLimit })},
+		Help: "A downloader whose claims expired this many times in the last hour gets no items (429 too-many-expired) until fewer did: a warrior the site turned away claims and drops items at full speed (0: no limit; at most 1000000000).",
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.ExpiredClaimsLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.ExpiredClaimsLimit })},
 	{Name: "min_version", Label: "Lowest script version", Section: SectionLimits, Input: InputText,
 		Help: "The lowest grab-script version served (compared number by number); older scripts are told to update (455). Empty: any.",
 		set:  func(p *Project, s string) error { return setText(&p.Config.MinVersion, s, 64) },
 		get:  func(p Project) string { return p.Config.MinVersion }},
 	{Name: "rate_limit", Label: "Rate limit", Section: SectionLimits, Input: InputCount, Unit: "items a minute",
-		Help: "Items handed out per minute across every tracker process, spread evenly (0: no limit).",
-		set:  setCount(func(c *Config) *int64 { return &c.RateLimit }), get: getCount(func(c *Config) *int64 { return &c.RateLimit })},
+		Help: "Items handed out per minute across every tracker process, spread evenly (0: no limit; at most 1000000000).",
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.RateLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.RateLimit })},
 	{Name: "type_limits", Label: "Limits by item type", Section: SectionLimits, Input: InputList,
-		Help: "Items per minute by the type prefix of their names, as TYPE:N,TYPE:N (post:600,user:60). Empty: none.",
+		Help: "Items per minute by the type prefix of their names, as TYPE:N,TYPE:N (post:600,user:60), N from 1 to 1000000000. Empty: none.",
 		set: func(p *Project, s string) error {
 			var err error
 			p.Config.TypeLimits, err = parseTypeLimits(s)
@@ -272,16 +272,16 @@ var Keys = []Key[Project]{
 		},
 		get: func(p Project) string { return string(p.Config.SiteKey) }},
 	{Name: "site_claims_limit", Label: "Items out per site", Section: SectionLimits, Input: InputCount, Unit: "items",
-		Help: "The most items of one site out at once, across every warrior and tracker process (0: no limit).",
+		Help: "The most items of one site out at once, across every warrior and tracker process (0: no limit; at most 1000000).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.SiteClaimsLimit }, maxSiteClaimsLimit), get: getCount(func(c *Config) *int64 { return &c.SiteClaimsLimit })},
 	{Name: "site_interval", Label: "Time between hand-outs of a site", Section: SectionLimits, Input: InputCount, Unit: "seconds",
-		Help: "The least time between two hand-outs of one site; a multi request may take several items of a due site at once, up to its limit (0: none).",
+		Help: "The least time between two hand-outs of one site; a multi request may take several items of a due site at once, up to its limit (0: none; at most a year, 31622400).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.SiteInterval }, maxSiteInterval), get: getCount(func(c *Config) *int64 { return &c.SiteInterval })},
 	{Name: "site_affinity", Label: "One downloader per site", Section: SectionLimits, Input: InputBool,
 		Help: "While a site has items out, its other items go only to the downloader holding them; a site with none out goes to the requesting downloader holding the fewest sites. A reclaim or release frees the site.",
 		set:  setBool(func(c *Config) *bool { return &c.SiteAffinity }), get: getBool(func(c *Config) *bool { return &c.SiteAffinity })},
 	{Name: "recrawl_after", Label: "Queue a name backfed again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
-		Help: "A name backfed again is a duplicate while its last hand-out is younger than this, and is queued again once older; backfed with another update tag (tag=… in its context) it is queued again at once (0: a name seen is always a duplicate).",
+		Help: "A name backfed again is a duplicate while its last hand-out is younger than this, and is queued again once older; backfed with another update tag (tag=… in its context) it is queued again at once (0: a name seen is always a duplicate; at most ten years, 316224000).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.RecrawlAfter }, maxRecrawlAfter), get: getCount(func(c *Config) *int64 { return &c.RecrawlAfter })},
 	{Name: "domains", Label: "Byte-count domains", Section: SectionLimits, Input: InputList,
 		Help: "The byte-count keys a done may report (data,media); a done naming another is refused. Empty: any.",
@@ -334,18 +334,18 @@ var Keys = []Key[Project]{
 			return ""
 		}},
 	{Name: "archive_after", Label: "Archive after", Section: SectionArchive, Input: InputCount, Unit: "seconds",
-		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time (0: never).",
-		set:  setCount(func(c *Config) *int64 { return &c.ArchiveAfter }), get: getCount(func(c *Config) *int64 { return &c.ArchiveAfter })},
+		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time (0: never; at most ten years, 316224000).",
+		set:  setCountUpTo(func(c *Config) *int64 { return &c.ArchiveAfter }, maxSeconds), get: getCount(func(c *Config) *int64 { return &c.ArchiveAfter })},
 	{Name: "mode", Label: "Mode", Section: SectionQueues, Input: InputChoice, Choices: []string{ModeOnce, ModeRecurring},
 		Help: "once: a done finishes the item. recurring: a done schedules the item's next visit (revisit_after), the visit's outcome adapts its score, due items go out highest score first, and an item whose score falls below retire_below retires.",
 		set:  setChoice(func(c *Config) *string { return &c.Mode }, ModeOnce, ModeRecurring),
 		get:  func(p Project) string { return p.Config.Mode }},
 	{Name: "revisit_after", Label: "Visit again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
-		Help: "In a recurring project, how long after a done the item is due again.",
+		Help: "In a recurring project, how long after a done the item is due again (1 second to ten years, 316224000).",
 		set: func(p *Project, s string) error {
 			n, err := parseCount(s)
-			if err == nil && n < 1 {
-				err = errors.New("at least 1 second")
+			if err == nil && (n < 1 || n > maxSeconds) {
+				err = fmt.Errorf("%q: a whole number from 1 to %d", s, maxSeconds)
 			}
 			if err == nil {
 				p.Config.RevisitAfter = n
@@ -416,37 +416,61 @@ func getBool(f func(*Config) *bool) func(Project) string {
 	return func(p Project) string { return strconv.FormatBool(*f(&p.Config)) }
 }
 
-func setCount(f func(*Config) *int64) func(*Project, string) error {
-	return func(p *Project, s string) error {
-		n, err := parseCount(s)
-		if err == nil {
-			*f(&p.Config) = n
-		}
-		return err
-	}
-}
-
 // setCountUpTo is setCount for a key with a largest sensible value: a
 // count of seconds or items that engine arithmetic must not overflow.
 func setCountUpTo(f func(*Config) *int64, most int64) func(*Project, string) error {
 	return func(p *Project, s string) error {
 		n, err := parseCount(s)
-		if err == nil && n > most {
-			err = fmt.Errorf("at most %d", most)
+		if err != nil || n > most {
+			return fmt.Errorf("%q: a whole number from 0 to %d", s, most)
 		}
-		if err == nil {
-			*f(&p.Config) = n
-		}
-		return err
+		*f(&p.Config) = n
+		return nil
 	}
 }
 
-// Bounds of the frontier's keys.
+// Bounds of the whole-number keys: every value in them keeps the engine's
+// arithmetic safe. A duration in seconds becomes microseconds (an int64)
+// and is added to or taken from now, which must stay within PostgreSQL's
+// timestamps; a count of items is compared with and added to bigint
+// counters. A stored configuration written before a bound existed is
+// clamped into it when read (see Config.clamp).
 const (
+	maxSeconds         = 10 * 366 * 86400 // ten years
+	maxItems           = 1_000_000_000
+	maxMaxClaims       = 1_000_000
 	maxSiteClaimsLimit = 1_000_000
-	maxSiteInterval    = 366 * 86400      // a year
-	maxRecrawlAfter    = 10 * 366 * 86400 // ten years
+	maxSiteInterval    = 366 * 86400 // a year
+	maxRecrawlAfter    = maxSeconds
 )
+
+// clamp brings every numeric value into its key's range: a configuration
+// stored before a bound existed (or written into the database by hand)
+// works with the nearest value the key takes, rather than failing the
+// statements that use it. The next change of the project stores the
+// clamped values.
+func (c *Config) clamp() {
+	bound := func(v *int64, lo, hi int64) { *v = min(max(*v, lo), hi) }
+	bound(&c.RateLimit, 0, maxItems)
+	bound(&c.ClaimsLimit, 0, maxItems)
+	bound(&c.DownloaderClaimsLimit, 0, maxItems)
+	bound(&c.ExpiredClaimsLimit, 0, maxItems)
+	bound(&c.ReclaimTTL, 0, maxSeconds)
+	bound(&c.MaxClaims, 0, maxMaxClaims)
+	bound(&c.RevisitAfter, 1, maxSeconds)
+	bound(&c.SiteClaimsLimit, 0, maxSiteClaimsLimit)
+	bound(&c.SiteInterval, 0, maxSiteInterval)
+	bound(&c.RecrawlAfter, 0, maxRecrawlAfter)
+	bound(&c.ArchiveAfter, 0, maxSeconds)
+	c.MaxMulti = min(max(c.MaxMulti, 1), MaxMultiLimit)
+	for t, n := range c.TypeLimits {
+		c.TypeLimits[t] = min(max(n, 1), maxItems)
+	}
+	for _, f := range []*float64{&c.ScoreNone, &c.ScoreSome, &c.ScoreFull} {
+		*f = min(max(*f, MinFactor), MaxFactor)
+	}
+	c.RetireBelow = min(max(c.RetireBelow, 0), math.Nextafter(1, 0))
+}
 
 func getCount(f func(*Config) *int64) func(Project) string {
 	return func(p Project) string { return strconv.FormatInt(*f(&p.Config), 10) }
@@ -576,8 +600,8 @@ func parseTypeLimits(s string) (map[string]int64, error) {
 			return nil, fmt.Errorf("%q: write TYPE:ITEMS_PER_MINUTE", part)
 		}
 		v, err := strconv.ParseInt(n, 10, 64)
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("%q: the limit must be a whole number of 1 or more", part)
+		if err != nil || v < 1 || v > maxItems {
+			return nil, fmt.Errorf("%q: the limit must be a whole number from 1 to %d", part, maxItems)
 		}
 		limits[typ] = v
 	}

@@ -159,6 +159,7 @@ func decode(row db.Project) (Project, error) {
 	if err := json.Unmarshal(row.Config, &cfg); err != nil {
 		return Project{}, fmt.Errorf("project %s: config: %w", row.Slug, err)
 	}
+	cfg.clamp()
 	return Project{ID: row.ID, Slug: row.Slug, Title: row.Title, Config: cfg, CreatedAt: row.CreatedAt}, nil
 }
 
@@ -290,7 +291,10 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 		return fmt.Errorf("project %s is not being deleted", p.Slug)
 	}
 	// The tables holding a project's rows, keyed by project_id; purged a
-	// batch at a time so no transaction grows with the project.
+	// batch at a time so no transaction grows with the project. Every
+	// table with a project_id is here or goes with the project's row (a
+	// foreign key ON DELETE CASCADE or SET NULL): jobs'
+	// TestPurgeRemovesEveryTable checks them all.
 	for _, t := range []struct {
 		table string
 		batch func(context.Context, int32) (int64, error)
@@ -298,6 +302,8 @@ func (s *Store) Purge(ctx context.Context, p Project) error {
 		{"todo", purgeBatchOf(s.q.TodoPurgeBatch)},
 		{"claims", purgeBatchOf(s.q.ClaimsPurgeBatch)},
 		{"claim_expiries", purgeBatchOf(s.q.ClaimExpiriesPurgeBatch)},
+		{"revisits", purgeBatchOf(s.q.RevisitsPurgeBatch)},
+		{"item_scores", purgeBatchOf(s.q.ItemScoresPurgeBatch)},
 		{"item_params", purgeBatchOf(s.q.ItemParamsPurgeBatch)},
 		{"item_tags", purgeBatchOf(s.q.ItemTagsPurgeBatch)},
 		{"sites", purgeBatchOf(s.q.SitesPurgeBatch)},

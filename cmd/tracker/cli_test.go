@@ -288,14 +288,20 @@ func TestProjectSet(t *testing.T) {
 	for _, bad := range [][]string{
 		{"paused=maybe"}, {"order=lifo"}, {"rate_limit=-1"}, {"max_multi=0"}, {"type_limits=post"},
 		{"type_limits=post:0"}, {"backfeed_key=short"}, {"archive_mode=tape"}, {"nonsense=1"}, {"novalue"},
-		{"rate_limit=1", "claims_limit=x"},
+		{"rate_limit=1", "claims_limit=x"}, {"reclaim_ttl=5000000000000"}, {"revisit_after=316224001"},
+		{"archive_after=9223372036854775807"}, {"max_claims=1000001"}, {"type_limits=post:1000000001"},
 	} {
 		code, _, errOut := tracker(t, dsn, "", nil, append([]string{"project", "set", "demo"}, bad...)...)
 		if code != 1 || errOut == "" {
 			t.Errorf("%v: exit %d", bad, code)
 		}
 	}
-	if shown := showProject(t, dsn, "demo"); shown.Config.RateLimit != 600 || shown.Config.ClaimsLimit != 5000 {
+	// A value past a key's range is refused with the range.
+	if code, _, errOut := tracker(t, dsn, "", nil, "project", "set", "demo", "reclaim_ttl=5000000000000"); code != 1 ||
+		!strings.Contains(errOut, `reclaim_ttl: "5000000000000": a whole number from 0 to 316224000`) {
+		t.Errorf("reclaim_ttl out of range: exit %d %q", code, errOut)
+	}
+	if shown := showProject(t, dsn, "demo"); shown.Config.RateLimit != 600 || shown.Config.ClaimsLimit != 5000 || shown.Config.ReclaimTTL != 3600 {
 		t.Fatalf("a refused set changed the project: %+v", shown.Config)
 	}
 }

@@ -61,9 +61,16 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	}
 	defer d.close(a) // last: after the server and the jobs have stopped
 
-	// Today's completion partitions exist before the first request.
+	// Today's completion partitions exist before the first request. A
+	// project whose partitions cannot be made keeps no other from being
+	// served: its completions land in its default partition until
+	// housekeeping makes them.
 	if err := jobs.EnsurePartitions(ctx, projects.NewStore(d.pool), time.Now()); err != nil {
-		return err
+		var failed *jobs.ProjectErrors
+		if !errors.As(err, &failed) || ctx.Err() != nil {
+			return err
+		}
+		a.log.Warn("completion partitions", "err", err)
 	}
 	runner := a.jobRunner(d)
 	// Jobs end when Stop says so, after the server, not at the signal.

@@ -6,7 +6,9 @@ WITH expired AS (
     WHERE c.project_id = @project_id
       AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - @ttl::interval
-      AND c.claimed_at < now() - c.claim_count * @ttl::interval
+      -- In seconds (numeric): an interval times a large claim count would
+      -- leave the range of intervals and timestamps.
+      AND extract(epoch FROM now() - c.claimed_at) > c.claim_count * extract(epoch FROM @ttl::interval)
       AND item_type(c.name) <> ALL(@refused_types::text[])
       -- An item with a site goes back to its queue through the reclaim
       -- job, to be handed out when its site is due.
@@ -169,7 +171,8 @@ WITH expired AS (
         WHERE c.project_id = @project_id
           AND c.claim_count > 0 -- the condition of claims_claimed_at
           AND c.claimed_at < now() - @ttl::interval
-          AND c.claimed_at < now() - c.claim_count * @ttl::interval
+          -- In seconds (numeric): see ClaimsReclaim.
+          AND extract(epoch FROM now() - c.claimed_at) > c.claim_count * extract(epoch FROM @ttl::interval)
         ORDER BY c.claimed_at
         LIMIT @max
         FOR UPDATE SKIP LOCKED

@@ -1,0 +1,108 @@
+package projects_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tracker/db/dbtest"
+	"tracker/projects"
+)
+
+// countRanges are the ranges of the whole-number keys, as documented in
+// README.md's configuration table.
+var countRanges = map[string][2]int64{
+	"max_multi":               {1, 10_000},
+	"reclaim_ttl":             {0, 316_224_000},
+	"claims_limit":            {0, 1_000_000_000},
+	"downloader_claims_limit": {0, 1_000_000_000},
+	"max_claims":              {0, 1_000_000},
+	"expired_claims_limit":    {0, 1_000_000_000},
+	"rate_limit":              {0, 1_000_000_000},
+	"site_claims_limit":       {0, 1_000_000},
+	"site_interval":           {0, 31_622_400},
+	"recrawl_after":           {0, 316_224_000},
+	"archive_after":           {0, 316_224_000},
+	"revisit_after":           {1, 316_224_000},
+}
+
+// Every whole-number key takes the values of its range and refuses the
+// others with the key named, changing nothing: the engine's arithmetic on
+// a value (seconds to microseconds, now ± seconds, sums of counts) never
+// leaves PostgreSQL's ranges.
+func TestNumericKeysHaveRanges(t *testing.T) {
+	t.Parallel()
+	base := projects.Project{Slug: "demo", Config: projects.DefaultConfig()}
+	for _, k := range projects.Keys {
+		if k.Input != projects.InputCount {
+			continue
+		}
+		r, ok := countRanges[k.Name]
+		if !ok {
+			t.Errorf("%s: a whole-number key with no documented range", k.Name)
+			continue
+		}
+		for _, v := range []int64{r[0], r[1]} {
+			p, err := base.With([]string{k.Name + "=" + strconv.FormatInt(v, 10)})
+			if err != nil || p.Value(k.Name) != strconv.FormatInt(v, 10) {
+				t.Errorf("%s=%d: %q, %v", k.Name, v, p.Value(k.Name), err)
+			}
+		}
+		for _, v := range []string{strconv.FormatInt(r[0]-1, 10), strconv.FormatInt(r[1]+1, 10), "5000000000000", "9223372036854775807"} {
+			_, err := base.With([]string{k.Name + "=" + v})
+			var fe projects.FieldErrors
+			if !errors.As(err, &fe) || fe[k.Name] == "" || !strings.Contains(fe[k.Name], strconv.FormatInt(r[1], 10)) {
+				t.Errorf("%s=%s: %v; want a refusal naming the range", k.Name, v, err)
+			}
+		}
+	}
+	if _, err := base.With([]string{"type_limits=post:1000000000"}); err != nil {
+		t.Errorf("type_limits at its most: %v", err)
+	}
+	for _, v := range []string{"post:0", "post:1000000001", "post:9223372036854775807"} {
+		if _, err := base.With([]string{"type_limits=" + v}); err == nil {
+			t.Errorf("type_limits=%s accepted", v)
+		}
+	}
+}
+
+// A configuration stored out of range, before the ranges existed, is read
+// clamped into them: the project works with the nearest values, and its
+// next change stores them.
+func TestConfigClampedOnRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	p, err := store.Create(ctx, "demo", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE projects SET config = config || '{"reclaim_ttl": 5000000000000, "revisit_after": -5,
+		"archive_after": 9223372036854775807, "max_claims": 9223372036854775807, "rate_limit": 9000000000000000000,
+		"type_limits": {"post": 9223372036854775807}, "max_multi": 0, "site_interval": 9223372036854775807,
+		"score_full": 1e300}'::jsonb WHERE id = $1`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	p, err = store.Get(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Config
+	if c.ReclaimTTL != 316_224_000 || c.RevisitAfter != 1 || c.ArchiveAfter != 316_224_000 || c.MaxClaims != 1_000_000 ||
+		c.RateLimit != 1_000_000_000 || c.TypeLimits["post"] != 1_000_000_000 || c.MaxMulti != 1 || c.SiteInterval != 31_622_400 ||
+		c.ScoreFull != projects.MaxFactor {
+		t.Fatalf("read %+v; want every value clamped", c)
+	}
+	// Another change is not refused for the values stored before, and
+	// stores them clamped.
+	if _, err := store.Set(ctx, p, []string{"title=Demo"}); err != nil {
+		t.Fatalf("a change of a project stored out of range: %v", err)
+	}
+	var ttl int64
+	if err := pool.QueryRow(ctx, "SELECT (config->>'reclaim_ttl')::bigint FROM projects WHERE id = $1", p.ID).Scan(&ttl); err != nil || ttl != 316_224_000 {
+		t.Fatalf("stored reclaim_ttl %d, %v", ttl, err)
+	}
+}
