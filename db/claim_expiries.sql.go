@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"net/netip"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -72,10 +73,13 @@ func (q *Queries) ClaimExpiriesOfItem(ctx context.Context, arg ClaimExpiriesOfIt
 }
 
 const claimExpiriesOverLimit = `-- name: ClaimExpiriesOverLimit :many
-SELECT downloader, count(*) AS expired FROM claim_expiries
-WHERE project_id = $1 AND expired_at >= $2
-GROUP BY downloader
-HAVING count(*) >= $3::bigint
+SELECT downloader, ip, expired FROM (
+    SELECT downloader, ip, count(*) AS expired, sum(count(*)) OVER (PARTITION BY downloader) AS total
+    FROM claim_expiries
+    WHERE project_id = $1 AND expired_at >= $2
+    GROUP BY downloader, ip
+) by_address
+WHERE total >= $3::bigint
 `
 
 type ClaimExpiriesOverLimitParams struct {
@@ -86,10 +90,14 @@ type ClaimExpiriesOverLimitParams struct {
 
 type ClaimExpiriesOverLimitRow struct {
 	Downloader string
+	IP         *netip.Addr
 	Expired    int64
 }
 
-// The downloaders with @at_least or more claims expired since @since.
+// The expiries since @since of the downloaders with @at_least or more, by
+// downloader and the address that claimed: expired_claims_limit counts a
+// nick's expiries per network of addresses (items.tooManyExpired), never
+// more than the nick's expiries in all.
 func (q *Queries) ClaimExpiriesOverLimit(ctx context.Context, arg ClaimExpiriesOverLimitParams) ([]ClaimExpiriesOverLimitRow, error) {
 	rows, err := q.db.Query(ctx, claimExpiriesOverLimit, arg.ProjectID, arg.Since, arg.AtLeast)
 	if err != nil {
@@ -99,7 +107,7 @@ func (q *Queries) ClaimExpiriesOverLimit(ctx context.Context, arg ClaimExpiriesO
 	items := []ClaimExpiriesOverLimitRow{}
 	for rows.Next() {
 		var i ClaimExpiriesOverLimitRow
-		if err := rows.Scan(&i.Downloader, &i.Expired); err != nil {
+		if err := rows.Scan(&i.Downloader, &i.IP, &i.Expired); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

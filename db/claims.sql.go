@@ -206,10 +206,10 @@ WITH expired AS (
         LIMIT $3
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.claimed_at
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.ip, claims.claimed_at
 ), history AS (
-    INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
-    SELECT $1, expired.id, expired.downloader, expired.claimed_at FROM expired
+    INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
+    SELECT $1, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
@@ -421,7 +421,7 @@ func (q *Queries) ClaimsPurgeBatch(ctx context.Context, arg ClaimsPurgeBatchPara
 
 const claimsReclaim = `-- name: ClaimsReclaim :many
 WITH expired AS (
-    SELECT c.project_id, c.hash, c.id, c.downloader, c.claimed_at FROM claims c
+    SELECT c.project_id, c.hash, c.id, c.downloader, c.ip, c.claimed_at FROM claims c
     WHERE c.project_id = $1
       AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - $2::interval
@@ -439,8 +439,8 @@ WITH expired AS (
     LIMIT $5
     FOR UPDATE SKIP LOCKED
 ), history AS (
-    INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
-    SELECT expired.project_id, expired.id, expired.downloader, expired.claimed_at FROM expired
+    INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
+    SELECT expired.project_id, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see

@@ -11,24 +11,57 @@ import (
 )
 
 const loginFailureAdd = `-- name: LoginFailureAdd :exec
-INSERT INTO login_failures (key) SELECT unnest($1::text[])
+INSERT INTO login_failures (key, at) SELECT unnest($1::text[]), $2
 `
 
-func (q *Queries) LoginFailureAdd(ctx context.Context, keys []string) error {
-	_, err := q.db.Exec(ctx, loginFailureAdd, keys)
+type LoginFailureAddParams struct {
+	Keys []string
+	At   time.Time
+}
+
+// Reserves an attempt under each of @keys, at @at (the sign-in's clock).
+func (q *Queries) LoginFailureAdd(ctx context.Context, arg LoginFailureAddParams) error {
+	_, err := q.db.Exec(ctx, loginFailureAdd, arg.Keys, arg.At)
 	return err
 }
 
-const loginFailureCancel = `-- name: LoginFailureCancel :exec
-DELETE FROM login_failures WHERE ctid = (
-    SELECT f.ctid FROM login_failures f WHERE f.key = $1::text ORDER BY f.at DESC LIMIT 1
-)
+const loginFailureLastBefore = `-- name: LoginFailureLastBefore :one
+SELECT at FROM login_failures
+WHERE key = $1 AND at > $2 AND at < $3
+ORDER BY at DESC
+LIMIT 1
 `
 
-// Takes back the newest attempt reserved under @key: the password was
-// right after all.
-func (q *Queries) LoginFailureCancel(ctx context.Context, key string) error {
-	_, err := q.db.Exec(ctx, loginFailureCancel, key)
+type LoginFailureLastBeforeParams struct {
+	Key    string
+	Since  time.Time
+	Before time.Time
+}
+
+// The newest failure under @key after @since and before @before.
+func (q *Queries) LoginFailureLastBefore(ctx context.Context, arg LoginFailureLastBeforeParams) (time.Time, error) {
+	row := q.db.QueryRow(ctx, loginFailureLastBefore, arg.Key, arg.Since, arg.Before)
+	var at time.Time
+	err := row.Scan(&at)
+	return at, err
+}
+
+const loginFailureTakeBack = `-- name: LoginFailureTakeBack :exec
+DELETE FROM login_failures WHERE ctid = ANY(ARRAY(
+    SELECT DISTINCT ON (f.key) f.ctid FROM login_failures f
+    WHERE f.key = ANY($1::text[]) AND f.at = $2
+))
+`
+
+type LoginFailureTakeBackParams struct {
+	Keys []string
+	At   time.Time
+}
+
+// Takes back the attempt reserved at @at under each of @keys: its password
+// was right, or it was refused before its password was looked at.
+func (q *Queries) LoginFailureTakeBack(ctx context.Context, arg LoginFailureTakeBackParams) error {
+	_, err := q.db.Exec(ctx, loginFailureTakeBack, arg.Keys, arg.At)
 	return err
 }
 

@@ -80,6 +80,7 @@ type ClaimExpiry struct {
 	Downloader string
 	ClaimedAt  time.Time
 	ExpiredAt  time.Time
+	IP         *netip.Addr
 }
 
 type Counter struct {

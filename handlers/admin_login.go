@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"tracker/audit"
 	"tracker/users"
@@ -36,8 +37,13 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 		v.Error = "Wrong username or password."
 		return render(w, r, http.StatusUnauthorized, views.Layout("Sign in", views.AdminLogin(v)))
 	case errors.Is(err, users.ErrThrottled):
-		w.Header().Set("Retry-After", strconv.Itoa(users.LoginThrottleSeconds))
-		v.Error = "Too many failed attempts. Wait a quarter of an hour and try again."
+		wait := time.Duration(users.LoginThrottleSeconds) * time.Second
+		if te, ok := errors.AsType[*users.ThrottledError](err); ok {
+			wait = te.Wait
+		}
+		secs := int((wait + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		v.Error = "Too many failed attempts. Try again in " + waitText(secs) + "."
 		return render(w, r, http.StatusTooManyRequests, views.Layout("Sign in", views.AdminLogin(v)))
 	case err != nil:
 		return err
@@ -65,6 +71,14 @@ func (h *Handler) adminLogout(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.Redirect(w, r, "/admin/login", http.StatusSeeOther)
 	return nil
+}
+
+// waitText says a wait of secs seconds in words.
+func waitText(secs int) string {
+	if secs <= 90 {
+		return strconv.Itoa(secs) + " seconds"
+	}
+	return strconv.Itoa((secs+59)/60) + " minutes"
 }
 
 // safeNext keeps a post-login address only when it is a path of the admin

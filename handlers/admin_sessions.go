@@ -2,12 +2,15 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
 	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/users"
 )
 
 // Admin sessions: idle for longer than sessionIdle, or older than
@@ -38,10 +41,14 @@ func newSessions(pool *pgxpool.Pool) sessions {
 		m.Store = store
 		m.IdleTimeout = sessionIdle
 		m.Lifetime = sessionLifetime
-		m.Cookie.Name = "tracker_session"
+		// The whole site: the public item lookups show a project's admins
+		// what they keep from everyone else (viewerRuns). The cookie was
+		// "tracker_session" on /admin/ before; a new name leaves a browser's
+		// old cookie, which /admin/ pages would be sent first, unread.
+		m.Cookie.Name = "tracker_admin"
 		m.Cookie.HttpOnly = true
 		m.Cookie.SameSite = http.SameSiteLaxMode
-		m.Cookie.Path = "/admin/"
+		m.Cookie.Path = "/"
 		m.Cookie.Secure = secure
 		return m
 	}
@@ -72,6 +79,33 @@ func (s sessions) loadAndSave(next http.Handler) http.Handler {
 		}
 		plain.ServeHTTP(w, r)
 	})
+}
+
+// viewerRuns says whether the request comes from a signed-in admin who
+// may run the project. Public pages load no session; this reads one only
+// when the request carries its cookie.
+func (h *Handler) viewerRuns(r *http.Request, projectID int32) (bool, error) {
+	sm := h.sessions.of(r)
+	c, err := r.Cookie(sm.Cookie.Name)
+	if err != nil || c.Value == "" {
+		return false, nil
+	}
+	ctx, err := sm.Load(r.Context(), c.Value)
+	if err != nil {
+		return false, err
+	}
+	id := sm.GetInt32(ctx, sessionUserKey)
+	if id == 0 {
+		return false, nil
+	}
+	a, err := h.users.Account(ctx, id)
+	if errors.Is(err, users.ErrNoUser) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return a.CanRun(projectID), nil
 }
 
 // endFor signs an account out everywhere but in the session of r (an

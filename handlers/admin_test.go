@@ -35,6 +35,9 @@ func (f fixture) adminClient(t *testing.T) *adminClient {
 
 func (c *adminClient) send(t *testing.T, req *http.Request) answer {
 	t.Helper()
+	if c.f.from != "" {
+		req.Header.Set("X-Forwarded-For", c.f.from)
+	}
 	resp, err := c.client.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -24,6 +25,8 @@ type fixture struct {
 	pool    *pgxpool.Pool
 	store   *projects.Store
 	project projects.Project
+	// from is the client address a proxy in front names (behindProxy).
+	from string
 }
 
 // setup starts the tracker's routes on a real HTTP server over a fresh
@@ -64,6 +67,26 @@ func (f fixture) second(t *testing.T) fixture {
 	return f
 }
 
+// behindProxy starts another tracker server on the same database that
+// takes its loopback peers for a trusted proxy: requests then come from
+// the address as names.
+func (f fixture) behindProxy(t *testing.T) fixture {
+	t.Helper()
+	h := handlers.New(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool, 0)
+	h.SetTrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+	srv := httptest.NewServer(h.Routes())
+	t.Cleanup(srv.Close)
+	f.srv = srv
+	return f
+}
+
+// as is f sending its requests from client address addr, through the
+// proxy of behindProxy.
+func (f fixture) as(addr string) fixture {
+	f.from = addr
+	return f
+}
+
 func (f fixture) do(t *testing.T, method, path, body string) answer {
 	t.Helper()
 	return f.doBody(t, method, path, "application/json", body)
@@ -86,6 +109,9 @@ func (f fixture) send(method, path, contentType, body string) (answer, error) {
 		return answer{}, err
 	}
 	req.Header.Set("Content-Type", contentType)
+	if f.from != "" {
+		req.Header.Set("X-Forwarded-For", f.from)
+	}
 	// What seesaw's Tornado client sends.
 	req.Header.Set("Connection", "close")
 	req.Header.Set("Accept-Encoding", "gzip")

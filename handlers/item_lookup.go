@@ -5,15 +5,33 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 
 	"tracker/items"
 	"tracker/projects"
 	"tracker/views"
 )
 
+// itemDetails says whether a public item lookup shows the item in full
+// (who holds or did it, its parameters and result; items.Public): when
+// the project has public_items, or to an admin who runs it. Such an answer
+// depends on who asks, and says so to caches.
+func (h *Handler) itemDetails(w http.ResponseWriter, r *http.Request, live *projects.Live) (bool, error) {
+	if live.Config.PublicItems {
+		return true, nil
+	}
+	w.Header().Add("Vary", "Cookie")
+	admin, err := h.viewerRuns(r, live.ID)
+	if admin {
+		w.Header().Set("Cache-Control", "private, no-store")
+	}
+	return admin, err
+}
+
 // lookupItem answers the item box of the leaderboard and the admin panel:
-// where the item is, or that the project never saw it.
-func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name string) (*views.Lookup, error) {
+// where the item is, or that the project never saw it. Without full, only
+// what items.Public leaves.
+func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name string, full bool) (*views.Lookup, error) {
 	if items.ValidName(name) != nil {
 		return &views.Lookup{Query: name}, nil
 	}
@@ -23,6 +41,9 @@ func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name stri
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !full {
+		st = st.Public()
 	}
 	v := &views.Lookup{Query: name, Found: true, Status: st.Status, Queue: st.Queue, ClaimCount: st.ClaimCount,
 		Downloader: st.Downloader, ClaimedAt: st.ClaimedAt, DoneAt: st.DoneAt, Archive: st.Archive}

@@ -10,6 +10,8 @@ import (
 
 // itemShow answers GET /{project}/items/{item}.json[?shard=S]: where the
 // item stands, found by its backfeed key or by its name as queued. The name may hold slashes (URLs); the client escapes the rest.
+// Who holds it, its parameters and result only when the project publishes
+// them or the viewer runs the project (itemDetails).
 func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	live, err := h.project(r)
 	if err != nil {
@@ -33,6 +35,13 @@ func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		return err
+	}
+	full, err := h.itemDetails(w, r, live)
+	if err != nil {
+		return err
+	}
+	if !full {
+		st = st.Public()
 	}
 	return writeJSON(w, http.StatusOK, st)
 }

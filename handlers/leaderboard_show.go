@@ -54,7 +54,11 @@ func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if name := q.Get("item"); name != "" {
-		if v.Lookup, err = h.lookupItem(ctx, live, name); err != nil {
+		full, err := h.itemDetails(w, r, live)
+		if err != nil {
+			return err
+		}
+		if v.Lookup, err = h.lookupItem(ctx, live, name, full); err != nil {
 			return err
 		}
 	}

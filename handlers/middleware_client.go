@@ -43,7 +43,8 @@ func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 // X-Forwarded-For that is not a trusted proxy (the nearest client no
 // trusted proxy vouches for; addresses further left may be made up), else
 // X-Real-IP. Blocks, rate limits, sign-in throttles, warrior records,
-// completions and the audit log all read the address from there.
+// completions and the audit log all read the address from there; the
+// per-address limits count it by addrkey.Of (an IPv6 client by its /64).
 func (h *Handler) realClient(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		peer := clientIP(r)

@@ -12,6 +12,8 @@ import (
 func TestParamsAndResults(t *testing.T) {
 	t.Parallel()
 	f := setup(t, "plain", "test:1\t{\"os\": \"linux\", \"runs\": 3}", "bad\t{not json")
+	// Shown to all (see TestItemLookupShowsHoldersOnlyToAdmins).
+	f.set(t, "public_items=true")
 
 	a := f.do(t, "POST", "/test/multi=5/request", `{"downloader":"alice","version":"1"}`)
 	var got struct {

@@ -4,19 +4,22 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"tracker/addrkey"
 )
 
 // strikes counts the failures of each client address in a window, in this
 // process: past the limit the address is turned away until its window
-// ends. It holds at most maxStrikeAddrs addresses, so a flood from many
-// addresses cannot grow it without bound.
+// ends. An IPv6 client counts by its /64 (addrkey.Of), or it could take a
+// fresh address for each try. It holds at most maxStrikeAddrs addresses,
+// so a flood from many addresses cannot grow it without bound.
 type strikes struct {
 	limit  int
 	window time.Duration
 	now    func() time.Time
 
 	mu     sync.Mutex
-	byAddr map[netip.Addr]strike
+	byAddr map[netip.Prefix]strike
 }
 
 type strike struct {
@@ -27,20 +30,21 @@ type strike struct {
 const maxStrikeAddrs = 100_000
 
 func newStrikes(limit int, window time.Duration) *strikes {
-	return &strikes{limit: limit, window: window, now: time.Now, byAddr: map[netip.Addr]strike{}}
+	return &strikes{limit: limit, window: window, now: time.Now, byAddr: map[netip.Prefix]strike{}}
 }
 
 // wait is how long addr is turned away for (0: it is not).
 func (s *strikes) wait(addr netip.Addr) time.Duration {
+	key := addrkey.Of(addr)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, ok := s.byAddr[addr]
+	st, ok := s.byAddr[key]
 	if !ok || st.n < s.limit {
 		return 0
 	}
 	left := st.since.Add(s.window).Sub(s.now())
 	if left <= 0 {
-		delete(s.byAddr, addr)
+		delete(s.byAddr, key)
 		return 0
 	}
 	return left
@@ -48,10 +52,11 @@ func (s *strikes) wait(addr netip.Addr) time.Duration {
 
 // add counts a failure of addr.
 func (s *strikes) add(addr netip.Addr) {
+	key := addrkey.Of(addr)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	st, ok := s.byAddr[addr]
+	st, ok := s.byAddr[key]
 	if !ok || now.Sub(st.since) >= s.window {
 		if !ok && len(s.byAddr) >= maxStrikeAddrs {
 			s.forgetOld(now)
@@ -59,7 +64,7 @@ func (s *strikes) add(addr netip.Addr) {
 		st = strike{since: now}
 	}
 	st.n++
-	s.byAddr[addr] = st
+	s.byAddr[key] = st
 }
 
 // forgetOld drops the windows that are over; if every window is still

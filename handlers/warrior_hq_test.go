@@ -24,6 +24,9 @@ func (f fixture) hq(t *testing.T, path, body string) answer {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", warriorUA)
+	if f.from != "" {
+		req.Header.Set("X-Forwarded-For", f.from)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -115,13 +115,13 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 		op.want = int(min(int64(op.want), cfg.DownloaderClaimsLimit-mine))
 	}
 	if cfg.ExpiredClaimsLimit > 0 {
-		expired, err := e.tooManyExpired(ctx, live, req.Downloader)
+		expired, err := e.tooManyExpired(ctx, live, req.Downloader, req.IP)
 		if err != nil {
 			return Handout{}, err
 		}
 		if expired > 0 {
 			return Handout{}, &Refusal{Reason: ReasonTooManyExpired, RetryAfter: 5 * time.Minute,
-				Detail: fmt.Sprintf("%d claims of %s expired in the last hour, the most the project allows: finish the items you take", expired, req.Downloader)}
+				Detail: fmt.Sprintf("%d claims of %s from this address expired in the last hour, the most the project allows: finish the items you take", expired, req.Downloader)}
 		}
 	}
 	// Rate slots are taken before the claim, outside its transaction: they

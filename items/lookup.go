@@ -36,7 +36,7 @@ const (
 
 // ExpiredClaim is a claim of an item that ran out.
 type ExpiredClaim struct {
-	Downloader string    `json:"downloader"`
+	Downloader string    `json:"downloader,omitempty"`
 	ClaimedAt  time.Time `json:"claimed_at"`
 	ExpiredAt  time.Time `json:"expired_at"`
 }
@@ -70,6 +70,23 @@ type ItemStatus struct {
 	// completing it by hand acts on. Empty item once it left the hot tables.
 	id   int64
 	item string
+}
+
+// Public is what anyone may see of the item in a project without
+// public_items: where it stands, never who holds or did it (a claim's
+// holder is the nick that completes or releases it), nor its parameters
+// or result.
+func (st ItemStatus) Public() ItemStatus {
+	st.Downloader, st.Params, st.Result = "", nil, nil
+	if st.Expired != nil {
+		// A copy: the caller's status keeps its nicks.
+		expired := make([]ExpiredClaim, len(st.Expired))
+		for i, x := range st.Expired {
+			expired[i] = ExpiredClaim{ClaimedAt: x.ClaimedAt, ExpiredAt: x.ExpiredAt}
+		}
+		st.Expired = expired
+	}
+	return st
 }
 
 // Lookup finds an item by its backfeed key in the project's default scope

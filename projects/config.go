@@ -82,6 +82,12 @@ type Config struct {
 	ArchiveAfter int64  `json:"archive_after"`
 	ArchiveMode  string `json:"archive_mode"`
 
+	// PublicItems shows everyone what the item lookups show the project's
+	// admins: who holds or did an item, its parameters and its result.
+	// Off, a stranger cannot read a holder's nick to complete or release
+	// its claim by, nor what the project may not publish.
+	PublicItems bool `json:"public_items"`
+
 	// The project's entry in the warriors' projects file and on the pages.
 	// Hidden projects are left out of both (their leaderboard still works).
 	Hidden      bool   `json:"hidden"`
@@ -294,6 +300,9 @@ var Keys = []Key[Project]{
 	{Name: "hidden", Label: "Hidden", Section: SectionWarriors, Input: InputBool, GlobalOnly: true,
 		Help: "Leave the project out of the home page and the warriors' project list (its leaderboard still works).",
 		set:  setBool(func(c *Config) *bool { return &c.Hidden }), get: getBool(func(c *Config) *bool { return &c.Hidden })},
+	{Name: "public_items", Label: "Item details public", Section: SectionWarriors, Input: InputBool,
+		Help: "Show everyone who holds or did an item, the nicks of its claims that ran out, its parameters and its result in the item lookups (the leaderboard's and /SLUG/items/NAME.json); off, only the project's admins see them, so a stranger cannot take a holder's nick to complete or release its claim.",
+		set:  setBool(func(c *Config) *bool { return &c.PublicItems }), get: getBool(func(c *Config) *bool { return &c.PublicItems })},
 	{Name: "description", Label: "Description", Section: SectionWarriors, Input: InputHTML, GlobalOnly: true,
 		Help: "HTML the warrior shows for the project. Trusted: every warrior's web interface shows it as it is.",
 		set:  func(p *Project, s string) error { return setText(&p.Config.Description, s, maxText) },

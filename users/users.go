@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -46,9 +47,11 @@ var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 type Store struct {
 	pool *pgxpool.Pool
 	q    *db.Queries
+	// now is the sign-in throttle's clock.
+	now func() time.Time
 }
 
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.New(pool)} }
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.New(pool), now: time.Now} }
 
 // Create adds an account with the given role and password.
 func (s *Store) Create(ctx context.Context, username, password, role string) (Account, error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tracker/addrkey"
 	"tracker/db"
 	"tracker/items"
 	"tracker/projects"
@@ -31,9 +32,10 @@ const (
 	OnlineWindow = 15 * time.Minute
 	// Kept is how long a warrior's record outlives its last contact.
 	Kept = 30 * 24 * time.Hour
-	// RegistrationsPerHour is how many records one address may create in an
-	// hour. Past it a warrior is given Anonymous instead of failing: a
-	// flood from one address cannot grow the table without bound.
+	// RegistrationsPerHour is how many records one address (an IPv6
+	// address: its /64, see addrkey) may create in an hour. Past it a
+	// warrior is given Anonymous instead of failing: a flood from one
+	// address cannot grow the table without bound.
 	RegistrationsPerHour = 20
 	// Anonymous is the id shared by the warriors registered past the limit.
 	// Their updates are answered but not recorded.
@@ -79,7 +81,7 @@ func (s *Store) Register(ctx context.Context, c Contact) (string, error) {
 	}
 	ids, err := s.q.WarriorRegister(ctx, db.WarriorRegisterParams{
 		ID: id, SeesawVersion: version, RunnerType: runner,
-		Address: address(c.Address), MaxCreated: RegistrationsPerHour,
+		Address: registeredFrom(c.Address), MaxCreated: RegistrationsPerHour,
 	})
 	if err != nil {
 		return "", err
@@ -111,7 +113,7 @@ func (s *Store) Update(ctx context.Context, c Contact) (bool, error) {
 	p := db.WarriorUpdateParams{
 		ID: id, Nick: cleanNick(c.Nick), SeesawVersion: version, RunnerType: runner,
 		SelectedProject: cleanProject(c.SelectedProject),
-		Address:         address(c.Address), MaxCreated: RegistrationsPerHour,
+		Address:         registeredFrom(c.Address), MaxCreated: RegistrationsPerHour,
 	}
 	if lat, lng, ok := Round(c.LatLng); ok {
 		p.Lat, p.Lng = pgtype.Int2{Int16: lat, Valid: true}, pgtype.Int2{Int16: lng, Valid: true}
@@ -234,11 +236,16 @@ func cleanProject(p string) string {
 	return ""
 }
 
-func address(a netip.Addr) *netip.Addr {
+// registeredFrom is what a record keeps of the address that created it,
+// which the registrations per hour are counted by: the address's network
+// as addrkey.Of has it (an IPv4 address, the first address of an IPv6
+// /64).
+func registeredFrom(a netip.Addr) *netip.Addr {
 	if !a.IsValid() {
 		return nil
 	}
-	return &a
+	n := addrkey.Of(a).Addr()
+	return &n
 }
 
 // newID is a fresh warrior id: 128 random bits, URL-safe.

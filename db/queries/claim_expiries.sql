@@ -36,8 +36,14 @@ ORDER BY count(*) DESC, downloader
 LIMIT @max;
 
 -- name: ClaimExpiriesOverLimit :many
--- The downloaders with @at_least or more claims expired since @since.
-SELECT downloader, count(*) AS expired FROM claim_expiries
-WHERE project_id = @project_id AND expired_at >= @since
-GROUP BY downloader
-HAVING count(*) >= @at_least::bigint;
+-- The expiries since @since of the downloaders with @at_least or more, by
+-- downloader and the address that claimed: expired_claims_limit counts a
+-- nick's expiries per network of addresses (items.tooManyExpired), never
+-- more than the nick's expiries in all.
+SELECT downloader, ip, expired FROM (
+    SELECT downloader, ip, count(*) AS expired, sum(count(*)) OVER (PARTITION BY downloader) AS total
+    FROM claim_expiries
+    WHERE project_id = @project_id AND expired_at >= @since
+    GROUP BY downloader, ip
+) by_address
+WHERE total >= @at_least::bigint;

@@ -2,7 +2,7 @@
 -- Hands expired claims to a new downloader: a claim expires @ttl seconds
 -- times its claim count after it was made. Oldest first.
 WITH expired AS (
-    SELECT c.project_id, c.hash, c.id, c.downloader, c.claimed_at FROM claims c
+    SELECT c.project_id, c.hash, c.id, c.downloader, c.ip, c.claimed_at FROM claims c
     WHERE c.project_id = @project_id
       AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - @ttl::interval
@@ -20,8 +20,8 @@ WITH expired AS (
     LIMIT @max
     FOR UPDATE SKIP LOCKED
 ), history AS (
-    INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
-    SELECT expired.project_id, expired.id, expired.downloader, expired.claimed_at FROM expired
+    INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
+    SELECT expired.project_id, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see
@@ -177,10 +177,10 @@ WITH expired AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.claimed_at
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.ip, claims.claimed_at
 ), history AS (
-    INSERT INTO claim_expiries (project_id, id, downloader, claimed_at)
-    SELECT @project_id, expired.id, expired.downloader, expired.claimed_at FROM expired
+    INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
+    SELECT @project_id, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
 ), queued AS (
     -- The holder is remembered: it may still report the item done.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)

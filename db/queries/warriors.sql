@@ -1,6 +1,8 @@
 -- name: WarriorRegister :many
 -- A new warrior's row, unless @address already created @max_created rows
--- within the last hour (then no row). Concurrent registrations from one
+-- within the last hour (then no row). @address is the network the limit
+-- counts by (an IPv6 client's /64 as its first address; see
+-- warriors.registeredFrom), and is what registered_from keeps. Concurrent registrations from one
 -- address may pass the count together, so the table can pass the limit by
 -- at most the requests in flight at that moment: still bounded.
 INSERT INTO warriors (id, seesaw_version, runner_type, registered_from)
