@@ -47,6 +47,30 @@ func (q *Queries) BooksTodoDuplicates(ctx context.Context, projectID int32) (int
 	return duplicates, err
 }
 
+const booksTodoOutOfStretch = `-- name: BooksTodoOutOfStretch :one
+SELECT count(*) FROM todo t
+WHERE t.project_id = $1
+  AND (t.type IS DISTINCT FROM queue_type(t.queue, t.name, $2::text[], t.site)
+       OR (NOT $3::boolean AND t.type = ':site'))
+`
+
+type BooksTodoOutOfStretchParams struct {
+	ProjectID    int32
+	LimitedTypes []string
+	Sited        bool
+}
+
+// The books: queued items out of the stretch of their queue that their
+// queue, type and site put them in (see queue_type), and, in a project
+// that keeps no sites (not @sited), items in the stretch ':site', which
+// no walk of such a project reads.
+func (q *Queries) BooksTodoOutOfStretch(ctx context.Context, arg BooksTodoOutOfStretchParams) (int64, error) {
+	row := q.db.QueryRow(ctx, booksTodoOutOfStretch, arg.ProjectID, arg.LimitedTypes, arg.Sited)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const itemIDBlockNext = `-- name: ItemIDBlockNext :one
 SELECT nextval('item_id_blocks')::bigint AS block
 `

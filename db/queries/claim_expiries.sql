@@ -41,3 +41,9 @@ SELECT downloader, count(*) AS expired FROM claim_expiries
 WHERE project_id = @project_id AND expired_at >= @since
 GROUP BY downloader
 HAVING count(*) >= @at_least::bigint;
+
+-- name: BooksClaimExpiries :one
+-- The books: the expired claims kept, and those that expired before they
+-- were made.
+SELECT count(*) AS kept, count(*) FILTER (WHERE expired_at < claimed_at) AS backwards
+FROM claim_expiries WHERE project_id = @project_id;

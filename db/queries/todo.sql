@@ -218,6 +218,16 @@ SELECT (count(*) - count(DISTINCT id))::bigint AS duplicates FROM todo WHERE pro
 SELECT count(*) FROM todo t JOIN claims c ON c.project_id = t.project_id AND c.id = t.id
 WHERE t.project_id = @project_id;
 
+-- name: BooksTodoOutOfStretch :one
+-- The books: queued items out of the stretch of their queue that their
+-- queue, type and site put them in (see queue_type), and, in a project
+-- that keeps no sites (not @sited), items in the stretch ':site', which
+-- no walk of such a project reads.
+SELECT count(*) FROM todo t
+WHERE t.project_id = @project_id
+  AND (t.type IS DISTINCT FROM queue_type(t.queue, t.name, @limited_types::text[], t.site)
+       OR (NOT @sited::boolean AND t.type = ':site'));
+
 -- name: TodoCountWhere :one
 -- How many items of a queue TodoMove would move or drop: the admin panel
 -- says so before it does.
