@@ -87,7 +87,7 @@ func faults() []fault {
 				AND NOT EXISTS (SELECT 1 FROM item_params p WHERE p.project_id = $1 AND p.id = t.id) LIMIT 1) RETURNING queue)
 				INSERT INTO counters (project_id, name, shard, value) SELECT $1, 'queue:' || queue, 1000, -1 FROM gone
 				ON CONFLICT (project_id, name, shard) DO UPDATE SET value = counters.value + excluded.value`},
-			fails: []string{"items neither queued, out, done nor archived were discarded or drained"}},
+			fails: []string{"items neither queued, out, done nor archived are no more than those discarded or drained"}},
 		{name: "a queued item in a type's stretch of a project that limits no type", project: "once",
 			sql:   []string{`UPDATE todo SET type = 'item' WHERE ctid = (SELECT ctid FROM todo WHERE project_id = $1 LIMIT 1)`},
 			fails: []string{"every queued item is in its stretch, and none by site in a project without sites"}},

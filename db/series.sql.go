@@ -13,19 +13,26 @@ import (
 )
 
 const booksSeries = `-- name: BooksSeries :one
+WITH d AS (
+    SELECT x.nick, x.items, x.bytes FROM downloaders x WHERE x.project_id = $1
+), h AS (
+    SELECT x.hour, x.items, x.bytes FROM series_hours x WHERE x.project_id = $1
+), dh AS (
+    SELECT x.downloader, sum(x.items) AS items, LEAST(sum(x.bytes), 9223372036854775807) AS bytes
+    FROM downloader_hours x WHERE x.project_id = $1 GROUP BY x.downloader
+), m AS (
+    SELECT date_trunc('hour', x.minute, 'UTC') AS hour, sum(x.items) AS items, sum(x.bytes) AS bytes
+    FROM series_minutes x WHERE x.project_id = $1 GROUP BY 1
+)
 SELECT
-    (SELECT count(*) FROM (SELECT d.nick, d.items, d.bytes FROM downloaders d WHERE d.project_id = $1) d
-     FULL JOIN (SELECT h.downloader, sum(h.items) AS items, LEAST(sum(h.bytes), 9223372036854775807) AS bytes
-                FROM downloader_hours h WHERE h.project_id = $1 GROUP BY h.downloader) h ON h.downloader = d.nick
-     WHERE d.nick IS NULL OR h.downloader IS NULL OR d.items <> h.items OR d.bytes <> h.bytes)::bigint AS downloaders_off,
-    (SELECT coalesce(sum(s.items), 0) FROM series_hours s WHERE s.project_id = $1)::bigint AS hours_items,
-    (SELECT LEAST(coalesce(sum(s.bytes), 0), 9223372036854775807) FROM series_hours s WHERE s.project_id = $1)::bigint AS hours_bytes,
-    (SELECT coalesce(sum(d.items), 0) FROM downloaders d WHERE d.project_id = $1)::bigint AS downloaders_items,
-    (SELECT LEAST(coalesce(sum(d.bytes), 0), 9223372036854775807) FROM downloaders d WHERE d.project_id = $1)::bigint AS downloaders_bytes,
-    (SELECT count(*) FROM (SELECT date_trunc('hour', m.minute, 'UTC') AS hour, sum(m.items) AS items, sum(m.bytes) AS bytes
-                           FROM series_minutes m WHERE m.project_id = $1 GROUP BY 1) m
-     LEFT JOIN series_hours s ON s.project_id = $1 AND s.hour = m.hour
-     WHERE s.hour IS NULL OR m.items > s.items OR m.bytes > s.bytes)::bigint AS minutes_off
+    (SELECT count(*) FROM d FULL JOIN dh ON dh.downloader = d.nick
+     WHERE d.nick IS NULL OR dh.downloader IS NULL OR d.items <> dh.items OR d.bytes <> dh.bytes)::bigint AS downloaders_off,
+    (SELECT coalesce(sum(h.items), 0) FROM h)::bigint AS hours_items,
+    (SELECT LEAST(coalesce(sum(h.bytes), 0), 9223372036854775807) FROM h)::bigint AS hours_bytes,
+    (SELECT coalesce(sum(d.items), 0) FROM d)::bigint AS downloaders_items,
+    (SELECT LEAST(coalesce(sum(d.bytes), 0), 9223372036854775807) FROM d)::bigint AS downloaders_bytes,
+    (SELECT count(*) FROM m LEFT JOIN h ON h.hour = m.hour
+     WHERE h.hour IS NULL OR m.items > h.items OR m.bytes > h.bytes)::bigint AS minutes_off
 `
 
 type BooksSeriesRow struct {
@@ -42,7 +49,8 @@ type BooksSeriesRow struct {
 // statement (and kept for good, as the hours are). Returns the
 // downloaders whose hours do not add up to their totals, the hourly
 // series' items and bytes, the downloaders' totals, and the hours whose
-// minutes (kept two days) hold more than the hour.
+// minutes (kept two days) hold more than the hour. Each table is read
+// once (a CTE named twice is read once).
 func (q *Queries) BooksSeries(ctx context.Context, projectID int32) (BooksSeriesRow, error) {
 	row := q.db.QueryRow(ctx, booksSeries, projectID)
 	var i BooksSeriesRow

@@ -66,7 +66,9 @@ func (q *Queries) BooksSitesDone(ctx context.Context, projectID int32) (BooksSit
 }
 
 const booksSitesMissing = `-- name: BooksSitesMissing :one
-SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = $1 AND t.site <> 0
+SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = $1 AND t.type = ':site'
+          AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = t.site))
+     + (SELECT count(*) FROM todo t WHERE t.project_id = $1 AND t.queue IN ('error', 'retired') AND t.site <> 0
           AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = t.site))
      + (SELECT count(*) FROM claims c WHERE c.project_id = $1 AND c.site <> 0
           AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = c.site))
@@ -74,8 +76,10 @@ SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = $1 AND t.site <> 0
           AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = r.site)))::bigint AS missing
 `
 
-// The books: items queued (in any queue), out or waiting for a visit with
-// a site the project has no row for.
+// The books: items queued, out or waiting for a visit with a site the
+// project has no row for. Queued items with a site are in the stretch
+// ':site' (todo_sites) or in the queues no request is served from; one
+// anywhere else is out of its stretch (BooksTodo).
 func (q *Queries) BooksSitesMissing(ctx context.Context, projectID int32) (int64, error) {
 	row := q.db.QueryRow(ctx, booksSitesMissing, projectID)
 	var missing int64

@@ -183,9 +183,13 @@ WHERE s.project_id = @project_id
   AND (s.queued <> coalesce(t.n, 0) OR s.out <> coalesce(c.n, 0));
 
 -- name: BooksSitesMissing :one
--- The books: items queued (in any queue), out or waiting for a visit with
--- a site the project has no row for.
-SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = @project_id AND t.site <> 0
+-- The books: items queued, out or waiting for a visit with a site the
+-- project has no row for. Queued items with a site are in the stretch
+-- ':site' (todo_sites) or in the queues no request is served from; one
+-- anywhere else is out of its stretch (BooksTodo).
+SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = @project_id AND t.type = ':site'
+          AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = @project_id AND s.id = t.site))
+     + (SELECT count(*) FROM todo t WHERE t.project_id = @project_id AND t.queue IN ('error', 'retired') AND t.site <> 0
           AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = @project_id AND s.id = t.site))
      + (SELECT count(*) FROM claims c WHERE c.project_id = @project_id AND c.site <> 0
           AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = @project_id AND s.id = c.site))
