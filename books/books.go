@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -104,8 +105,8 @@ func Tracker(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 	return r, err
 }
 
-// ledger is what the rules of a project read: every figure from one
-// statement, each statement one read of the tables it names.
+// ledger is what the rules of a project read, figures of a fixed set of
+// statements (see read), none of which runs per item.
 type ledger struct {
 	p projects.Project
 	r *Report
@@ -209,14 +210,6 @@ func read(ctx context.Context, q *db.Queries, p projects.Project, r *Report) (*l
 // The tables of an item's states, which the rules of tracked items read.
 var tracked = []string{"todo", "claims", "revisits", "done"}
 
-func tables(ts ...[]string) []string {
-	var all []string
-	for _, t := range ts {
-		all = append(all, t...)
-	}
-	return all
-}
-
 // projectRules are the rules of a project's books. Each names the tables
 // it reads; every table keyed by project is named by at least one rule
 // (TestTablesCovered).
@@ -308,9 +301,9 @@ var projectRules = []rule[ledger]{
 		}},
 	{"every item waiting for a visit is one the project has seen", []string{"revisits", "seen"}, false,
 		func(l *ledger) (int64, int64) { return 0, l.refs.RevisitsUnseen }},
-	{"every score is of an item queued, out, waiting for a visit or done", tables([]string{"item_scores"}, tracked), false,
+	{"every score is of an item queued, out, waiting for a visit or done", slices.Concat([]string{"item_scores"}, tracked), false,
 		func(l *ledger) (int64, int64) { return 0, l.scoresUntracked }},
-	{"every item's parameters are of an item queued, out, waiting for a visit or done", tables([]string{"item_params"}, tracked), false,
+	{"every item's parameters are of an item queued, out, waiting for a visit or done", slices.Concat([]string{"item_params"}, tracked), false,
 		func(l *ledger) (int64, int64) { return 0, l.paramsUntracked }},
 	{"every update tag is of an item the project has seen", []string{"item_tags", "seen"}, false,
 		func(l *ledger) (int64, int64) { return 0, l.refs.TagsUnseen }},

@@ -414,3 +414,31 @@ func TestTablesCovered(t *testing.T) {
 		t.Errorf("BooksOrphans reads %q\nthe tables with a project_id column are %q", read, keyed)
 	}
 }
+
+// TestDeletedProject: a project being deleted keeps its rows until its
+// purge ends, and is no fault of the tracker's books meanwhile; once
+// purged, it leaves no row behind.
+func TestDeletedProject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t)
+	p := w.projects["once"]
+	if err := w.store.MarkDeleting(ctx, *p); err != nil {
+		t.Fatal(err)
+	}
+	p.Config.Deleting = true
+	if r, err := Tracker(ctx, w.pool); err != nil || !r.Balanced {
+		t.Fatalf("a project being deleted unbalances the tracker's books (%v): %q", err, failing(r))
+	}
+	if err := w.store.Purge(ctx, *p); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Tracker(ctx, w.pool); err != nil || !r.Balanced {
+		t.Fatalf("a purged project left rows behind (%v): %q", err, failing(r))
+	}
+	for _, slug := range []string{"sited", "recurring"} {
+		if r, err := Of(ctx, w.pool, *w.projects[slug]); err != nil || !r.Balanced {
+			t.Fatalf("the books of %s after another's purge (%v): %q", slug, err, failing(r))
+		}
+	}
+}
