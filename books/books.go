@@ -1,13 +1,18 @@
 // Package books checks a project's books: every item ever accepted is in
-// exactly one state, no item is out with two warriors, and the counters
-// equal the rows they summarise. It is the `tracker check` command and a
-// helper of the tests that load the tracker.
+// exactly one state, no item is out with two warriors, the counters equal
+// the rows they summarise, and every row a project keeps beside its items
+// (sites, visits, scores, parameters, tags, expired claims, statistics,
+// dictionaries) agrees with them; and the tracker's own: no row of a
+// project that does not exist, no malformed warrior record. It is the
+// `tracker check` command and a helper of the tests that load the tracker.
+// docs/DESIGN.md lists the rules.
 package books
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -17,7 +22,8 @@ import (
 	"tracker/projects"
 )
 
-// Report is a project's books.
+// Report is a project's books, or the tracker's (Project empty: the rules
+// that are no project's).
 type Report struct {
 	Project string `json:"project"`
 	// Rows: items ever seen, queued, out, completions in the hot table,
@@ -42,95 +48,352 @@ type Check struct {
 	OK    bool   `json:"ok"`
 	Want  int64  `json:"want"`
 	Found int64  `json:"found"`
+	// AtMost marks a bound: the rule holds when what was found is at most
+	// what was wanted (archival, pruning and purges take rows away from
+	// one side only).
+	AtMost bool `json:"at_most,omitempty"`
 }
+
+// rule is a rule of the books: what it says, the tables whose rows it
+// reads, and what it wants and finds.
+type rule[L any] struct {
+	name   string
+	tables []string
+	atMost bool
+	eval   func(l *L) (want, found int64)
+}
+
+func (r rule[L]) check(l *L) Check {
+	want, found := r.eval(l)
+	ok := want == found
+	if r.atMost {
+		ok = found <= want
+	}
+	return Check{Name: r.name, OK: ok, Want: want, Found: found, AtMost: r.atMost}
+}
+
+// snapshot is the transaction every check reads in: one moment of the
+// database, changing nothing.
+var snapshot = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 
 // Of checks the project's books from one snapshot of the database.
 func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, error) {
 	r := Report{Project: p.Slug}
-	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := db.New(tx)
-		counter := func(name string) func(context.Context, int32) (int64, error) {
-			return func(ctx context.Context, projectID int32) (int64, error) {
-				return q.CounterGet(ctx, db.CounterGetParams{ProjectID: projectID, Name: name})
-			}
-		}
-		var (
-			todoDup, queuedAndOut, doneBoth                   int64
-			doneCounter, claimsCounter, bytesCounter          int64
-			archivedCounter, discardedCounter, droppedCount   int64
-			doneBytes, archivedBytes, archivedItems           int64
-			downloaderItems, downloaderBytes                  int64
-			queuesCounted, revisitsCounter, revisitsElsewhere int64
-			sitesOff, sitesMissing                            int64
-		)
-		for _, c := range []struct {
-			name string
-			read func(context.Context, int32) (int64, error)
-			dst  *int64
-		}{
-			{"items seen", q.BooksSeenCount, &r.Seen},
-			{"items queued", q.BooksTodoCount, &r.Queued},
-			{"items out", q.BooksClaimsCount, &r.Claimed},
-			{"completions", q.BooksDoneCount, &r.DoneRows},
-			{"archived items", q.BooksArchivedCount, &r.Archived},
-			// Seen, and in no table of a state: discarded by archival or drained.
-			{"items elsewhere", q.BooksSeenElsewhereCount, &r.Elsewhere},
-			{"items queued twice", q.BooksTodoDuplicates, &todoDup},
-			{"items queued and out", q.BooksTodoClaimedCount, &queuedAndOut},
-			{"items out and done", q.BooksClaimsDoneCount, &doneBoth},
-			{"done counter", counter("done"), &doneCounter},
-			{"claims counter", counter("claims"), &claimsCounter},
-			{"bytes counter", counter("bytes"), &bytesCounter},
-			{"archived counter", counter("archived"), &archivedCounter},
-			{"discarded counter", counter("discarded"), &discardedCounter},
-			{"dropped counter", counter("dropped"), &droppedCount},
-			{"completions' bytes", q.BooksDoneBytes, &doneBytes},
-			{"archives' bytes", q.BooksArchivesBytes, &archivedBytes},
-			{"archives' items", q.BooksArchivesItems, &archivedItems},
-			{"downloaders' items", q.BooksDownloadersItems, &downloaderItems},
-			{"downloaders' bytes", q.BooksDownloadersBytes, &downloaderBytes},
-			// Every queue's counter against its rows: the number of queues
-			// whose counter is off.
-			{"queue counters", q.BooksQueueCountersOff, &queuesCounted},
-			{"items waiting for a visit", q.BooksRevisitsCount, &r.Revisits},
-			{"revisits counter", counter("revisits"), &revisitsCounter},
-			{"items waiting for a visit and queued or out", q.BooksRevisitsElsewhereCount, &revisitsElsewhere},
-			// Every site's counters against its rows: the number of sites
-			// whose counters are off.
-			{"site counters", q.BooksSites, &sitesOff},
-			{"items of unknown sites", q.BooksSitesMissing, &sitesMissing},
-		} {
-			n, err := c.read(ctx, p.ID)
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.name, err)
-			}
-			*c.dst = n
-		}
-		add := func(name string, want, found int64) {
-			r.Checks = append(r.Checks, Check{Name: name, OK: want == found, Want: want, Found: found})
-		}
-		add("no item is queued twice", 0, todoDup)
-		add("no item is queued and out at once", 0, queuedAndOut)
-		add("no item out is also done after its claim", 0, doneBoth)
-		add("items neither queued, out, done nor archived were discarded or drained", discardedCounter+droppedCount, r.Elsewhere)
-		add("the claims counter counts the claims", r.Claimed, claimsCounter)
-		add("the queue counters count the queues (queues off)", 0, queuesCounted)
-		add("the done counter counts the completions, archived ones included", r.DoneRows+archivedItems, doneCounter)
-		add("the archive counters count the archives", archivedItems, archivedCounter+discardedCounter)
-		add("the bytes counter sums the completions' bytes", db.AddBytes(doneBytes, archivedBytes), bytesCounter)
-		add("the downloaders' items add up to the completions", doneCounter, downloaderItems)
-		add("the downloaders' bytes add up to the bytes", bytesCounter, downloaderBytes)
-		add("the revisits counter counts the items waiting for a visit", r.Revisits, revisitsCounter)
-		add("no item waiting for a visit is also queued, out or waiting twice", 0, revisitsElsewhere)
-		add("the site counters count their items queued and out (sites off)", 0, sitesOff)
-		add("every item queued or out by site has its site", 0, sitesMissing)
-		return nil
+	err := pgx.BeginTxFunc(ctx, pool, snapshot, func(tx pgx.Tx) error {
+		var err error
+		r, err = of(ctx, db.New(tx), p)
+		return err
 	})
-	r.Balanced = err == nil
-	for _, c := range r.Checks {
-		r.Balanced = r.Balanced && c.OK
+	if err != nil {
+		r.Balanced = false
 	}
 	return r, err
+}
+
+// Tracker checks the tracker's own books (the rules that are no
+// project's) from one snapshot of the database.
+func Tracker(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
+	var r Report
+	err := pgx.BeginTxFunc(ctx, pool, snapshot, func(tx pgx.Tx) error {
+		var err error
+		r, err = tracker(ctx, db.New(tx))
+		return err
+	})
+	if err != nil {
+		r.Balanced = false
+	}
+	return r, err
+}
+
+// ledger is what the rules of a project read, figures of a fixed set of
+// statements (see read), none of which runs per item.
+type ledger struct {
+	p projects.Project
+	r *Report
+	// Counters by name, their shards summed.
+	counters map[string]int64
+
+	todoDup, queuedAndOut, outAndDone                 int64
+	doneBytes, archivesBytes, archivesItems           int64
+	downloadersItems, downloadersBytes                int64
+	queuesOff, revisitsElsewhere, sitesOff, sitesGone int64
+	outOfStretch, paramsUntracked, scoresUntracked    int64
+	dictionaries, backfeedMinutes, feed, volunteers   int64
+	archivedElsewhere                                 int64
+	sitesDone                                         db.BooksSitesDoneRow
+	refs                                              db.BooksSeenReferencesRow
+	expiries                                          db.BooksClaimExpiriesRow
+	series                                            db.BooksSeriesRow
+}
+
+func (l *ledger) counter(name string) int64 { return l.counters[name] }
+
+// read reads the project's ledger.
+func read(ctx context.Context, q *db.Queries, p projects.Project, r *Report) (*ledger, error) {
+	l := &ledger{p: p, r: r, counters: map[string]int64{}}
+	count := func(dst *int64, f func(context.Context, int32) (int64, error)) func() error {
+		return func() (err error) {
+			*dst, err = f(ctx, p.ID)
+			return err
+		}
+	}
+	for _, c := range []struct {
+		name string
+		read func() error
+	}{
+		{"items seen", count(&r.Seen, q.BooksSeenCount)},
+		{"items queued", func() error {
+			row, err := q.BooksTodo(ctx, db.BooksTodoParams{
+				ProjectID: p.ID, LimitedTypes: p.Config.LimitedTypes(), Sited: p.Config.Sited()})
+			r.Queued, l.todoDup, l.outOfStretch = row.Queued, row.Duplicates, row.OutOfStretch
+			return err
+		}},
+		{"items out", count(&r.Claimed, q.BooksClaimsCount)},
+		{"completions", count(&r.DoneRows, q.BooksDoneCount)},
+		{"archived items", count(&r.Archived, q.BooksArchivedCount)},
+		// Seen, and in no table of a state: discarded by archival or drained.
+		{"items elsewhere", count(&r.Elsewhere, q.BooksSeenElsewhereCount)},
+		{"items waiting for a visit", count(&r.Revisits, q.BooksRevisitsCount)},
+		{"counters", func() error {
+			rows, err := q.CountersByProject(ctx, p.ID)
+			for _, row := range rows {
+				l.counters[row.Name] = row.Value
+			}
+			return err
+		}},
+		{"items queued and out", count(&l.queuedAndOut, q.BooksTodoClaimedCount)},
+		{"items out and done", count(&l.outAndDone, q.BooksClaimsDoneCount)},
+		{"completions' bytes", count(&l.doneBytes, q.BooksDoneBytes)},
+		{"archives' bytes", count(&l.archivesBytes, q.BooksArchivesBytes)},
+		{"archives' items", count(&l.archivesItems, q.BooksArchivesItems)},
+		{"downloaders' items", count(&l.downloadersItems, q.BooksDownloadersItems)},
+		{"downloaders' bytes", count(&l.downloadersBytes, q.BooksDownloadersBytes)},
+		// Every queue's counter against its rows: the number of queues
+		// whose counter is off.
+		{"queue counters", count(&l.queuesOff, q.BooksQueueCountersOff)},
+		{"items waiting for a visit and queued or out", count(&l.revisitsElsewhere, q.BooksRevisitsElsewhereCount)},
+		// Every site's counters against its rows: the number of sites
+		// whose counters are off.
+		{"site counters", count(&l.sitesOff, q.BooksSites)},
+		{"items of unknown sites", count(&l.sitesGone, q.BooksSitesMissing)},
+		{"sites' completions", func() (err error) {
+			l.sitesDone, err = q.BooksSitesDone(ctx, p.ID)
+			return err
+		}},
+		{"parameters of items untracked", count(&l.paramsUntracked, q.BooksItemParamsUntracked)},
+		{"scores of items untracked", count(&l.scoresUntracked, q.BooksItemScoresUntracked)},
+		{"items named by id", func() (err error) {
+			l.refs, err = q.BooksSeenReferences(ctx, p.ID)
+			return err
+		}},
+		{"expired claims", func() (err error) {
+			l.expiries, err = q.BooksClaimExpiries(ctx, p.ID)
+			return err
+		}},
+		{"dictionaries", count(&l.dictionaries, q.BooksDictionariesMismatched)},
+		{"backfeed minutes", count(&l.backfeedMinutes, q.BooksBackfeedMinutesOff)},
+		{"series", func() (err error) {
+			l.series, err = q.BooksSeries(ctx, p.ID)
+			return err
+		}},
+		{"feed and domains", count(&l.feed, q.BooksFeedOff)},
+		{"volunteers", count(&l.volunteers, q.BooksVolunteersOff)},
+		{"archived items' files", count(&l.archivedElsewhere, q.BooksArchivedElsewhere)},
+	} {
+		if err := c.read(); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+	}
+	return l, nil
+}
+
+// The tables of an item's states, which the rules of tracked items read.
+var tracked = []string{"todo", "claims", "revisits", "done"}
+
+// projectRules are the rules of a project's books. Each names the tables
+// it reads; every table keyed by project is named by at least one rule
+// (TestTablesCovered).
+var projectRules = []rule[ledger]{
+	// An item's state.
+	{"no item is queued twice", []string{"todo"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.todoDup }},
+	{"no item is queued and out at once", []string{"todo", "claims"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.queuedAndOut }},
+	{"no item out is also done after its claim", []string{"claims", "done"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.outAndDone }},
+	// A bound: the counters count discards and drains, and an item drained
+	// may be done too (a recurring project's, or one queued again after
+	// its completion), or queued again after it was discarded.
+	{"items neither queued, out, done nor archived are no more than those discarded or drained", []string{"seen", "todo", "claims", "done", "archived", "counters"}, true,
+		func(l *ledger) (int64, int64) { return l.counter("discarded") + l.counter("dropped"), l.r.Elsewhere }},
+	{"every queued item is in its stretch, and none by site in a project without sites", []string{"todo"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.outOfStretch }},
+
+	// The counters.
+	{"the claims counter counts the claims", []string{"claims", "counters"}, false,
+		func(l *ledger) (int64, int64) { return l.r.Claimed, l.counter("claims") }},
+	{"the queue counters count the queues (queues off)", []string{"todo", "counters"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.queuesOff }},
+	{"the done counter counts the completions, archived ones included", []string{"done", "archives", "counters"}, false,
+		func(l *ledger) (int64, int64) { return l.r.DoneRows + l.archivesItems, l.counter("done") }},
+	{"the archive counters count the archives", []string{"archives", "counters"}, false,
+		func(l *ledger) (int64, int64) { return l.archivesItems, l.counter("archived") + l.counter("discarded") }},
+	{"the bytes counter sums the completions' bytes", []string{"done", "archives", "counters"}, false,
+		func(l *ledger) (int64, int64) { return db.AddBytes(l.doneBytes, l.archivesBytes), l.counter("bytes") }},
+	{"the revisits counter counts the items waiting for a visit", []string{"revisits", "counters"}, false,
+		func(l *ledger) (int64, int64) { return l.r.Revisits, l.counter("revisits") }},
+	{"no counter is below zero (counters)", []string{"counters"}, false,
+		func(l *ledger) (int64, int64) {
+			var below int64
+			for _, v := range l.counters {
+				if v < 0 {
+					below++
+				}
+			}
+			return 0, below
+		}},
+	{"the reclaimed completions are no more than the completions", []string{"counters"}, true,
+		func(l *ledger) (int64, int64) { return l.counter("done"), l.counter("done_reclaimed") }},
+
+	// The downloaders and the statistics folded from the tallies.
+	{"the downloaders' items add up to the completions", []string{"downloaders", "done_tallies", "counters"}, false,
+		func(l *ledger) (int64, int64) { return l.counter("done"), l.downloadersItems }},
+	{"the downloaders' bytes add up to the bytes", []string{"downloaders", "done_tallies", "counters"}, false,
+		func(l *ledger) (int64, int64) { return l.counter("bytes"), l.downloadersBytes }},
+	{"every downloader's hours add up to its totals (downloaders off)", []string{"downloaders", "downloader_hours"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.series.DownloadersOff }},
+	{"the hourly series adds up to the downloaders' items", []string{"series_hours", "downloaders"}, false,
+		func(l *ledger) (int64, int64) { return l.series.DownloadersItems, l.series.HoursItems }},
+	{"the hourly series adds up to the downloaders' bytes", []string{"series_hours", "downloaders"}, false,
+		func(l *ledger) (int64, int64) { return l.series.DownloadersBytes, l.series.HoursBytes }},
+	{"no hour of the series holds less than its minutes (hours off)", []string{"series_minutes", "series_hours"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.series.MinutesOff }},
+	{"every feed entry credits items, and no domain's bytes are below zero", []string{"feed", "domain_totals"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.feed }},
+
+	// Archives.
+	{"every archived item's file is one of the project's archives", []string{"archived", "archives"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.archivedElsewhere }},
+
+	// Sites.
+	{"the site counters count their items queued and out (sites off)", []string{"sites", "todo", "claims"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.sitesOff }},
+	{"every item queued, out or waiting for a visit by site has its site", []string{"todo", "claims", "revisits", "sites"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.sitesGone }},
+	{"every completion by site has its site", []string{"done", "sites"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.sitesDone.Unknown }},
+	{"no site counts fewer completions or bytes than the hot table holds (sites off)", []string{"sites", "done"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.sitesDone.Short }},
+	{"the sites' completions beyond the hot table are no more than the archived ones", []string{"sites", "done", "archives"}, true,
+		func(l *ledger) (int64, int64) { return l.archivesItems, l.sitesDone.BeyondItems }},
+	{"the sites' bytes beyond the hot table are no more than the archived ones", []string{"sites", "done", "archives"}, true,
+		func(l *ledger) (int64, int64) { return l.archivesBytes, l.sitesDone.BeyondBytes }},
+
+	// Visits, scores, parameters, tags and expired claims: rows by item id.
+	{"no item waiting for a visit is also queued, out or waiting twice", []string{"revisits", "todo", "claims"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.revisitsElsewhere }},
+	{"a project not in recurring mode has no items waiting for a visit", []string{"revisits"}, false,
+		func(l *ledger) (int64, int64) {
+			if l.p.Config.Recurring() {
+				return 0, 0
+			}
+			return 0, l.r.Revisits
+		}},
+	{"every item waiting for a visit is one the project has seen", []string{"revisits", "seen"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.refs.RevisitsUnseen }},
+	{"every score is of an item queued, out, waiting for a visit or done", slices.Concat([]string{"item_scores"}, tracked), false,
+		func(l *ledger) (int64, int64) { return 0, l.scoresUntracked }},
+	{"every item's parameters are of an item queued, out, waiting for a visit or done", slices.Concat([]string{"item_params"}, tracked), false,
+		func(l *ledger) (int64, int64) { return 0, l.paramsUntracked }},
+	{"every update tag is of an item the project has seen", []string{"item_tags", "seen"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.refs.TagsUnseen }},
+	{"every expired claim is of an item the project has seen", []string{"claim_expiries", "seen"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.refs.ExpiriesUnseen }},
+	{"no claim expired before it was made", []string{"claim_expiries"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.expiries.Backwards }},
+	{"the expired claims kept are no more than the reclaims counted", []string{"claim_expiries", "counters"}, true,
+		func(l *ledger) (int64, int64) { return l.counter("reclaims"), l.expiries.Kept }},
+
+	// The rest of a project's rows.
+	{"every dictionary's SHA-256 is that of its bytes", []string{"dictionaries"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.dictionaries }},
+	{"every backfeed minute is a whole minute and counts new items", []string{"backfeed_minutes"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.backfeedMinutes }},
+	{"every volunteer day counts volunteers and every mark is 16 bytes", []string{"volunteer_days", "volunteer_marks"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.volunteers }},
+}
+
+func of(ctx context.Context, q *db.Queries, p projects.Project) (Report, error) {
+	r := Report{Project: p.Slug}
+	l, err := read(ctx, q, p, &r)
+	if err != nil {
+		return r, err
+	}
+	r.Balanced = true
+	for _, rl := range projectRules {
+		c := rl.check(l)
+		r.Checks = append(r.Checks, c)
+		r.Balanced = r.Balanced && c.OK
+	}
+	return r, nil
+}
+
+// keyedTables are the tables with a project_id column. BooksOrphans reads
+// each; a table added to the schema must be added here and there.
+var keyedTables = []string{
+	"archived", "archives", "audit_log", "backfeed_minutes", "blocks", "claim_expiries", "claims", "counters",
+	"dictionaries", "domain_totals", "done", "done_tallies", "downloader_hours", "downloaders", "feed",
+	"item_params", "item_scores", "item_tags", "project_admins", "rate_limits", "revisits", "seen",
+	"series_hours", "series_minutes", "sites", "todo", "upload_targets", "uploads", "volunteer_days",
+	"volunteer_marks",
+}
+
+// trackerLedger is what the tracker's rules read.
+type trackerLedger struct {
+	// Per table keyed by project, the projects that do not exist its rows
+	// belong to.
+	orphans  map[string]int64
+	warriors int64
+}
+
+// trackerRules are the rules of the tracker's books: a rule per table
+// keyed by project (a project being deleted exists until its purge ends,
+// so its rows are no orphans), and the warriors' records.
+var trackerRules = func() []rule[trackerLedger] {
+	var rs []rule[trackerLedger]
+	for _, t := range keyedTables {
+		rs = append(rs, rule[trackerLedger]{"no row of " + t + " belongs to a project that does not exist (projects)", []string{t}, false,
+			func(l *trackerLedger) (int64, int64) { return 0, l.orphans[t] }})
+	}
+	return append(rs, rule[trackerLedger]{"every warrior record is well-formed", []string{"warriors"}, false,
+		func(l *trackerLedger) (int64, int64) { return 0, l.warriors }})
+}()
+
+func tracker(ctx context.Context, q *db.Queries) (Report, error) {
+	var r Report
+	l := &trackerLedger{orphans: map[string]int64{}}
+	rows, err := q.BooksOrphans(ctx)
+	if err != nil {
+		return r, fmt.Errorf("rows of no project: %w", err)
+	}
+	for _, row := range rows {
+		l.orphans[row.TableName] = row.Projects
+	}
+	for _, t := range keyedTables {
+		if _, ok := l.orphans[t]; !ok {
+			return r, fmt.Errorf("rows of no project: %s is not read", t)
+		}
+	}
+	if l.warriors, err = q.BooksWarriorsMalformed(ctx); err != nil {
+		return r, fmt.Errorf("warriors: %w", err)
+	}
+	r.Balanced = true
+	for _, rl := range trackerRules {
+		c := rl.check(l)
+		r.Checks = append(r.Checks, c)
+		r.Balanced = r.Balanced && c.OK
+	}
+	return r, nil
 }
 
 // Politeness is how a project's sites were served, read back from its
@@ -143,10 +406,13 @@ type Politeness struct {
 	OverLimit     int64 `json:"over_limit"`
 }
 
-// PolitenessOf checks the politeness of the project's sites.
+// PolitenessOf checks the politeness of the project's sites. Only
+// hand-outs count: a completion made without one (from the queue, by the
+// item's last holder, or by an admin by hand) fetched nothing of the site
+// when it was made.
 func PolitenessOf(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Politeness, error) {
 	var r Politeness
-	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, pool, snapshot, func(tx pgx.Tx) error {
 		q := db.New(tx)
 		var err error
 		r.UnderInterval, err = q.BooksSitesUnderInterval(ctx, db.BooksSitesUnderIntervalParams{

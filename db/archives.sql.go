@@ -145,6 +145,19 @@ func (q *Queries) BooksArchivedCount(ctx context.Context, projectID int32) (int6
 	return count, err
 }
 
+const booksArchivedElsewhere = `-- name: BooksArchivedElsewhere :one
+SELECT count(*) FROM archived a JOIN archives r ON r.id = a.archive_id
+WHERE a.project_id = $1 AND r.project_id <> $1
+`
+
+// The books: archived items whose file is another project's archive.
+func (q *Queries) BooksArchivedElsewhere(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksArchivedElsewhere, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const booksArchivesBytes = `-- name: BooksArchivesBytes :one
 SELECT LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint AS bytes FROM archives WHERE project_id = $1
 `

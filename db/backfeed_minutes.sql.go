@@ -98,3 +98,17 @@ func (q *Queries) BackfeedMinutesPurgeBatch(ctx context.Context, arg BackfeedMin
 	}
 	return result.RowsAffected(), nil
 }
+
+const booksBackfeedMinutesOff = `-- name: BooksBackfeedMinutesOff :one
+SELECT count(*) FROM backfeed_minutes
+WHERE project_id = $1 AND (items < 1 OR minute <> date_trunc('minute', minute))
+`
+
+// The books: backfeed minutes that count no new item (a post adds its
+// minute only when it queued some) or that are no whole minute.
+func (q *Queries) BooksBackfeedMinutesOff(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksBackfeedMinutesOff, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}

@@ -13,6 +13,25 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const booksClaimExpiries = `-- name: BooksClaimExpiries :one
+SELECT count(*) AS kept, count(*) FILTER (WHERE expired_at < claimed_at) AS backwards
+FROM claim_expiries WHERE project_id = $1
+`
+
+type BooksClaimExpiriesRow struct {
+	Kept      int64
+	Backwards int64
+}
+
+// The books: the expired claims kept, and those that expired before they
+// were made.
+func (q *Queries) BooksClaimExpiries(ctx context.Context, projectID int32) (BooksClaimExpiriesRow, error) {
+	row := q.db.QueryRow(ctx, booksClaimExpiries, projectID)
+	var i BooksClaimExpiriesRow
+	err := row.Scan(&i.Kept, &i.Backwards)
+	return i, err
+}
+
 const claimExpiriesCountSince = `-- name: ClaimExpiriesCountSince :one
 SELECT count(*) FROM claim_expiries
 WHERE project_id = $1 AND downloader = $2 AND expired_at >= $3

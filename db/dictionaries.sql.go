@@ -10,6 +10,20 @@ import (
 	"time"
 )
 
+const booksDictionariesMismatched = `-- name: BooksDictionariesMismatched :one
+SELECT count(*) FROM dictionaries
+WHERE project_id = $1 AND sha256 <> encode(sha256(bytes), 'hex')
+`
+
+// The books: the project's dictionaries whose recorded SHA-256 is not
+// that of their bytes (what the scripts check after downloading them).
+func (q *Queries) BooksDictionariesMismatched(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksDictionariesMismatched, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const dictionariesForProject = `-- name: DictionariesForProject :many
 SELECT id, project_id, sha256, octet_length(bytes)::integer AS size, created_at, created_by
 FROM dictionaries WHERE project_id = $1 ORDER BY id DESC

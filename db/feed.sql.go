@@ -10,6 +10,20 @@ import (
 	"time"
 )
 
+const booksFeedOff = `-- name: BooksFeedOff :one
+SELECT ((SELECT count(*) FROM feed f WHERE f.project_id = $1 AND (f.items < 1 OR f.bytes < 0))
+      + (SELECT count(*) FROM domain_totals d WHERE d.project_id = $1 AND d.bytes < 0))::bigint AS off
+`
+
+// The books: feed entries that credit no item or negative bytes, and
+// domains with negative bytes.
+func (q *Queries) BooksFeedOff(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksFeedOff, projectID)
+	var off int64
+	err := row.Scan(&off)
+	return off, err
+}
+
 const domainTotals = `-- name: DomainTotals :many
 SELECT domain, bytes FROM domain_totals
 WHERE project_id = $1

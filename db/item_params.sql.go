@@ -9,6 +9,25 @@ import (
 	"context"
 )
 
+const booksItemParamsUntracked = `-- name: BooksItemParamsUntracked :one
+SELECT count(*) FROM item_params ip
+WHERE ip.project_id = $1
+  AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.id = ip.id)
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $1 AND c.id = ip.id)
+  AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = ip.id)
+  AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = ip.id)
+`
+
+// The books: parameters of items the project no longer tracks: neither
+// queued, out, waiting for a visit nor done in the hot table. Each a probe
+// of the tables of a state by id (a hash of each when there are many).
+func (q *Queries) BooksItemParamsUntracked(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksItemParamsUntracked, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const itemParamsGet = `-- name: ItemParamsGet :one
 SELECT coalesce((SELECT params::text FROM item_params WHERE project_id = $1 AND id = $2), '')::text AS params
 `

@@ -10,6 +10,25 @@ import (
 	"time"
 )
 
+const booksItemScoresUntracked = `-- name: BooksItemScoresUntracked :one
+SELECT count(*) FROM item_scores sc
+WHERE sc.project_id = $1
+  AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.id = sc.id)
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $1 AND c.id = sc.id)
+  AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = sc.id)
+  AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = sc.id)
+`
+
+// The books: scores of items the project no longer tracks: neither
+// queued (retired included), out, waiting for a visit nor done in the hot
+// table.
+func (q *Queries) BooksItemScoresUntracked(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksItemScoresUntracked, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const booksRevisitsCount = `-- name: BooksRevisitsCount :one
 SELECT count(*) FROM revisits WHERE project_id = $1
 `

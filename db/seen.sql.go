@@ -40,6 +40,38 @@ func (q *Queries) BooksSeenElsewhereCount(ctx context.Context, projectID int32) 
 	return count, err
 }
 
+const booksSeenReferences = `-- name: BooksSeenReferences :one
+WITH named AS MATERIALIZED (
+    SELECT r.id, bool_or(r.kind = 1) AS expiry, bool_or(r.kind = 2) AS tag, bool_or(r.kind = 3) AS revisit
+    FROM (SELECT e.id, 1 AS kind FROM claim_expiries e WHERE e.project_id = $1
+          UNION ALL SELECT g.id, 2 FROM item_tags g WHERE g.project_id = $1
+          UNION ALL SELECT v.id, 3 FROM revisits v WHERE v.project_id = $1) r
+    GROUP BY r.id
+), known AS (
+    SELECT DISTINCT named.id, named.expiry, named.tag, named.revisit
+    FROM named JOIN seen s ON s.project_id = $1 AND s.id = named.id
+)
+SELECT ((SELECT count(*) FILTER (WHERE expiry) FROM named) - (SELECT count(*) FILTER (WHERE expiry) FROM known))::bigint AS expiries_unseen,
+       ((SELECT count(*) FILTER (WHERE tag) FROM named) - (SELECT count(*) FILTER (WHERE tag) FROM known))::bigint AS tags_unseen,
+       ((SELECT count(*) FILTER (WHERE revisit) FROM named) - (SELECT count(*) FILTER (WHERE revisit) FROM known))::bigint AS revisits_unseen
+`
+
+type BooksSeenReferencesRow struct {
+	ExpiriesUnseen int64
+	TagsUnseen     int64
+	RevisitsUnseen int64
+}
+
+// The books: the items that expired claims, update tags and visits to
+// come name by id, and how many of each the project has not seen. Seen
+// is read once, joined to the (fewer) ids named; ids are unique in seen.
+func (q *Queries) BooksSeenReferences(ctx context.Context, projectID int32) (BooksSeenReferencesRow, error) {
+	row := q.db.QueryRow(ctx, booksSeenReferences, projectID)
+	var i BooksSeenReferencesRow
+	err := row.Scan(&i.ExpiriesUnseen, &i.TagsUnseen, &i.RevisitsUnseen)
+	return i, err
+}
+
 const seenFind = `-- name: SeenFind :one
 (SELECT s.id, coalesce(s.item, s.hash)::bytea AS item FROM seen s
  WHERE s.project_id = $1 AND s.hash = item_key_hash($2::text, $3::text))

@@ -12,6 +12,59 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const booksSeries = `-- name: BooksSeries :one
+WITH d AS (
+    SELECT x.nick, x.items, x.bytes FROM downloaders x WHERE x.project_id = $1
+), h AS (
+    SELECT x.hour, x.items, x.bytes FROM series_hours x WHERE x.project_id = $1
+), dh AS (
+    SELECT x.downloader, sum(x.items) AS items, LEAST(sum(x.bytes), 9223372036854775807) AS bytes
+    FROM downloader_hours x WHERE x.project_id = $1 GROUP BY x.downloader
+), m AS (
+    SELECT date_trunc('hour', x.minute, 'UTC') AS hour, sum(x.items) AS items, sum(x.bytes) AS bytes
+    FROM series_minutes x WHERE x.project_id = $1 GROUP BY 1
+)
+SELECT
+    (SELECT count(*) FROM d FULL JOIN dh ON dh.downloader = d.nick
+     WHERE d.nick IS NULL OR dh.downloader IS NULL OR d.items <> dh.items OR d.bytes <> dh.bytes)::bigint AS downloaders_off,
+    (SELECT coalesce(sum(h.items), 0) FROM h)::bigint AS hours_items,
+    (SELECT LEAST(coalesce(sum(h.bytes), 0), 9223372036854775807) FROM h)::bigint AS hours_bytes,
+    (SELECT coalesce(sum(d.items), 0) FROM d)::bigint AS downloaders_items,
+    (SELECT LEAST(coalesce(sum(d.bytes), 0), 9223372036854775807) FROM d)::bigint AS downloaders_bytes,
+    (SELECT count(*) FROM m LEFT JOIN h ON h.hour = m.hour
+     WHERE h.hour IS NULL OR m.items > h.items OR m.bytes > h.bytes)::bigint AS minutes_off
+`
+
+type BooksSeriesRow struct {
+	DownloadersOff   int64
+	HoursItems       int64
+	HoursBytes       int64
+	DownloadersItems int64
+	DownloadersBytes int64
+	MinutesOff       int64
+}
+
+// The books: the statistics the rollup folds from the tallies, against
+// the downloaders' totals folded from the same tallies in the same
+// statement (and kept for good, as the hours are). Returns the
+// downloaders whose hours do not add up to their totals, the hourly
+// series' items and bytes, the downloaders' totals, and the hours whose
+// minutes (kept two days) hold more than the hour. Each table is read
+// once (a CTE named twice is read once).
+func (q *Queries) BooksSeries(ctx context.Context, projectID int32) (BooksSeriesRow, error) {
+	row := q.db.QueryRow(ctx, booksSeries, projectID)
+	var i BooksSeriesRow
+	err := row.Scan(
+		&i.DownloadersOff,
+		&i.HoursItems,
+		&i.HoursBytes,
+		&i.DownloadersItems,
+		&i.DownloadersBytes,
+		&i.MinutesOff,
+	)
+	return i, err
+}
+
 const downloaderHoursPurgeBatch = `-- name: DownloaderHoursPurgeBatch :execrows
 DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
 `

@@ -29,14 +29,57 @@ func (q *Queries) BooksSites(ctx context.Context, projectID int32) (int64, error
 	return count, err
 }
 
+const booksSitesDone = `-- name: BooksSitesDone :one
+SELECT count(*) FILTER (WHERE s.id IS NOT NULL AND (s.done < coalesce(d.n, 0) OR s.bytes < coalesce(d.bytes, 0)))::bigint AS short,
+       coalesce(sum(s.done - coalesce(d.n, 0)), 0)::bigint AS beyond_items,
+       LEAST(coalesce(sum(s.bytes - coalesce(d.bytes, 0)), 0), 9223372036854775807)::bigint AS beyond_bytes,
+       count(*) FILTER (WHERE s.id IS NULL)::bigint AS unknown
+FROM (SELECT x.id, x.done, x.bytes FROM sites x WHERE x.project_id = $1) s
+FULL JOIN (SELECT dn.site, count(*) AS n, sum(dn.bytes) AS bytes FROM done dn
+           WHERE dn.project_id = $1 AND dn.site <> 0 GROUP BY dn.site) d ON d.site = s.id
+`
+
+type BooksSitesDoneRow struct {
+	Short       int64
+	BeyondItems int64
+	BeyondBytes int64
+	Unknown     int64
+}
+
+// The books: each site's completions and bytes (counted by the statement
+// that completes) against its completions in the hot table. Archival
+// takes completions out of the hot table and leaves the sites' counts, so
+// a site may count more than the hot table holds, never fewer; what the
+// sites count beyond it is at most what was archived. Returns the sites
+// counting fewer, the completions and bytes counted beyond the hot table,
+// and the sites of completions that have no row.
+func (q *Queries) BooksSitesDone(ctx context.Context, projectID int32) (BooksSitesDoneRow, error) {
+	row := q.db.QueryRow(ctx, booksSitesDone, projectID)
+	var i BooksSitesDoneRow
+	err := row.Scan(
+		&i.Short,
+		&i.BeyondItems,
+		&i.BeyondBytes,
+		&i.Unknown,
+	)
+	return i, err
+}
+
 const booksSitesMissing = `-- name: BooksSitesMissing :one
 SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = $1 AND t.type = ':site'
           AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = t.site))
+     + (SELECT count(*) FROM todo t WHERE t.project_id = $1 AND t.queue IN ('error', 'retired') AND t.site <> 0
+          AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = t.site))
      + (SELECT count(*) FROM claims c WHERE c.project_id = $1 AND c.site <> 0
-          AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = c.site)))::bigint AS missing
+          AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = c.site))
+     + (SELECT count(*) FROM revisits r WHERE r.project_id = $1 AND r.site <> 0
+          AND NOT EXISTS (SELECT 1 FROM sites s WHERE s.project_id = $1 AND s.id = r.site)))::bigint AS missing
 `
 
-// The books: items queued or out with a site the project has no row for.
+// The books: items queued, out or waiting for a visit with a site the
+// project has no row for. Queued items with a site are in the stretch
+// ':site' (todo_sites) or in the queues no request is served from; one
+// anywhere else is out of its stretch (BooksTodo).
 func (q *Queries) BooksSitesMissing(ctx context.Context, projectID int32) (int64, error) {
 	row := q.db.QueryRow(ctx, booksSitesMissing, projectID)
 	var missing int64
@@ -47,9 +90,9 @@ func (q *Queries) BooksSitesMissing(ctx context.Context, projectID int32) (int64
 const booksSitesOverLimit = `-- name: BooksSitesOverLimit :one
 SELECT count(DISTINCT x.site) FROM (
     SELECT e.site, sum(e.delta) OVER (PARTITION BY e.site ORDER BY e.at, e.delta ROWS UNBOUNDED PRECEDING) AS out
-    FROM (SELECT d.site, d.claimed_at AS at, 1 AS delta FROM done d WHERE d.project_id = $1 AND d.site <> 0
+    FROM (SELECT d.site, d.claimed_at AS at, 1 AS delta FROM done d WHERE d.project_id = $1 AND d.site <> 0 AND d.claimed_at <> d.done_at
           UNION ALL
-          SELECT d.site, d.done_at, -1 FROM done d WHERE d.project_id = $1 AND d.site <> 0
+          SELECT d.site, d.done_at, -1 FROM done d WHERE d.project_id = $1 AND d.site <> 0 AND d.claimed_at <> d.done_at
           UNION ALL
           SELECT c.site, c.claimed_at, 1 FROM claims c WHERE c.project_id = $1 AND c.site <> 0) e
 ) x
@@ -64,7 +107,8 @@ type BooksSitesOverLimitParams struct {
 // Politeness, from the completions and the claims: sites that had more
 // than @site_limit items out at some moment (an item is out from its claim
 // until its completion; one completed and one claimed at the same moment
-// do not overlap).
+// do not overlap). Completions that were never handed out (claim time =
+// done time, see BooksSitesUnderInterval) were never out.
 func (q *Queries) BooksSitesOverLimit(ctx context.Context, arg BooksSitesOverLimitParams) (int64, error) {
 	row := q.db.QueryRow(ctx, booksSitesOverLimit, arg.ProjectID, arg.SiteLimit)
 	var count int64
@@ -75,7 +119,7 @@ func (q *Queries) BooksSitesOverLimit(ctx context.Context, arg BooksSitesOverLim
 const booksSitesUnderInterval = `-- name: BooksSitesUnderInterval :one
 SELECT count(*) FROM (
     SELECT h.claimed_at - lag(h.claimed_at) OVER (PARTITION BY h.site ORDER BY h.claimed_at) AS gap
-    FROM (SELECT d.site, d.claimed_at FROM done d WHERE d.project_id = $1 AND d.site <> 0 AND d.claim_count > 0
+    FROM (SELECT d.site, d.claimed_at FROM done d WHERE d.project_id = $1 AND d.site <> 0 AND d.claimed_at <> d.done_at
           UNION
           SELECT c.site, c.claimed_at FROM claims c WHERE c.project_id = $1 AND c.site <> 0) h
 ) x
@@ -88,7 +132,11 @@ type BooksSitesUnderIntervalParams struct {
 }
 
 // Politeness, from the completions and the claims: hand-outs of a site
-// closer than @interval to the one before.
+// closer than @interval to the one before. A completion whose claim time
+// is its own done time was never handed out: it was completed from its
+// queue by its last holder, or by an admin by hand (MarkDone claims and
+// completes in one transaction), and both times are that transaction's.
+// A hand-out's claim is made in a transaction before its completion's.
 func (q *Queries) BooksSitesUnderInterval(ctx context.Context, arg BooksSitesUnderIntervalParams) (int64, error) {
 	row := q.db.QueryRow(ctx, booksSitesUnderInterval, arg.ProjectID, arg.Interval)
 	var count int64

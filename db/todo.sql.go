@@ -9,6 +9,40 @@ import (
 	"context"
 )
 
+const booksTodo = `-- name: BooksTodo :one
+SELECT count(*) AS queued,
+       (count(*) - count(DISTINCT t.id))::bigint AS duplicates,
+       count(*) FILTER (WHERE t.type IS DISTINCT FROM queue_type(t.queue, t.name, $1::text[], t.site)
+                           OR (NOT $2::boolean AND t.type = ':site')) AS out_of_stretch
+FROM todo t
+WHERE t.project_id = $3
+`
+
+type BooksTodoParams struct {
+	LimitedTypes []string
+	Sited        bool
+	ProjectID    int32
+}
+
+type BooksTodoRow struct {
+	Queued       int64
+	Duplicates   int64
+	OutOfStretch int64
+}
+
+// The books, in one read of the project's queues: the items queued, the
+// queue rows beyond the first of their item (0 when no item is queued
+// twice), and the items out of the stretch of their queue that their
+// queue, type and site put them in (see queue_type) or, in a project that
+// keeps no sites (not @sited), in the stretch ':site', which no walk of
+// such a project reads.
+func (q *Queries) BooksTodo(ctx context.Context, arg BooksTodoParams) (BooksTodoRow, error) {
+	row := q.db.QueryRow(ctx, booksTodo, arg.LimitedTypes, arg.Sited, arg.ProjectID)
+	var i BooksTodoRow
+	err := row.Scan(&i.Queued, &i.Duplicates, &i.OutOfStretch)
+	return i, err
+}
+
 const booksTodoClaimedCount = `-- name: BooksTodoClaimedCount :one
 SELECT count(*) FROM todo t JOIN claims c ON c.project_id = t.project_id AND c.id = t.id
 WHERE t.project_id = $1
@@ -20,31 +54,6 @@ func (q *Queries) BooksTodoClaimedCount(ctx context.Context, projectID int32) (i
 	var count int64
 	err := row.Scan(&count)
 	return count, err
-}
-
-const booksTodoCount = `-- name: BooksTodoCount :one
-SELECT count(*) FROM todo WHERE project_id = $1
-`
-
-// The books: the items queued.
-func (q *Queries) BooksTodoCount(ctx context.Context, projectID int32) (int64, error) {
-	row := q.db.QueryRow(ctx, booksTodoCount, projectID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
-const booksTodoDuplicates = `-- name: BooksTodoDuplicates :one
-SELECT (count(*) - count(DISTINCT id))::bigint AS duplicates FROM todo WHERE project_id = $1
-`
-
-// The books: queue rows beyond the first of their item (0 when no item is
-// queued twice).
-func (q *Queries) BooksTodoDuplicates(ctx context.Context, projectID int32) (int64, error) {
-	row := q.db.QueryRow(ctx, booksTodoDuplicates, projectID)
-	var duplicates int64
-	err := row.Scan(&duplicates)
-	return duplicates, err
 }
 
 const itemIDBlockNext = `-- name: ItemIDBlockNext :one

@@ -10,6 +10,20 @@ import (
 	"time"
 )
 
+const booksVolunteersOff = `-- name: BooksVolunteersOff :one
+SELECT ((SELECT count(*) FROM volunteer_days d WHERE d.project_id = $1 AND d.volunteers < 1)
+      + (SELECT count(*) FROM volunteer_marks m WHERE m.project_id = $1 AND octet_length(m.mark) <> 16))::bigint AS off
+`
+
+// The books: a project's days that count no volunteer (a day's row is
+// made by its first), and marks that are not 16 bytes.
+func (q *Queries) BooksVolunteersOff(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksVolunteersOff, projectID)
+	var off int64
+	err := row.Scan(&off)
+	return off, err
+}
+
 const volunteerCounts = `-- name: VolunteerCounts :one
 SELECT coalesce(sum(volunteers) FILTER (WHERE day >= $1), 0)::bigint AS month,
        coalesce(sum(volunteers) FILTER (WHERE day >= $2), 0)::bigint AS last_30d

@@ -13,6 +13,30 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const booksWarriorsMalformed = `-- name: BooksWarriorsMalformed :one
+SELECT count(*) FROM warriors
+WHERE id = '' OR length(id) > 64 OR id ~ '[[:cntrl:]]' OR id = 'anonymous'
+   OR (lat IS NULL) <> (lng IS NULL)
+   OR NOT (seesaw_version = '' OR seesaw_version ~ '^[0-9]{1,6}(\.[0-9]{1,6}){0,3}([ab][0-9]{1,4})?$')
+   OR NOT (runner_type = '' OR runner_type ~ '^[A-Za-z0-9_-]{1,32}$')
+   OR NOT (selected_project IN ('', 'auto') OR selected_project ~ '^[a-z0-9][a-z0-9_-]{0,63}$')
+   OR nick ~ '[[:cntrl:]]'
+   OR last_seen_at < first_seen_at
+`
+
+// The books of the tracker: warrior records not of the form the warriors
+// package writes (see warriors.Update): an id of 1 to 64 characters
+// without control characters, never the shared anonymous one; a location
+// with both coordinates or neither; a seesaw version, runner type and
+// selected project each empty or of its form; last seen no earlier than
+// first seen.
+func (q *Queries) BooksWarriorsMalformed(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, booksWarriorsMalformed)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const warriorRegister = `-- name: WarriorRegister :many
 INSERT INTO warriors (id, seesaw_version, runner_type, registered_from)
 SELECT $1, $2, $3, $4::inet

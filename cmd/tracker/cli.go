@@ -135,7 +135,7 @@ func commands(getenv func(string) string) []command {
 			setup: options(queueSelectFlags, runQueueMove)},
 		{name: "queue drain", args: "SLUG QUEUE", summary: "drop the selected items of a queue for good (they stay seen, so they are not queued again)", nargs: [2]int{2, 2},
 			setup: options(queueSelectFlags, runQueueDrain)},
-		{name: "check", args: "[SLUG]", summary: "check a project's books (every project's without SLUG), print them as JSON; exit 1 when they do not balance", nargs: [2]int{0, 1}, setup: noOptions(runCheck)},
+		{name: "check", args: "[SLUG]", summary: "check a project's books (every project's and the tracker's own without SLUG), print them as JSON; exit 1 when they do not balance", nargs: [2]int{0, 1}, setup: noOptions(runCheck)},
 		{name: "settings", summary: "print the tracker-wide settings as JSON", nargs: [2]int{0, 0}, setup: noOptions(runSettings)},
 		{name: "settings set", args: "KEY=VALUE...", summary: "change tracker-wide settings (seesaw_version, auto_project, broadcast_message, tracker_banner_html)", nargs: [2]int{1, -1}, setup: noOptions(runSettings)},
 		{name: "jobs", summary: "list the background jobs: schedule and last run", nargs: [2]int{0, 0}, setup: noOptions(runJobsList)},

@@ -285,8 +285,9 @@ func runSettings(ctx context.Context, a *app, args []string) error {
 	})
 }
 
-// runCheck prints the books of one project or of all, and fails when any
-// does not balance.
+// runCheck prints the books of one project, or of all and then the
+// tracker's own (the report without a project: rows of no project,
+// warrior records), and fails when any does not balance.
 func runCheck(ctx context.Context, a *app, args []string) error {
 	return a.withDatabase(ctx, func(d *database) error {
 		store := projects.NewStore(d.pool)
@@ -315,11 +316,21 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 			}
 			reports = append(reports, r)
 		}
+		if len(args) == 0 {
+			r, err := books.Tracker(ctx, d.pool)
+			if err != nil {
+				return err
+			}
+			if !r.Balanced {
+				unbalanced++
+			}
+			reports = append(reports, r)
+		}
 		if err := printJSON(a, reports); err != nil {
 			return err
 		}
 		if unbalanced > 0 {
-			return fmt.Errorf("the books of %d projects do not balance", unbalanced)
+			return fmt.Errorf("%d of the books do not balance", unbalanced)
 		}
 		return nil
 	})

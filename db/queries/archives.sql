@@ -44,3 +44,8 @@ SELECT LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint AS bytes FROM
 -- name: BooksArchivesItems :one
 -- The books: the completions of the archived days, discarded ones included.
 SELECT coalesce(sum(items), 0)::bigint AS items FROM archives WHERE project_id = @project_id;
+
+-- name: BooksArchivedElsewhere :one
+-- The books: archived items whose file is another project's archive.
+SELECT count(*) FROM archived a JOIN archives r ON r.id = a.archive_id
+WHERE a.project_id = @project_id AND r.project_id <> @project_id;

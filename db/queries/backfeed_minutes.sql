@@ -18,3 +18,9 @@ DELETE FROM backfeed_minutes WHERE minute < now() - @keep::interval;
 -- name: BackfeedMinutesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see projects.Purge).
 DELETE FROM backfeed_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM backfeed_minutes p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksBackfeedMinutesOff :one
+-- The books: backfeed minutes that count no new item (a post adds its
+-- minute only when it queued some) or that are no whole minute.
+SELECT count(*) FROM backfeed_minutes
+WHERE project_id = @project_id AND (items < 1 OR minute <> date_trunc('minute', minute));

@@ -47,3 +47,9 @@ SELECT downloader, ip, expired FROM (
     GROUP BY downloader, ip
 ) by_address
 WHERE total >= @at_least::bigint;
+
+-- name: BooksClaimExpiries :one
+-- The books: the expired claims kept, and those that expired before they
+-- were made.
+SELECT count(*) AS kept, count(*) FILTER (WHERE expired_at < claimed_at) AS backwards
+FROM claim_expiries WHERE project_id = @project_id;

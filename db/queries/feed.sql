@@ -19,3 +19,9 @@ DELETE FROM feed WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.projec
 -- name: DomainTotalsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see projects.Purge).
 DELETE FROM domain_totals WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM domain_totals p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksFeedOff :one
+-- The books: feed entries that credit no item or negative bytes, and
+-- domains with negative bytes.
+SELECT ((SELECT count(*) FROM feed f WHERE f.project_id = @project_id AND (f.items < 1 OR f.bytes < 0))
+      + (SELECT count(*) FROM domain_totals d WHERE d.project_id = @project_id AND d.bytes < 0))::bigint AS off;

@@ -62,3 +62,14 @@ SELECT ((SELECT count(*) FROM revisits r JOIN todo t ON t.project_id = r.project
 -- admin queueing completed items again) until the transaction ends: taken
 -- in a statement before the move, so the move's snapshot sees the other's.
 SELECT pg_advisory_xact_lock(hashtext('revisits'), @project_id::integer);
+
+-- name: BooksItemScoresUntracked :one
+-- The books: scores of items the project no longer tracks: neither
+-- queued (retired included), out, waiting for a visit nor done in the hot
+-- table.
+SELECT count(*) FROM item_scores sc
+WHERE sc.project_id = @project_id
+  AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.id = sc.id)
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.id = sc.id)
+  AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = sc.id)
+  AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = sc.id);

@@ -28,3 +28,21 @@ SELECT count(*) FROM seen s WHERE s.project_id = @project_id
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.hash = coalesce(s.item, s.hash) AND c.id = s.id)
   AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = s.id)
   AND NOT EXISTS (SELECT 1 FROM archived a WHERE a.project_id = @project_id AND a.hash = coalesce(s.item, s.hash));
+
+-- name: BooksSeenReferences :one
+-- The books: the items that expired claims, update tags and visits to
+-- come name by id, and how many of each the project has not seen. Seen
+-- is read once, joined to the (fewer) ids named; ids are unique in seen.
+WITH named AS MATERIALIZED (
+    SELECT r.id, bool_or(r.kind = 1) AS expiry, bool_or(r.kind = 2) AS tag, bool_or(r.kind = 3) AS revisit
+    FROM (SELECT e.id, 1 AS kind FROM claim_expiries e WHERE e.project_id = @project_id
+          UNION ALL SELECT g.id, 2 FROM item_tags g WHERE g.project_id = @project_id
+          UNION ALL SELECT v.id, 3 FROM revisits v WHERE v.project_id = @project_id) r
+    GROUP BY r.id
+), known AS (
+    SELECT DISTINCT named.id, named.expiry, named.tag, named.revisit
+    FROM named JOIN seen s ON s.project_id = @project_id AND s.id = named.id
+)
+SELECT ((SELECT count(*) FILTER (WHERE expiry) FROM named) - (SELECT count(*) FILTER (WHERE expiry) FROM known))::bigint AS expiries_unseen,
+       ((SELECT count(*) FILTER (WHERE tag) FROM named) - (SELECT count(*) FILTER (WHERE tag) FROM known))::bigint AS tags_unseen,
+       ((SELECT count(*) FILTER (WHERE revisit) FROM named) - (SELECT count(*) FILTER (WHERE revisit) FROM known))::bigint AS revisits_unseen;

@@ -41,3 +41,32 @@ DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloade
 -- name: TransactionNow :one
 -- The transaction's start time: the time of everything a snapshot reads.
 SELECT now()::timestamptz AS now;
+
+-- name: BooksSeries :one
+-- The books: the statistics the rollup folds from the tallies, against
+-- the downloaders' totals folded from the same tallies in the same
+-- statement (and kept for good, as the hours are). Returns the
+-- downloaders whose hours do not add up to their totals, the hourly
+-- series' items and bytes, the downloaders' totals, and the hours whose
+-- minutes (kept two days) hold more than the hour. Each table is read
+-- once (a CTE named twice is read once).
+WITH d AS (
+    SELECT x.nick, x.items, x.bytes FROM downloaders x WHERE x.project_id = @project_id
+), h AS (
+    SELECT x.hour, x.items, x.bytes FROM series_hours x WHERE x.project_id = @project_id
+), dh AS (
+    SELECT x.downloader, sum(x.items) AS items, LEAST(sum(x.bytes), 9223372036854775807) AS bytes
+    FROM downloader_hours x WHERE x.project_id = @project_id GROUP BY x.downloader
+), m AS (
+    SELECT date_trunc('hour', x.minute, 'UTC') AS hour, sum(x.items) AS items, sum(x.bytes) AS bytes
+    FROM series_minutes x WHERE x.project_id = @project_id GROUP BY 1
+)
+SELECT
+    (SELECT count(*) FROM d FULL JOIN dh ON dh.downloader = d.nick
+     WHERE d.nick IS NULL OR dh.downloader IS NULL OR d.items <> dh.items OR d.bytes <> dh.bytes)::bigint AS downloaders_off,
+    (SELECT coalesce(sum(h.items), 0) FROM h)::bigint AS hours_items,
+    (SELECT LEAST(coalesce(sum(h.bytes), 0), 9223372036854775807) FROM h)::bigint AS hours_bytes,
+    (SELECT coalesce(sum(d.items), 0) FROM d)::bigint AS downloaders_items,
+    (SELECT LEAST(coalesce(sum(d.bytes), 0), 9223372036854775807) FROM d)::bigint AS downloaders_bytes,
+    (SELECT count(*) FROM m LEFT JOIN h ON h.hour = m.hour
+     WHERE h.hour IS NULL OR m.items > h.items OR m.bytes > h.bytes)::bigint AS minutes_off;

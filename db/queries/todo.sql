@@ -228,14 +228,19 @@ SELECT count(*) FROM taken;
 -- Deletes up to @max of a deleting project's rows (see projects.Purge).
 DELETE FROM todo WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = @project_id LIMIT @max));
 
--- name: BooksTodoCount :one
--- The books: the items queued.
-SELECT count(*) FROM todo WHERE project_id = @project_id;
-
--- name: BooksTodoDuplicates :one
--- The books: queue rows beyond the first of their item (0 when no item is
--- queued twice).
-SELECT (count(*) - count(DISTINCT id))::bigint AS duplicates FROM todo WHERE project_id = @project_id;
+-- name: BooksTodo :one
+-- The books, in one read of the project's queues: the items queued, the
+-- queue rows beyond the first of their item (0 when no item is queued
+-- twice), and the items out of the stretch of their queue that their
+-- queue, type and site put them in (see queue_type) or, in a project that
+-- keeps no sites (not @sited), in the stretch ':site', which no walk of
+-- such a project reads.
+SELECT count(*) AS queued,
+       (count(*) - count(DISTINCT t.id))::bigint AS duplicates,
+       count(*) FILTER (WHERE t.type IS DISTINCT FROM queue_type(t.queue, t.name, @limited_types::text[], t.site)
+                           OR (NOT @sited::boolean AND t.type = ':site')) AS out_of_stretch
+FROM todo t
+WHERE t.project_id = @project_id;
 
 -- name: BooksTodoClaimedCount :one
 -- The books: items queued and out at once.

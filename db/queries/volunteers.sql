@@ -60,3 +60,9 @@ DELETE FROM volunteer_marks WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_
 -- name: VolunteerDaysPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's days (see projects.Purge).
 DELETE FROM volunteer_days WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_days p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksVolunteersOff :one
+-- The books: a project's days that count no volunteer (a day's row is
+-- made by its first), and marks that are not 16 bytes.
+SELECT ((SELECT count(*) FROM volunteer_days d WHERE d.project_id = @project_id AND d.volunteers < 1)
+      + (SELECT count(*) FROM volunteer_marks m WHERE m.project_id = @project_id AND octet_length(m.mark) <> 16))::bigint AS off;

@@ -1,0 +1,147 @@
+package books
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+
+	"tracker/db/dbtest"
+	"tracker/items"
+	"tracker/projects"
+)
+
+// newProject is a world of one project, slug "p", with the given settings.
+func newProject(t *testing.T, assignments ...string) *world {
+	t.Helper()
+	w := &world{pool: dbtest.New(t), projects: map[string]*projects.Project{}, archiveTo: t.TempDir()}
+	w.store = projects.NewStore(w.pool)
+	w.engine = items.NewEngine(w.pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	p, err := w.store.Create(context.Background(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.projects["p"] = &p
+	if len(assignments) > 0 {
+		w.set(t, "p", assignments...)
+	}
+	return w
+}
+
+// balanced fails the test unless the books of project p, and the
+// tracker's, balance.
+func (w *world) balanced(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	if p, ok := w.projects["p"]; ok && !p.Config.Deleting {
+		if r, err := Of(ctx, w.pool, *p); err != nil || !r.Balanced {
+			t.Errorf("the books of p do not balance (%v): %q", err, failing(r))
+		}
+	}
+	if r, err := Tracker(ctx, w.pool); err != nil || !r.Balanced {
+		t.Errorf("the tracker's books do not balance (%v): %q", err, failing(r))
+	}
+}
+
+// The engine's own moves that leave the books unbalanced. Each test ends
+// with the books that should balance; each is skipped, naming what the
+// engine does wrong, until the engine does it right.
+
+// TestBooksAfterPurge: a purged recurring project leaves nothing behind.
+func TestBooksAfterPurge(t *testing.T) {
+	t.Skip("engine: projects.Store.Purge deletes no revisits and no item_scores (RevisitsPurgeBatch and ItemScoresPurgeBatch are never called): a purged recurring project leaves them as rows of no project")
+	t.Parallel()
+	ctx := context.Background()
+	w := newProject(t, "mode=recurring")
+	w.add(t, "p", "t:1", "t:2")
+	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 2)})
+	if err := w.store.MarkDeleting(ctx, *w.projects["p"]); err != nil {
+		t.Fatal(err)
+	}
+	w.projects["p"].Config.Deleting = true
+	if err := w.store.Purge(ctx, *w.projects["p"]); err != nil {
+		t.Fatal(err)
+	}
+	w.balanced(t)
+}
+
+// TestBooksAfterSitesOff: an item out when its project stops keeping
+// sites comes back to be handed out like any other.
+func TestBooksAfterSitesOff(t *testing.T) {
+	t.Skip("engine: an item that keeps its site after site_key=off (out at the change, in error or retired, or waiting for a visit) is queued again in the stretch ':site' (queue_type by its site) by ClaimsRelease, ClaimsExpire, TodoMove and RevisitsDue, which a project without sites never walks: it is never handed out")
+	t.Parallel()
+	ctx := context.Background()
+	w := newProject(t, "site_key=host")
+	w.add(t, "p", "https://a.example/1")
+	out := w.request(t, "p", "alice", 1)
+	w.set(t, "p", "site_key=off")
+	if _, err := w.engine.Release(ctx, *w.projects["p"], out, ""); err != nil {
+		t.Fatal(err)
+	}
+	w.balanced(t)
+	if got := w.request(t, "p", "bob", 1); !slices.Equal(got, out) {
+		t.Errorf("bob got %v, want %v", got, out)
+	}
+}
+
+// TestBooksAfterModeOnce: a recurring project made a project done once
+// keeps no items waiting for a visit that never comes.
+func TestBooksAfterModeOnce(t *testing.T) {
+	t.Skip("engine: mode=once leaves a recurring project's revisits in place, and the revisit job skips projects not in recurring mode: the items wait for good, counted in revisits")
+	t.Parallel()
+	w := newProject(t, "mode=recurring")
+	w.add(t, "p", "t:1")
+	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 1)})
+	w.set(t, "p", "mode=once")
+	w.balanced(t)
+}
+
+// TestBooksAfterArchival: an archived item's parameters leave with it.
+func TestBooksAfterArchival(t *testing.T) {
+	t.Skip("engine: archival (archive.Archiver) leaves the item_params of the completions it takes out of the hot table")
+	t.Parallel()
+	w := newProject(t)
+	w.add(t, "p", "item:1\t{\"n\":1}")
+	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 1)})
+	w.archiveOld(t, "p")
+	w.balanced(t)
+}
+
+// TestBooksAfterDrain: a drained item's parameters leave with it, and
+// so does its score once its completion is archived.
+func TestBooksAfterDrain(t *testing.T) {
+	t.Skip("engine: a drain (TodoMove to no queue) leaves the drained items' item_params, and their item_scores (from the retired queue), which outlive the items' completions once archived")
+	t.Parallel()
+	ctx := context.Background()
+	w := newProject(t, "mode=recurring", "retire_below=0.6")
+	w.add(t, "p", "t:1")
+	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 1),
+		Outcomes: map[string]items.Outcome{"t:1": {Word: "none"}}})
+	w.add(t, "p", "t:2\t{\"n\":2}")
+	p := *w.projects["p"]
+	for _, queue := range []string{projects.RetiredQueue, "todo"} {
+		if n, err := w.engine.MoveQueue(ctx, p, queue, "", items.Selection{}); err != nil || n != 1 {
+			t.Fatalf("drained %d of %s: %v", n, queue, err)
+		}
+	}
+	w.archiveOld(t, "p")
+	w.balanced(t)
+}
+
+// TestBooksAfterRecrawlOfScheduled: a recurring project's item waiting for
+// its next visit is not queued again by a recrawl as well.
+func TestBooksAfterRecrawlOfScheduled(t *testing.T) {
+	t.Skip("engine: TodoAddUnseen recrawls a name (recrawl_after, another update tag) whose item is neither queued nor out, without looking at revisits: a recurring project's item waiting for its visit is then queued and scheduled at once, and queued twice when the visit comes due")
+	t.Parallel()
+	ctx := context.Background()
+	w := newProject(t, "mode=recurring", "recrawl_after=3600")
+	if _, _, err := w.engine.Backfeed(ctx, *w.projects["p"], "", []items.BackfeedEntry{{Key: "t:1", Item: "t:1\x1ftag=a"}}); err != nil {
+		t.Fatal(err)
+	}
+	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 1)})
+	if _, _, err := w.engine.Backfeed(ctx, *w.projects["p"], "", []items.BackfeedEntry{{Key: "t:1", Item: "t:1\x1ftag=b"}}); err != nil {
+		t.Fatal(err)
+	}
+	w.balanced(t)
+}
