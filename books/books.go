@@ -292,13 +292,6 @@ var projectRules = []rule[ledger]{
 	// Visits, scores, parameters, tags and expired claims: rows by item id.
 	{"no item waiting for a visit is also queued, out or waiting twice", []string{"revisits", "todo", "claims"}, false,
 		func(l *ledger) (int64, int64) { return 0, l.revisitsElsewhere }},
-	{"a project not in recurring mode has no items waiting for a visit", []string{"revisits"}, false,
-		func(l *ledger) (int64, int64) {
-			if l.p.Config.Recurring() {
-				return 0, 0
-			}
-			return 0, l.r.Revisits
-		}},
 	{"every item waiting for a visit is one the project has seen", []string{"revisits", "seen"}, false,
 		func(l *ledger) (int64, int64) { return 0, l.refs.RevisitsUnseen }},
 	{"every score is of an item queued, out, waiting for a visit or done", slices.Concat([]string{"item_scores"}, tracked), false,

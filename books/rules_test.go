@@ -175,12 +175,6 @@ func faults() []fault {
 			sql: []string{`INSERT INTO todo (project_id, queue, id, name) SELECT project_id, 'todo', id, name FROM revisits WHERE project_id = $1 LIMIT 1`,
 				counterAdd("queue:todo", "1")},
 			fails: []string{"no item waiting for a visit is also queued, out or waiting twice"}},
-		{name: "an item waiting for a visit in a project done once", project: "once",
-			sql: []string{`INSERT INTO revisits (project_id, due_at, id, name, score) SELECT d.project_id, now(), d.id, d.name, 1 FROM done d
-				WHERE d.project_id = $1 AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.id = d.id)
-				  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $1 AND c.id = d.id) LIMIT 1`,
-				counterAdd("revisits", "1")},
-			fails: []string{"a project not in recurring mode has no items waiting for a visit"}},
 		{name: "an item waiting for a visit never seen", project: "recurring",
 			sql:   []string{`DELETE FROM seen WHERE project_id = $1 AND id = (SELECT id FROM revisits WHERE project_id = $1 LIMIT 1)`},
 			fails: []string{"every item waiting for a visit is one the project has seen"}},

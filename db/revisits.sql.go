@@ -118,9 +118,9 @@ WITH due AS (
     DELETE FROM revisits
     WHERE ctid = ANY(ARRAY(
         SELECT r.ctid FROM revisits r
-        WHERE r.project_id = $1 AND r.due_at <= now()
+        WHERE r.project_id = $1 AND ($2::boolean OR r.due_at <= now())
         ORDER BY r.due_at
-        LIMIT $2
+        LIMIT $3
         FOR UPDATE SKIP LOCKED
     ))
     RETURNING revisits.id, revisits.name, revisits.score, revisits.site
@@ -146,13 +146,15 @@ SELECT count(*) FROM due
 
 type RevisitsDueParams struct {
 	ProjectID int32
+	Every     bool
 	Max       int32
 }
 
-// Moves up to @max items whose visit is due into the queue of their score
-// (see revisit_queue), soonest first, and returns how many.
+// Moves up to @max items whose visit is due (with @every, every item waiting:
+// a project no longer recurring visits each once more, now) into the queue
+// of their score (see revisit_queue), soonest first, and returns how many.
 func (q *Queries) RevisitsDue(ctx context.Context, arg RevisitsDueParams) (int64, error) {
-	row := q.db.QueryRow(ctx, revisitsDue, arg.ProjectID, arg.Max)
+	row := q.db.QueryRow(ctx, revisitsDue, arg.ProjectID, arg.Every, arg.Max)
 	var count int64
 	err := row.Scan(&count)
 	return count, err

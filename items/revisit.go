@@ -9,7 +9,8 @@ import (
 
 // RevisitDue moves up to max items of a recurring project whose next visit
 // is due into the queues of their scores, soonest first, and returns how
-// many. Each batch is one transaction, serialised with an admin's requeue
+// many. A project made a project done once has no schedule any more: its
+// items still waiting are all moved, to be handed out once more and done. Each batch is one transaction, serialised with an admin's requeue
 // of the project's completed items (see RevisitsLock).
 func (e *Engine) RevisitDue(ctx context.Context, p projects.Project, max int) (int64, error) {
 	var n int64
@@ -21,7 +22,7 @@ func (e *Engine) RevisitDue(ctx context.Context, p projects.Project, max int) (i
 			return err
 		}
 		var err error
-		n, err = q.RevisitsDue(ctx, db.RevisitsDueParams{ProjectID: p.ID, Max: int32(max)})
+		n, err = q.RevisitsDue(ctx, db.RevisitsDueParams{ProjectID: p.ID, Max: int32(max), Every: !p.Config.Recurring()})
 		return err
 	})
 	if n > 0 {

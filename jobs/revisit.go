@@ -26,10 +26,9 @@ func Revisit(store *projects.Store, engine *items.Engine) Job {
 				return "", err
 			}
 			var total int64
+			// Every project: one made a project done once may still have
+			// items waiting, which RevisitDue then queues at once.
 			err = eachProject(ctx, ps, func(p projects.Project) error {
-				if !p.Config.Recurring() {
-					return nil
-				}
 				n, err := inBatches(ctx, revisitBatch, func() (int64, error) { return engine.RevisitDue(ctx, p, revisitBatch) })
 				total += n
 				return err

@@ -1,11 +1,12 @@
 -- name: RevisitsDue :one
--- Moves up to @max items whose visit is due into the queue of their score
--- (see revisit_queue), soonest first, and returns how many.
+-- Moves up to @max items whose visit is due (with @every, every item waiting:
+-- a project no longer recurring visits each once more, now) into the queue
+-- of their score (see revisit_queue), soonest first, and returns how many.
 WITH due AS (
     DELETE FROM revisits
     WHERE ctid = ANY(ARRAY(
         SELECT r.ctid FROM revisits r
-        WHERE r.project_id = @project_id AND r.due_at <= now()
+        WHERE r.project_id = @project_id AND (@every::boolean OR r.due_at <= now())
         ORDER BY r.due_at
         LIMIT @max
         FOR UPDATE SKIP LOCKED
