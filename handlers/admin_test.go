@@ -196,8 +196,9 @@ func TestAdminCrossOriginRefused(t *testing.T) {
 		for k, v := range h {
 			req.Header.Set(k, v)
 		}
-		if a := c.send(t, req); a.status != 403 {
-			t.Errorf("%v: %d", h, a.status)
+		// Refused as every refusal is, with its reason.
+		if a := c.send(t, req); a.status != 403 || a.reason != "cross-origin" {
+			t.Errorf("%v: %d %q", h, a.status, a.reason)
 		}
 	}
 	if p, _ := f.store.Get(context.Background(), "test"); p.Config.Paused {
