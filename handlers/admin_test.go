@@ -290,9 +290,9 @@ func TestAdminProjectActions(t *testing.T) {
 			t.Errorf("audit log lacks %q", want)
 		}
 	}
-	// One entry per import: the pasted names and the file.
+	// One entry per upload: the pasted names and the file are one import.
 	a = c.get(t, "/admin/audit?project=test&action=items.add&user=root")
-	if n := strings.Count(a.body, `data-testid="audit-entry"`); n != 2 || !strings.Contains(a.body, "secondary") {
+	if n := strings.Count(a.body, `data-testid="audit-entry"`); n != 1 || !strings.Contains(a.body, "secondary") {
 		t.Errorf("audit filtered by action: %d entries", n)
 	}
 
