@@ -118,7 +118,7 @@ func (h *Handler) classify(r *http.Request, err error) *Error {
 	return &Error{Status: http.StatusInternalServerError, Reason: "internal-error", Msg: "internal error"}
 }
 
-// bodyError is a failure reading a request's body (see clientBodies): the
+// bodyError is a failure reading a request's body (see limitBodies): the
 // client's, however much it looks like a connection of ours failing.
 type bodyError struct{ err error }
 
