@@ -179,6 +179,15 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 		if err := q.TransactionLockTimeout(ctx, a.dropLockTimeout.Milliseconds()); err != nil {
 			return err
 		}
+		// The items' upload receipts go with their completions. The lock
+		// comes first: a receipt taken meanwhile, while its item was
+		// still found done here, is committed before the delete reads.
+		if err := db.DonePartitionLock(ctx, tx, part); err != nil {
+			return err
+		}
+		if _, err := db.DonePartitionUploadsDelete(ctx, tx, part, p.ID, day.AddDate(0, 0, 1)); err != nil {
+			return err
+		}
 		return db.DonePartitionDrop(ctx, tx, part)
 	})
 	return m.items, err

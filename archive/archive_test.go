@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -259,5 +261,70 @@ func TestArchiveKeepsRecentDays(t *testing.T) {
 	}
 	if res, err := f.arc.Project(ctx, p, time.Now().AddDate(1, 0, 0)); err != nil || res.Items != 0 {
 		t.Fatalf("archived %+v, %v", res, err)
+	}
+}
+
+// The upload receipts of archived (or discarded) completions go with them;
+// those of today's completions, of an item out again, and of an item done
+// again since, stay.
+func TestArchivePrunesReceipts(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{ModeFiles, ModeDiscard} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := setup(t, mode, 20, 3)
+			receipt := func(item string) {
+				t.Helper()
+				if err := f.engine.RecordUpload(ctx, f.project, "alice", item, "up.example", netip.Addr{}); err != nil {
+					t.Fatalf("receipt for %s: %v", item, err)
+				}
+			}
+			for i := range 20 {
+				receipt(fmt.Sprintf("old:%d", i))
+				receipt(fmt.Sprintf("new:%d", i))
+			}
+			// old:1 is queued again and handed out, old:2 done again today.
+			if n, err := f.engine.RequeueDone(ctx, f.project, "todo", items.Selection{Pattern: "^old:[12]$"}); err != nil || n != 2 {
+				t.Fatalf("requeued %d, %v", n, err)
+			}
+			sum, err := f.store.Summary(ctx, f.project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live := &projects.Live{Project: f.project, Queues: sum.Queues, Summary: sum}
+			h, err := f.engine.Request(ctx, live, items.ClaimRequest{Downloader: "bob", Version: "1", Max: 2})
+			if err != nil || len(h.Names) != 2 {
+				t.Fatalf("claimed %v, %v", h.Names, err)
+			}
+			if _, err := f.engine.Complete(ctx, f.project, items.Completion{Downloader: "bob", Version: "1", Items: []string{"old:2"}, Bytes: map[string]int64{"data": 1}}); err != nil {
+				t.Fatal(err)
+			}
+
+			if res, err := f.arc.Project(ctx, f.project, time.Now()); err != nil || res.Items != 20 {
+				t.Fatalf("archived %+v, %v", res, err)
+			}
+			rows, err := f.pool.Query(ctx, `SELECT coalesce(d.name, c.name) FROM uploads u
+				LEFT JOIN done d ON d.project_id = u.project_id AND d.id = u.id
+				LEFT JOIN claims c ON c.project_id = u.project_id AND c.id = u.id
+				WHERE u.project_id = $1 ORDER BY 1`, f.project.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			left, err := pgx.CollectRows(rows, pgx.RowTo[*string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, n := range left {
+				if n == nil {
+					t.Fatal("a receipt of an archived item is left")
+				}
+				names = append(names, *n)
+			}
+			if len(names) != 22 || names[0] != "new:0" || !slices.Contains(names, "old:1") || !slices.Contains(names, "old:2") {
+				t.Fatalf("receipts left of %v, want today's 20, old:1 (out again) and old:2 (done again)", names)
+			}
+		})
 	}
 }

@@ -25,7 +25,7 @@ func (q *Queries) BooksDictionariesMismatched(ctx context.Context, projectID int
 }
 
 const dictionariesForProject = `-- name: DictionariesForProject :many
-SELECT id, project_id, sha256, octet_length(bytes)::integer AS size, created_at, created_by
+SELECT id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
 FROM dictionaries WHERE project_id = $1 ORDER BY id DESC
 `
 
@@ -33,6 +33,7 @@ type DictionariesForProjectRow struct {
 	ID        int64
 	ProjectID int32
 	Sha256    string
+	Token     string
 	Size      int32
 	CreatedAt time.Time
 	CreatedBy string
@@ -51,6 +52,7 @@ func (q *Queries) DictionariesForProject(ctx context.Context, projectID int32) (
 			&i.ID,
 			&i.ProjectID,
 			&i.Sha256,
+			&i.Token,
 			&i.Size,
 			&i.CreatedAt,
 			&i.CreatedBy,
@@ -66,32 +68,20 @@ func (q *Queries) DictionariesForProject(ctx context.Context, projectID int32) (
 }
 
 const dictionaryBytes = `-- name: DictionaryBytes :one
-SELECT id, project_id, sha256, bytes FROM dictionaries WHERE id = $1
+SELECT bytes FROM dictionaries WHERE id = $1
 `
 
-type DictionaryBytesRow struct {
-	ID        int64
-	ProjectID int32
-	Sha256    string
-	Bytes     []byte
-}
-
-func (q *Queries) DictionaryBytes(ctx context.Context, id int64) (DictionaryBytesRow, error) {
+func (q *Queries) DictionaryBytes(ctx context.Context, id int64) ([]byte, error) {
 	row := q.db.QueryRow(ctx, dictionaryBytes, id)
-	var i DictionaryBytesRow
-	err := row.Scan(
-		&i.ID,
-		&i.ProjectID,
-		&i.Sha256,
-		&i.Bytes,
-	)
-	return i, err
+	var bytes []byte
+	err := row.Scan(&bytes)
+	return bytes, err
 }
 
 const dictionaryInsert = `-- name: DictionaryInsert :one
 INSERT INTO dictionaries (project_id, bytes, sha256, created_by)
 VALUES ($1, $2, $3, $4)
-RETURNING id, project_id, sha256, octet_length(bytes)::integer AS size, created_at, created_by
+RETURNING id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
 `
 
 type DictionaryInsertParams struct {
@@ -105,6 +95,7 @@ type DictionaryInsertRow struct {
 	ID        int64
 	ProjectID int32
 	Sha256    string
+	Token     string
 	Size      int32
 	CreatedAt time.Time
 	CreatedBy string
@@ -122,6 +113,7 @@ func (q *Queries) DictionaryInsert(ctx context.Context, arg DictionaryInsertPara
 		&i.ID,
 		&i.ProjectID,
 		&i.Sha256,
+		&i.Token,
 		&i.Size,
 		&i.CreatedAt,
 		&i.CreatedBy,
@@ -130,7 +122,7 @@ func (q *Queries) DictionaryInsert(ctx context.Context, arg DictionaryInsertPara
 }
 
 const dictionaryLatest = `-- name: DictionaryLatest :one
-SELECT id, project_id, sha256, octet_length(bytes)::integer AS size, created_at, created_by
+SELECT id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
 FROM dictionaries WHERE project_id = $1 ORDER BY id DESC LIMIT 1
 `
 
@@ -138,6 +130,7 @@ type DictionaryLatestRow struct {
 	ID        int64
 	ProjectID int32
 	Sha256    string
+	Token     string
 	Size      int32
 	CreatedAt time.Time
 	CreatedBy string
@@ -150,9 +143,41 @@ func (q *Queries) DictionaryLatest(ctx context.Context, projectID int32) (Dictio
 		&i.ID,
 		&i.ProjectID,
 		&i.Sha256,
+		&i.Token,
 		&i.Size,
 		&i.CreatedAt,
 		&i.CreatedBy,
+	)
+	return i, err
+}
+
+const dictionaryMeta = `-- name: DictionaryMeta :one
+SELECT d.id, d.project_id, p.slug, d.sha256, d.token, octet_length(d.bytes)::integer AS size
+FROM dictionaries d JOIN projects p ON p.id = d.project_id WHERE d.id = $1
+`
+
+type DictionaryMetaRow struct {
+	ID        int64
+	ProjectID int32
+	Slug      string
+	Sha256    string
+	Token     string
+	Size      int32
+}
+
+// A dictionary without its bytes (octet_length reads a stored value's
+// length from its header): what answering a conditional request, or
+// refusing one, takes. With its project's slug.
+func (q *Queries) DictionaryMeta(ctx context.Context, id int64) (DictionaryMetaRow, error) {
+	row := q.db.QueryRow(ctx, dictionaryMeta, id)
+	var i DictionaryMetaRow
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.Slug,
+		&i.Sha256,
+		&i.Token,
+		&i.Size,
 	)
 	return i, err
 }

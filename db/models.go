@@ -97,6 +97,7 @@ type Dictionary struct {
 	Sha256    string
 	CreatedAt time.Time
 	CreatedBy string
+	Token     string
 }
 
 type DomainTotal struct {
@@ -287,10 +288,10 @@ type Todo struct {
 type Upload struct {
 	ProjectID int32
 	Uploader  string
-	Item      string
 	Server    string
 	IP        *netip.Addr
 	At        time.Time
+	ID        int64
 }
 
 type UploadTarget struct {

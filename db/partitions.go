@@ -108,6 +108,27 @@ func DonePartitionParamsPrune(ctx context.Context, conn DBTX, part string, proje
 		        AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = d.id)
 		        AND NOT EXISTS (SELECT 1 FROM done o WHERE o.project_id = $1 AND o.id = d.id AND o.tableoid <> $4::regclass)))`,
 		projectID, queues, types, pgx.Identifier{part}.Sanitize())
+
+// DonePartitionLock takes the lock dropping a day partition takes, early:
+// from then on no statement reads the partition until the transaction
+// ends, so what is decided from its rows (the receipts to delete) holds
+// for every other transaction. Not sqlc: the table is the partition's name.
+func DonePartitionLock(ctx context.Context, conn DBTX, part string) error {
+	_, err := conn.Exec(ctx, "LOCK TABLE "+pgx.Identifier{part}.Sanitize()+" IN ACCESS EXCLUSIVE MODE")
+	return err
+}
+
+// DonePartitionUploadsDelete deletes the upload receipts of the items
+// completed in a day partition of project projectID that ends at dayEnd,
+// but of items out again or completed again after it. Not sqlc: the table
+// is the partition's name.
+func DonePartitionUploadsDelete(ctx context.Context, conn DBTX, part string, projectID int32, dayEnd time.Time) (int64, error) {
+	tag, err := conn.Exec(ctx, `
+		DELETE FROM uploads u USING (SELECT DISTINCT id, item_hash(name) AS hash FROM `+pgx.Identifier{part}.Sanitize()+`) d
+		WHERE u.project_id = $1 AND u.id = d.id
+		  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = d.hash AND c.project_id = $1 AND c.id = d.id)
+		  AND NOT EXISTS (SELECT 1 FROM done o WHERE o.project_id = $1 AND o.id = d.id AND o.done_at >= $2)`,
+		projectID, dayEnd)
 	return tag.RowsAffected(), err
 }
 

@@ -10,28 +10,57 @@ import (
 	"net/netip"
 )
 
-const uploadInsert = `-- name: UploadInsert :exec
-INSERT INTO uploads (project_id, uploader, item, server, ip)
-VALUES ($1, $2, $3, $4, $5)
+const uploadRecord = `-- name: UploadRecord :one
+WITH item AS (
+    SELECT coalesce(
+        (SELECT c.id FROM claims c WHERE c.hash = $1 AND c.project_id = $2),
+        (SELECT d.id FROM done d WHERE d.project_id = $2 AND d.id = $3 LIMIT 1)) AS id
+), kept AS (
+    INSERT INTO uploads (project_id, id, uploader, server, ip)
+    SELECT $2::integer, i.id, $4::text, $5::text, $6::inet FROM item i
+    WHERE i.id IS NOT NULL
+      AND ((SELECT count(*) FROM uploads x WHERE x.project_id = $2 AND x.id = i.id) < $7::bigint
+           OR EXISTS (SELECT 1 FROM uploads x WHERE x.project_id = $2 AND x.id = i.id
+                      AND x.uploader = $4::text AND x.server = $5::text))
+    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = now(), ip = excluded.ip
+    RETURNING 1
+)
+SELECT (SELECT i.id IS NOT NULL FROM item i)::boolean AS known, EXISTS (SELECT 1 FROM kept)::boolean AS kept
 `
 
-type UploadInsertParams struct {
-	ProjectID int32
-	Uploader  string
-	Item      string
-	Server    string
-	IP        *netip.Addr
+type UploadRecordParams struct {
+	Hash       []byte
+	ProjectID  int32
+	ID         int64
+	Uploader   string
+	Server     string
+	IP         *netip.Addr
+	MaxPerItem int64
 }
 
-func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) error {
-	_, err := q.db.Exec(ctx, uploadInsert,
+type UploadRecordRow struct {
+	Known bool
+	Kept  bool
+}
+
+// Keeps a receipt for an upload of the item whose own hash is @hash (its
+// id @id, as seen), if the item is out (its claim) or done (a completion in
+// the hot tables), and if it has fewer than @max_per_item receipts or this
+// one repeats one it has (a repeat refreshes the time and address). known
+// says whether the item was out or done, kept whether the receipt is kept.
+func (q *Queries) UploadRecord(ctx context.Context, arg UploadRecordParams) (UploadRecordRow, error) {
+	row := q.db.QueryRow(ctx, uploadRecord,
+		arg.Hash,
 		arg.ProjectID,
+		arg.ID,
 		arg.Uploader,
-		arg.Item,
 		arg.Server,
 		arg.IP,
+		arg.MaxPerItem,
 	)
-	return err
+	var i UploadRecordRow
+	err := row.Scan(&i.Known, &i.Kept)
+	return i, err
 }
 
 const uploadsPurgeBatch = `-- name: UploadsPurgeBatch :execrows

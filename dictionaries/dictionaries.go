@@ -51,7 +51,11 @@ type Dictionary struct {
 	ID        int64
 	ProjectID int32
 	// SHA256 is the hex SHA-256 of the bytes as uploaded and served.
-	SHA256    string
+	SHA256 string
+	// Token is a random string that goes into the dictionary's address
+	// with its id: ids count up, and a hidden project's dictionaries are
+	// served only to those given the token.
+	Token     string
 	Size      int
 	CreatedAt time.Time
 	// CreatedBy is the admin who uploaded it; empty from the shell.
@@ -143,7 +147,7 @@ func (s *Store) Add(ctx context.Context, projectID int32, b []byte, by string) (
 	if err != nil {
 		return Dictionary{}, err
 	}
-	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}, nil
+	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}, nil
 }
 
 // Latest is the project's newest dictionary, the one served; ErrNone when
@@ -156,7 +160,7 @@ func (s *Store) Latest(ctx context.Context, projectID int32) (Dictionary, error)
 	if err != nil {
 		return Dictionary{}, err
 	}
-	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}, nil
+	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}, nil
 }
 
 // List is every dictionary of the project, newest first.
@@ -167,20 +171,31 @@ func (s *Store) List(ctx context.Context, projectID int32) ([]Dictionary, error)
 	}
 	out := make([]Dictionary, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy})
+		out = append(out, Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy})
 	}
 	return out, nil
 }
 
-// Bytes is a dictionary by id with its bytes; ErrNotFound when there is
-// none.
-func (s *Store) Bytes(ctx context.Context, id int64) (Dictionary, []byte, error) {
-	r, err := s.q.DictionaryBytes(ctx, id)
+// Meta is a dictionary by id without its bytes, with its project's slug;
+// ErrNotFound when there is none. It reads no more than a row's head:
+// enough to answer a conditional request or refuse one.
+func (s *Store) Meta(ctx context.Context, id int64) (Dictionary, string, error) {
+	r, err := s.q.DictionaryMeta(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Dictionary{}, nil, ErrNotFound
+		return Dictionary{}, "", ErrNotFound
 	}
 	if err != nil {
-		return Dictionary{}, nil, err
+		return Dictionary{}, "", err
 	}
-	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Size: len(r.Bytes)}, r.Bytes, nil
+	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size)}, r.Slug, nil
+}
+
+// Bytes are a dictionary's bytes, up to MaxSize; ErrNotFound when there is
+// none.
+func (s *Store) Bytes(ctx context.Context, id int64) ([]byte, error) {
+	b, err := s.q.DictionaryBytes(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return b, err
 }

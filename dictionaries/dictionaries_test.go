@@ -128,12 +128,20 @@ func TestStore(t *testing.T) {
 	if err != nil || len(list) != 2 || list[0].ID != second.ID || list[1].CreatedBy != "root" || list[0].Size != len(packed) {
 		t.Fatalf("List = %+v, %v", list, err)
 	}
-	got, b, err := s.Bytes(ctx, second.ID)
+	got, slug, err := s.Meta(ctx, second.ID)
 	sum := sha256.Sum256(packed)
-	if err != nil || !bytes.Equal(b, packed) || got.SHA256 != hex.EncodeToString(sum[:]) {
-		t.Fatalf("Bytes: %v, %d bytes, sha256 %s", err, len(b), got.SHA256)
+	if err != nil || slug != p.Slug || got.SHA256 != hex.EncodeToString(sum[:]) || got.Size != len(packed) ||
+		got.Token != second.Token || len(got.Token) < 32 || got.Token == first.Token {
+		t.Fatalf("Meta: %+v %q, %v; want the token %q", got, slug, err, second.Token)
 	}
-	if _, _, err := s.Bytes(ctx, second.ID+100); !errors.Is(err, dictionaries.ErrNotFound) {
+	if _, _, err := s.Meta(ctx, second.ID+100); !errors.Is(err, dictionaries.ErrNotFound) {
+		t.Fatalf("Meta of a missing id: %v", err)
+	}
+	b, err := s.Bytes(ctx, second.ID)
+	if err != nil || !bytes.Equal(b, packed) {
+		t.Fatalf("Bytes: %v, %d bytes", err, len(b))
+	}
+	if _, err := s.Bytes(ctx, second.ID+100); !errors.Is(err, dictionaries.ErrNotFound) {
 		t.Fatalf("Bytes of a missing id: %v", err)
 	}
 }

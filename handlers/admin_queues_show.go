@@ -27,7 +27,7 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 		DictionaryURL: h.baseURL(w, r) + "/dictionary?project=" + p.Slug}
 	for _, d := range dicts {
 		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, SHA256: d.SHA256, Size: int64(d.Size),
-			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: h.dictionaryURL(w, r, d.ID)})
+			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: h.dictionaryURL(w, r, d)})
 	}
 	stopped := []views.AdminStoppedList{{Queue: projects.ErrorQueue, Title: "failed items", Count: sum.Errors(),
 		Help: fmt.Sprintf("Handed out %d times (max_claims), never finished: no warrior is given them again until they are queued again.", p.Config.MaxClaims)}}

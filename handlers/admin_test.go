@@ -199,8 +199,9 @@ func TestAdminCrossOriginRefused(t *testing.T) {
 		for k, v := range h {
 			req.Header.Set(k, v)
 		}
-		if a := c.send(t, req); a.status != 403 {
-			t.Errorf("%v: %d", h, a.status)
+		// Refused as every refusal is, with its reason.
+		if a := c.send(t, req); a.status != 403 || a.reason != "cross-origin" {
+			t.Errorf("%v: %d %q", h, a.status, a.reason)
 		}
 	}
 	if p, _ := f.store.Get(context.Background(), "test"); p.Config.Paused {
@@ -292,9 +293,9 @@ func TestAdminProjectActions(t *testing.T) {
 			t.Errorf("audit log lacks %q", want)
 		}
 	}
-	// One entry per import: the pasted names and the file.
+	// One entry per upload: the pasted names and the file are one import.
 	a = c.get(t, "/admin/audit?project=test&action=items.add&user=root")
-	if n := strings.Count(a.body, `data-testid="audit-entry"`); n != 2 || !strings.Contains(a.body, "secondary") {
+	if n := strings.Count(a.body, `data-testid="audit-entry"`); n != 1 || !strings.Contains(a.body, "secondary") {
 		t.Errorf("audit filtered by action: %d entries", n)
 	}
 

@@ -53,9 +53,12 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody))
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return backfeedError(http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("body larger than %d bytes", items.MaxBackfeedBody))
+		// The client's failure (too big, cut short), answered in the JSON
+		// the scripts read. A body cut short also ends the request's
+		// context (the server takes the end of its input for a client
+		// gone), but one that only half-closed its side still reads this.
+		if e := bodyRefusal(err); e != nil {
+			return backfeedError(e.Status, e.Reason, e.Msg)
 		}
 		return err
 	}

@@ -1,30 +1,59 @@
 package handlers
 
 import (
+	"crypto/subtle"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"tracker/dictionaries"
+	"tracker/projects"
 )
 
-// dictionaryBytes answers GET /dictionary/{id}: a dictionary's bytes exactly
-// as uploaded, raw or zstd-compressed (the scripts check their SHA-256, then
-// decompress a zstd frame themselves). A dictionary never changes under its
-// id, so it may be cached for good.
+// dictionaryBytes answers GET /dictionary/{id}-{token} (and, for a project
+// that is not hidden, GET /dictionary/{id}): a dictionary's bytes exactly
+// as uploaded, raw or zstd-compressed (the scripts check their SHA-256,
+// then decompress a zstd frame themselves). A dictionary never changes
+// under its id, so it may be cached for good.
+//
+// Ids count up: a hidden project's dictionaries are served only with their
+// token, which only GET /dictionary?project=SLUG hands out (to the scripts,
+// which know the slug), so they cannot be found by counting. A wrong token,
+// or none, is answered as an id that does not exist.
+//
+// Everything but the bytes comes from the row's head (its checksum, its
+// length): a revalidation (304) or a HEAD never reads the dictionary.
 func (h *Handler) dictionaryBytes(w http.ResponseWriter, r *http.Request) error {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	ref := r.PathValue("id")
+	idText, token, withToken := strings.Cut(ref, "-")
+	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil || id < 1 {
-		return errorf(http.StatusNotFound, "not-found", "no dictionary %q", r.PathValue("id"))
+		return errorf(http.StatusNotFound, "not-found", "no dictionary %q", ref)
 	}
-	d, b, err := dictionaries.NewStore(h.pool).Bytes(r.Context(), id)
+	notFound := errorf(http.StatusNotFound, "not-found", "no dictionary %q", ref)
+	store := dictionaries.NewStore(h.pool)
+	d, slug, err := store.Meta(r.Context(), id)
 	if errors.Is(err, dictionaries.ErrNotFound) {
-		return errorf(http.StatusNotFound, "not-found", "no dictionary %d", id)
+		return notFound
 	}
 	if err != nil {
 		return err
 	}
+	live, err := h.live.Get(r.Context(), slug)
+	if errors.Is(err, projects.ErrNotFound) {
+		return notFound // being deleted
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case withToken && subtle.ConstantTimeCompare([]byte(token), []byte(d.Token)) != 1:
+		return notFound
+	case !withToken && live.Project.Config.Hidden:
+		return notFound
+	}
+
 	etag := `"` + d.SHA256 + `"`
 	hdr := w.Header()
 	hdr.Set("ETag", etag)
@@ -34,11 +63,21 @@ func (h *Handler) dictionaryBytes(w http.ResponseWriter, r *http.Request) error 
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	hdr.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
+	hdr.Set("Content-Length", strconv.Itoa(d.Size))
 	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
 		return nil
 	}
+	b, err := store.Bytes(r.Context(), id)
+	if errors.Is(err, dictionaries.ErrNotFound) {
+		hdr.Del("Content-Length")
+		return notFound // deleted with its project meanwhile
+	}
+	if err != nil {
+		hdr.Del("Content-Length")
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
 	_, err = w.Write(b)
 	return err
 }

@@ -30,7 +30,7 @@ func (h *Handler) dictionaryShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, dictionaryJSON{ID: d.ID, URL: h.dictionaryURL(w, r, d.ID), SHA256: d.SHA256})
+	return writeJSON(w, http.StatusOK, dictionaryJSON{ID: d.ID, URL: h.dictionaryURL(w, r, d), SHA256: d.SHA256})
 }
 
 // dictionaryJSON is the answer of GET /dictionary.
@@ -40,7 +40,8 @@ type dictionaryJSON struct {
 	SHA256 string `json:"sha256"`
 }
 
-// dictionaryURL is where a dictionary's bytes are served.
-func (h *Handler) dictionaryURL(w http.ResponseWriter, r *http.Request, id int64) string {
-	return h.baseURL(w, r) + "/dictionary/" + strconv.FormatInt(id, 10)
+// dictionaryURL is where a dictionary's bytes are served: its id and its
+// token, which a hidden project's dictionary is served only with.
+func (h *Handler) dictionaryURL(w http.ResponseWriter, r *http.Request, d dictionaries.Dictionary) string {
+	return h.baseURL(w, r) + "/dictionary/" + strconv.FormatInt(d.ID, 10) + "-" + d.Token
 }

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,9 +10,13 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/klauspost/compress/zstd"
 
 	"tracker/dictionaries"
@@ -155,5 +160,131 @@ func TestDictionaryRoundTrip(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(f.do(t, "GET", "/dictionary?project=test", "").body), &doc); err != nil || len(doc) != 3 {
 		t.Errorf("GET /dictionary keys %v (%v): want id, url and sha256 only", doc, err)
+	}
+}
+
+// statementCounter counts the statements of a pool whose text holds a
+// string.
+type statementCounter struct {
+	holding string
+	n       atomic.Int64
+}
+
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if strings.Contains(data.SQL, c.holding) {
+		c.n.Add(1)
+	}
+	return ctx
+}
+
+func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// A dictionary's revalidation (304) and HEAD are answered from its row's
+// head, without reading its bytes; a hidden project's dictionaries are
+// served only at the address GET /dictionary hands out, never by counting
+// ids.
+func TestDictionaryConditionalAndHidden(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	// The server's statements are counted: those that read the bytes.
+	cfg, err := pgxpool.ParseConfig(f.pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := &statementCounter{holding: "name: DictionaryBytes "}
+	cfg.ConnConfig.Tracer = reads
+	traced, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(traced.Close)
+	g := f
+	g.pool = traced
+	g = g.serve(t, io.Discard, nil)
+
+	raw, err := dictionaries.Train(dictionarySamples(), 8<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := dictionaries.NewStore(f.pool)
+	older, err := store.Add(t.Context(), f.project.ID, raw, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Add(t.Context(), f.project.ID, raw, ""); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		ID     int64  `json:"id"`
+		URL    string `json:"url"`
+		SHA256 string `json:"sha256"`
+	}
+	if resp := getJSON(t, g.srv.URL+"/dictionary?project=test", nil, &got); resp.StatusCode != 200 {
+		t.Fatalf("GET /dictionary: %d", resp.StatusCode)
+	}
+	address := strings.TrimPrefix(got.URL, g.srv.URL)
+	if !strings.HasPrefix(address, fmt.Sprintf("/dictionary/%d-", got.ID)) || len(address) < len("/dictionary/1-")+32 {
+		t.Fatalf("url %q: want the id and a token", got.URL)
+	}
+
+	fetch := func(method, path string, header map[string]string) answer {
+		t.Helper()
+		req, _ := http.NewRequest(method, g.srv.URL+path, nil)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer{status: resp.StatusCode, body: string(b), header: resp.Header}
+	}
+	etag := `"` + got.SHA256 + `"`
+	for _, match := range []string{etag, `"x", W/` + etag, "*"} {
+		if a := fetch("GET", address, map[string]string{"If-None-Match": match}); a.status != 304 || a.body != "" || a.header.Get("ETag") != etag {
+			t.Fatalf("If-None-Match %s: %d, %d bytes, ETag %q", match, a.status, len(a.body), a.header.Get("ETag"))
+		}
+	}
+	if a := fetch("HEAD", address, nil); a.status != 200 || a.header.Get("Content-Length") != strconv.Itoa(len(raw)) {
+		t.Fatalf("HEAD: %d, Content-Length %q", a.status, a.header.Get("Content-Length"))
+	}
+	if n := reads.n.Load(); n != 0 {
+		t.Fatalf("the bytes were read %d times for revalidations and a HEAD", n)
+	}
+	if a := fetch("GET", address, map[string]string{"If-None-Match": `"other"`}); a.status != 200 || a.body != string(raw) {
+		t.Fatalf("GET: %d, %d bytes", a.status, len(a.body))
+	}
+	if n := reads.n.Load(); n != 1 {
+		t.Fatalf("the bytes were read %d times for one GET", n)
+	}
+
+	// A public project's dictionaries are also found by id alone.
+	if a := fetch("GET", fmt.Sprintf("/dictionary/%d", older.ID), nil); a.status != 200 {
+		t.Fatalf("a public project's dictionary by id: %d", a.status)
+	}
+
+	// Hidden: by id alone, or with a wrong token, no dictionary is found,
+	// not even a revalidation; at the address handed out, it is served.
+	f.set(t, "hidden=true")
+	for id := int64(1); id <= got.ID+3; id++ {
+		for _, path := range []string{fmt.Sprintf("/dictionary/%d", id), fmt.Sprintf("/dictionary/%d-%s", id, strings.Repeat("0", 32))} {
+			if a := fetch("GET", path, map[string]string{"If-None-Match": "*"}); a.status != 404 || a.body == string(raw) {
+				t.Fatalf("hidden, %s: %d", path, a.status)
+			}
+		}
+	}
+	if a := fetch("GET", fmt.Sprintf("/dictionary/%d-%s", got.ID, older.Token), nil); a.status != 404 {
+		t.Fatalf("hidden, another dictionary's token: %d", a.status)
+	}
+	if resp := getJSON(t, g.srv.URL+"/dictionary?project=test", nil, &got); resp.StatusCode != 200 || strings.TrimPrefix(got.URL, g.srv.URL) != address {
+		t.Fatalf("hidden, GET /dictionary: %d %q", resp.StatusCode, got.URL)
+	}
+	if a := fetch("GET", address, nil); a.status != 200 || a.body != string(raw) {
+		t.Fatalf("hidden, at its address: %d", a.status)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -45,11 +46,27 @@ func (h *Handler) serveError(w http.ResponseWriter, r *http.Request, err error, 
 	if errors.As(err, &sent) {
 		// The answer began: all that is left is to say so in the log.
 		if r.Context().Err() == nil {
-			h.log.Warn("answer cut short", "path", r.URL.Path, "err", err)
+			h.log.Warn("answer cut short", "path", logPath(r), "err", err)
 		}
 		return
 	}
+	rec := recorderOf(r)
+	if rec != nil && rec.wroteHeader {
+		// The answer began before the handler failed (writing its body
+		// to a client that left): a second head cannot follow it.
+		return
+	}
 	e := h.classify(r, err)
+	if e.Status == statusClientGone {
+		// Nobody reads an answer now, and 499 is no status to write: the
+		// request is counted as the client's, and the connection closed
+		// without an answer (a client that only half-closed its side
+		// sees the connection end, never a made-up status).
+		if rec != nil {
+			rec.gone = true
+		}
+		panic(http.ErrAbortHandler)
+	}
 	if html && !e.JSON {
 		msg := cmp.Or(e.Msg, http.StatusText(e.Status))
 		page := views.Layout(http.StatusText(e.Status), views.ErrorPage(e.Status, msg))
@@ -75,24 +92,72 @@ func (h *Handler) classify(r *http.Request, err error) *Error {
 	if errors.As(err, &invalid) {
 		return errorf(http.StatusBadRequest, cmp.Or(invalid.Reason, "invalid-request"), "%v", invalid)
 	}
+	// The client's own doing, whatever the error looks like: a body that
+	// ended early or stalled, or a client that went away (its request's
+	// context ends, and the statements made for it fail as the database's
+	// would). Neither is an outage of ours.
+	if e := bodyRefusal(err); e != nil {
+		return e
+	}
+	if r.Context().Err() != nil {
+		return &Error{Status: statusClientGone, Reason: "client-gone"}
+	}
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "57014" && r.Context().Err() == nil {
+	if errors.As(err, &pgErr) && pgErr.Code == "57014" {
 		// The web pool's statement timeout (or an operator) cancelled it.
-		h.log.Warn("statement cancelled", "method", r.Method, "path", r.URL.Path, "err", err)
+		h.log.Warn("statement cancelled", "method", r.Method, "path", logPath(r), "err", err)
 		return &Error{Status: http.StatusServiceUnavailable, Reason: "too-slow",
 			Msg: "the database took too long on this request; try again, or ask for less", RetryAfter: 10}
 	}
 	if unavailable(err) {
-		h.log.Warn("database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		h.log.Warn("database unavailable", "method", r.Method, "path", logPath(r), "err", err)
 		return &Error{Status: http.StatusServiceUnavailable, Reason: "database-unavailable",
 			Msg: "the database is not answering; try again shortly", RetryAfter: 10}
 	}
-	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-		// The client went away; nobody reads this answer.
-		return &Error{Status: 499, Reason: "client-gone"}
-	}
-	h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	h.log.Error("request failed", "method", r.Method, "path", logPath(r), "err", err)
 	return &Error{Status: http.StatusInternalServerError, Reason: "internal-error", Msg: "internal error"}
+}
+
+// bodyError is a failure reading a request's body (see limitBodies): the
+// client's, however much it looks like a connection of ours failing.
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return "reading the request body: " + e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
+
+// bodyRefusal is the answer to err when it is a failure reading the
+// request's body, else nil: 413 past the route's limit, 400 when the body
+// ended before its announced length or stopped coming.
+func bodyRefusal(err error) *Error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return errorf(http.StatusRequestEntityTooLarge, "body-too-large", "request body larger than %d bytes", tooBig.Limit)
+	}
+	var body *bodyError
+	if errors.As(err, &body) {
+		return errorf(http.StatusBadRequest, "incomplete-body", "the request body could not be read to its end: %v", body.err)
+	}
+	return nil
+}
+
+// logPath is r's path as logs may show it: a backfeed address's key is a
+// secret, and is left out.
+func logPath(r *http.Request) string {
+	return redactPath(r.URL.Path)
+}
+
+// redactPath hides the key of a backfeed address
+// (/backfeed/legacy/{project}-{key}): what follows the last '-'.
+func redactPath(path string) string {
+	const prefix = "/backfeed/legacy/"
+	if !strings.HasPrefix(path, prefix) {
+		return path
+	}
+	target := path[len(prefix):]
+	if i := strings.LastIndexByte(target, '-'); i >= 0 {
+		return prefix + target[:i+1] + "REDACTED"
+	}
+	return prefix + "REDACTED"
 }
 
 // unavailable tells errors that mean the database is away (down, restarting,

@@ -56,7 +56,10 @@ type Handler struct {
 	backfeedStrikes *strikes
 	// publicURL starts the absolute URLs the tracker makes (SetPublicURL).
 	publicURL string
-	endOnce   sync.Once
+	// uploadIdle is how long an admin's items upload may go without a byte
+	// arriving (SetUploadIdle).
+	uploadIdle time.Duration
+	endOnce    sync.Once
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,
@@ -85,8 +88,14 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		streams:    streamSlots{limits: DefaultStreamLimits},
 
 		backfeedStrikes: newStrikes(backfeedMaxWrong, backfeedWrongWindow),
+		uploadIdle:      DefaultUploadIdle,
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h})
+	// A state change from another site is refused as every refusal is:
+	// with its reason.
+	h.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.serveError(w, r, errorf(http.StatusForbidden, "cross-origin", "a change sent from another site is refused: send it from the tracker's own pages"), true)
+	}))
 	return h
 }
 
@@ -178,9 +187,9 @@ func writeText(w http.ResponseWriter, status int, s string) error {
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	if err := dec.Decode(v); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return errorf(http.StatusRequestEntityTooLarge, "body-too-large", "request body larger than %d bytes", limit)
+		// Too big, or cut short: the body, not its JSON.
+		if e := bodyRefusal(err); e != nil {
+			return e
 		}
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {

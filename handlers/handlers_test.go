@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -61,8 +62,24 @@ type answer struct {
 // process would run.
 func (f fixture) second(t *testing.T) fixture {
 	t.Helper()
-	srv := httptest.NewServer(handlers.New(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool, 0).Routes())
-	t.Cleanup(srv.Close)
+	return f.serve(t, io.Discard, nil)
+}
+
+// serve starts another tracker server on f's database that logs to out
+// (the server's own complaints too), after configure (when not nil) has
+// set up the handlers and the server.
+func (f fixture) serve(t *testing.T, out io.Writer, configure func(*handlers.Handler, *http.Server)) fixture {
+	t.Helper()
+	h := handlers.New(slog.New(slog.NewTextHandler(out, nil)), f.pool, 0)
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config.ErrorLog = log.New(out, "", 0)
+	if configure != nil {
+		configure(h, srv.Config)
+	}
+	srv.Config.Handler = h.Routes()
+	srv.Start()
+	t.Cleanup(h.Close)
+	t.Cleanup(srv.Close) // first: the server drains before its handlers stop
 	f.srv = srv
 	return f
 }

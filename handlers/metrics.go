@@ -48,8 +48,14 @@ func newMetrics(pool *pgxpool.Pool, store *projects.Store, counter *volunteers.C
 	return m
 }
 
-// routeKey holds, in a request's context, where its route's name goes.
+// routeKey holds, in a request's context, its statusRecorder: where its
+// route's name goes, and what became of its answer.
 type routeKey struct{}
+
+// statusClientGone is what the metrics record of a request whose client
+// went away before its answer: nobody reads it, so none is written (see
+// serveError).
+const statusClientGone = 499
 
 // measure counts and times every request. The route's name is set by the
 // handler the request reaches (named); requests no route takes stay
@@ -57,30 +63,46 @@ type routeKey struct{}
 func (m *metrics) measure(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		route := "other"
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
-		m.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
-		m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, route: "other"}
+		// Deferred: a request whose client is gone ends in a panic that
+		// aborts its answer (http.ErrAbortHandler), and is counted too.
+		defer func() {
+			code := rec.status
+			if rec.gone {
+				code = statusClientGone
+			}
+			m.requests.WithLabelValues(rec.route, strconv.Itoa(code)).Inc()
+			m.duration.WithLabelValues(rec.route).Observe(time.Since(start).Seconds())
+		}()
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, rec)))
 	})
 }
 
 // named marks the requests next serves as route name.
 func named(name string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p, ok := r.Context().Value(routeKey{}).(*string); ok {
-			*p = name
+		if rec := recorderOf(r); rec != nil {
+			rec.route = name
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// statusRecorder remembers the status a handler wrote. It unwraps for
-// http.ResponseController (the live stream flushes through it).
+// recorderOf is the statusRecorder of r (nil outside measure).
+func recorderOf(r *http.Request) *statusRecorder {
+	rec, _ := r.Context().Value(routeKey{}).(*statusRecorder)
+	return rec
+}
+
+// statusRecorder remembers the status a handler wrote, and whether its
+// client went away before it could. It unwraps for http.ResponseController
+// (the live stream flushes through it).
 type statusRecorder struct {
 	http.ResponseWriter
 	status      int
 	wroteHeader bool
+	route       string
+	gone        bool
 }
 
 func (s *statusRecorder) WriteHeader(code int) {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strings"
 
 	"tracker/static"
 )
@@ -80,7 +81,45 @@ func (h *Handler) Routes() http.Handler {
 	// matched on the escaped path in front of the mux.
 	items := itemRoute{named("item", h.api(h.itemShow))}
 
-	return h.realClient(securityHeaders(limitBodies(h.metrics.measure(validText(warrior.in(items.in(mux)))))))
+	// The other routes that only take POST: ServeMux would give another
+	// method on them to "GET /{project}/{rest...}", a 404.
+	post := postOnly{
+		exact:  map[string]string{"/api/register.json": "register.json", "/api/update.json": "update.json"},
+		prefix: map[string]string{"/backfeed/legacy/": "backfeed"},
+	}
+
+	return h.realClient(securityHeaders(limitBodies(h.metrics.measure(validText(post.in(warrior.in(items.in(mux))))))))
+}
+
+// postOnly names the routes, outside the warrior protocol's, that take POST
+// alone: by exact path, and by prefix, each with its route's name.
+type postOnly struct {
+	exact, prefix map[string]string
+}
+
+// in answers another method on one of the routes with 405 and Allow: POST,
+// as the warrior paths are answered, and passes every other request on.
+func (p postOnly) in(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		name, ok := p.exact[r.URL.Path]
+		for prefix, n := range p.prefix {
+			if !ok && strings.HasPrefix(r.URL.Path, prefix) {
+				name, ok = n, true
+			}
+		}
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		named(name, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes POST", name))
+		})).ServeHTTP(w, r)
+	})
 }
 
 // adminRoute is a route of the admin panel behind sign-in.

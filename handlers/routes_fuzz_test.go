@@ -161,6 +161,9 @@ func FuzzRoutes(f *testing.F) {
 		{"POST", "/backfeed/legacy/test-" + key, "", form, "item:9\x00item:10"},
 		{"POST", "/backfeed/legacy/test-" + key + "?shard=s1&delimiter=%0A&itemseparator=%1F", "", 0, "k1\x1fitem:11\nk2"},
 		{"POST", "/backfeed/legacy/test-wrong", "", 0, "x"},
+		{"GET", "/backfeed/legacy/test-" + key, "", 0, ""},
+		{"GET", "/api/register.json", "", 0, ""},
+		{"PUT", "/api/update.json", "", json, "{}"},
 		// The admin panel.
 		{"GET", "/admin/login?next=/admin/audit", "", 0, ""},
 		// (A sign-in that reaches the password check costs a bcrypt hash.)
@@ -194,6 +197,8 @@ func FuzzRoutes(f *testing.F) {
 		{"POST", "/admin/projects/test/resume", "", post, ""},
 		{"POST", "/admin/projects/test/items", "Content-Type: multipart/form-data; boundary=b", fuzzAdmin | fuzzSameOrigin,
 			"--b\r\nContent-Disposition: form-data; name=\"queue\"\r\n\r\nredo\r\n--b\r\nContent-Disposition: form-data; name=\"names\"\r\n\r\nitem:20\nitem:21\r\n--b--\r\n"},
+		{"POST", "/admin/projects/test/items", "Content-Type: multipart/form-data; boundary=b", fuzzAdmin | fuzzSameOrigin,
+			strings.Repeat("--b\r\nContent-Disposition: form-data; name=\"names\"\r\n\r\nitem:22\r\n", 20) + "--b--\r\n"},
 		{"POST", "/admin/projects/test/queues/move", "", post, "from=todo&to=redo&pattern=^item:[0-9]$"},
 		{"POST", "/admin/projects/test/queues/move", "", post, "from=todo&to=downloader:&pattern=a{99999}&confirmed=1"},
 		{"POST", "/admin/projects/test/queues/drain", "", post, "from=redo&confirm=redo&confirmed=1&prefix=item"},

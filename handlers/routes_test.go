@@ -90,8 +90,9 @@ func TestEveryAdminRouteNeedsSignInAndSameOrigin(t *testing.T) {
 			if resp := send(stranger, "POST", path, map[string]string{"Sec-Fetch-Site": "same-origin"}); resp.StatusCode != http.StatusUnauthorized {
 				t.Errorf("%s: a stranger got %d", rt.pattern, resp.StatusCode)
 			}
-			if resp := send(admin, "POST", path, map[string]string{"Sec-Fetch-Site": "cross-site"}); resp.StatusCode != http.StatusForbidden {
-				t.Errorf("%s: a cross-site request with an admin's cookie got %d", rt.pattern, resp.StatusCode)
+			if resp := send(admin, "POST", path, map[string]string{"Sec-Fetch-Site": "cross-site"}); resp.StatusCode != http.StatusForbidden ||
+				resp.Header.Get("X-Tracker-Reason") != "cross-origin" {
+				t.Errorf("%s: a cross-site request with an admin's cookie got %d %q", rt.pattern, resp.StatusCode, resp.Header.Get("X-Tracker-Reason"))
 			}
 		default:
 			t.Errorf("%s: admin routes are GET or POST", rt.pattern)

@@ -16,11 +16,13 @@ const hqBodyLimit = 16 << 10
 // "Warrior HQ").
 type hqBody struct {
 	Warrior struct {
-		Version         string    `json:"version"`
-		ID              string    `json:"warrior_id"`
-		LatLng          []float64 `json:"lat_lng"`
-		Downloader      string    `json:"downloader"`
-		SelectedProject string    `json:"selected_project"`
+		Version string `json:"version"`
+		ID      string `json:"warrior_id"`
+		// Read by warriors.ParseLatLng: leniently, numbers of the wrong
+		// type would come out as zeros.
+		LatLng          json.RawMessage `json:"lat_lng"`
+		Downloader      string          `json:"downloader"`
+		SelectedProject string          `json:"selected_project"`
 	} `json:"warrior"`
 }
 
@@ -43,7 +45,7 @@ func readHQBody(w http.ResponseWriter, r *http.Request) (hqBody, error) {
 func hqContact(r *http.Request, b hqBody) warriors.Contact {
 	return warriors.Contact{
 		ID: b.Warrior.ID, Nick: b.Warrior.Downloader, SelectedProject: b.Warrior.SelectedProject,
-		LatLng: b.Warrior.LatLng, UserAgent: r.UserAgent(), Version: b.Warrior.Version, Address: clientIP(r),
+		LatLng: warriors.ParseLatLng(b.Warrior.LatLng), UserAgent: r.UserAgent(), Version: b.Warrior.Version, Address: clientIP(r),
 	}
 }
 

@@ -142,3 +142,35 @@ func TestWarriorHQRegistrationFlood(t *testing.T) {
 		t.Fatalf("%d records after updates past the limit", n)
 	}
 }
+
+// A location of the wrong shape or type, or off the globe, is no location:
+// the record keeps none, and no dot is drawn at 0°, 0°.
+func TestWarriorHQLocationIgnored(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	id := f.register(t)
+	location := func() (lat, lng *int16) {
+		t.Helper()
+		if err := f.pool.QueryRow(t.Context(), "SELECT lat, lng FROM warriors WHERE id = $1", id).Scan(&lat, &lng); err != nil {
+			t.Fatal(err)
+		}
+		return lat, lng
+	}
+	update := func(latLng string) {
+		t.Helper()
+		body := `{"warrior": {"warrior_id": ` + jsonString(id) + `, "lat_lng": ` + latLng + `, "downloader": "alice", "selected_project": "test"}}`
+		if a := f.hq(t, "/api/update.json", body); a.status != 200 {
+			t.Fatalf("lat_lng %s: %d %q", latLng, a.status, a.reason)
+		}
+	}
+	for _, bad := range []string{`["1","2"]`, `[1e999,5]`, `[91,0]`, `[0,181]`, `[1,2,3]`, `[null,4]`, `"51.5,-0.1"`} {
+		update(`[40.4, -3.7]`)
+		if lat, lng := location(); lat == nil || lng == nil || *lat != 40 || *lng != -4 {
+			t.Fatalf("a good location stored as %v %v", lat, lng)
+		}
+		update(bad)
+		if lat, lng := location(); lat != nil || lng != nil {
+			t.Errorf("lat_lng %s stored as %d, %d", bad, *lat, *lng)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 
 	"tracker/items"
@@ -37,7 +38,13 @@ func (h *Handler) warriorUpload(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, map[string]string{"upload_target": target})
 }
 
-// warriorUploaded records an upload receipt.
+// maxReceiptBody bounds the body of an upload receipt: a nick, an item
+// name (at most 8 KiB) and a server name (at most 1 KiB) fit with room to
+// spare.
+const maxReceiptBody = 16 << 10
+
+// warriorUploaded records an upload receipt, for an item the project has
+// out or done only.
 func (h *Handler) warriorUploaded(w http.ResponseWriter, r *http.Request) error {
 	live, err := h.project(r)
 	if err != nil {
@@ -50,7 +57,7 @@ func (h *Handler) warriorUploaded(w http.ResponseWriter, r *http.Request) error 
 		User     string `json:"user"` // what the oldest clients call the item
 		Server   string `json:"server"`
 	}
-	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
+	if err := decodeJSON(w, r, maxReceiptBody, &body); err != nil {
 		return err
 	}
 	if body.Item == "" {
@@ -62,13 +69,19 @@ func (h *Handler) warriorUploaded(w http.ResponseWriter, r *http.Request) error 
 	if err := items.ValidName(body.Item); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 	}
-	if body.Server == "" || len(body.Server) > 1024 {
-		return errorf(http.StatusBadRequest, "invalid-server", "server: 1-1024 characters")
+	if body.Server == "" || len(body.Server) > items.MaxReceiptServer {
+		return errorf(http.StatusBadRequest, "invalid-server", "server: 1-%d bytes", items.MaxReceiptServer)
 	}
 	if err := items.ValidLabel("server", body.Server); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-server", "%v", err)
 	}
-	if err := h.items.RecordUpload(r.Context(), p, body.Uploader, body.Item, body.Server, clientIP(r)); err != nil {
+	err = h.items.RecordUpload(r.Context(), p, body.Uploader, body.Item, body.Server, clientIP(r))
+	switch {
+	case errors.Is(err, items.ErrNotOut):
+		return errorf(http.StatusNotFound, "unknown-item", "no receipt kept: the project has no item %q out or done", body.Item)
+	case errors.Is(err, items.ErrTooManyReceipts):
+		return errorf(http.StatusConflict, "too-many-receipts", "no receipt kept: item %q has %d receipts already", body.Item, items.MaxReceiptsPerItem)
+	case err != nil:
 		return err
 	}
 	return writeText(w, http.StatusOK, "OK\n")

@@ -5,15 +5,18 @@
 package warriors
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"math"
 	"net/netip"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -176,6 +179,32 @@ func Outdated(version, lowest string) bool {
 	return version != "" && lowest != "" && items.CompareVersions(version, lowest) < 0
 }
 
+// ParseLatLng reads a location as a warrior sends it: a JSON array of two
+// numbers, [lat, lng]. Anything else (null, numbers as strings, a number
+// no float64 holds, more or fewer than two) is no location, nil: read
+// leniently, such an array would come out as zeros, a dot at 0°, 0°.
+func ParseLatLng(raw []byte) []float64 {
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil || len(parts) != 2 {
+		return nil
+	}
+	out := make([]float64, 2)
+	for i, part := range parts {
+		// A JSON number starts so; a string, even one holding a number,
+		// does not.
+		part = bytes.TrimSpace(part)
+		if len(part) == 0 || !strings.ContainsRune("-0123456789", rune(part[0])) {
+			return nil
+		}
+		f, err := strconv.ParseFloat(string(part), 64)
+		if err != nil {
+			return nil // out of float64's range: ±Inf
+		}
+		out[i] = f
+	}
+	return out
+}
+
 // Round turns a location into whole degrees, the only precision stored. It
 // refuses anything but two finite numbers within the globe.
 func Round(latLng []float64) (lat, lng int16, ok bool) {
@@ -183,7 +212,8 @@ func Round(latLng []float64) (lat, lng int16, ok bool) {
 		return 0, 0, false
 	}
 	la, ln := latLng[0], latLng[1]
-	if math.IsNaN(la) || math.IsNaN(ln) || la < -90 || la > 90 || ln < -180 || ln > 180 {
+	if math.IsNaN(la) || math.IsNaN(ln) || math.IsInf(la, 0) || math.IsInf(ln, 0) ||
+		la < -90 || la > 90 || ln < -180 || ln > 180 {
 		return 0, 0, false
 	}
 	return int16(math.Round(la)), int16(math.Round(ln)), true

@@ -2,7 +2,9 @@ package warriors_test
 
 import (
 	"context"
+	"math"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,12 +42,39 @@ func TestRound(t *testing.T) {
 		{[]float64{-33.51, -70.49}, -34, -70, true},
 		{[]float64{90, 180}, 90, 180, true},
 		{[]float64{91, 0}, 0, 0, false},
+		{[]float64{0, -180.5}, 0, 0, false},
+		{[]float64{math.Inf(1), 0}, 0, 0, false},
+		{[]float64{math.NaN(), 0}, 0, 0, false},
 		{[]float64{1}, 0, 0, false},
 		{nil, 0, 0, false},
 	} {
 		lat, lng, ok := warriors.Round(tc.in)
 		if lat != tc.lat || lng != tc.lng || ok != tc.ok {
 			t.Errorf("%v: %d %d %v", tc.in, lat, lng, ok)
+		}
+	}
+}
+
+// A location is two JSON numbers; anything else is none, never 0°, 0°.
+func TestParseLatLng(t *testing.T) {
+	for in, want := range map[string][]float64{
+		`[52.37, 4.89]`:     {52.37, 4.89},
+		` [ -33 , -70.5 ] `: {-33, -70.5},
+		`[91, 0]`:           {91, 0}, // a number, which Round refuses
+		`["1", "2"]`:        nil,
+		`[1e999, 5]`:        nil,
+		`[1, 2, 3]`:         nil,
+		`[1]`:               nil,
+		`[null, null]`:      nil,
+		`[true, 1]`:         nil,
+		`{"lat": 1}`:        nil,
+		`"51.5,-0.1"`:       nil,
+		`null`:              nil,
+		``:                  nil,
+	} {
+		got := warriors.ParseLatLng([]byte(in))
+		if !slices.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Errorf("%s: %v, want %v", in, got, want)
 		}
 	}
 }

@@ -1,0 +1,127 @@
+package handlers_test
+
+import (
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"tracker/handlers"
+	"tracker/users"
+)
+
+// An items file that arrives slowly, for longer than the server's read
+// timeout, is read to its end while bytes keep coming, and the answer says
+// what it added.
+func TestAdminItemsUploadTrickles(t *testing.T) {
+	t.Parallel()
+	const readTimeout = 300 * time.Millisecond
+	f := setup(t)
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+	// Another server on the database, with short timeouts, takes the
+	// upload; the admin's session (and cookie) is good there too.
+	slow := f.serve(t, io.Discard, func(h *handlers.Handler, srv *http.Server) {
+		h.SetUploadIdle(5 * time.Second)
+		srv.ReadTimeout, srv.WriteTimeout = readTimeout, readTimeout
+	})
+
+	const chunks, perChunk = 8, 1000
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		mw.WriteField("queue", "todo")
+		fw, _ := mw.CreateFormFile("file", "items.txt")
+		start := time.Now()
+		for i := range chunks {
+			for j := range perChunk {
+				fmt.Fprintf(fw, "slow:%d\n", i*perChunk+j)
+			}
+			// The trickle: the whole upload takes twice the read timeout.
+			time.Sleep(2 * readTimeout / chunks)
+		}
+		if time.Since(start) <= readTimeout {
+			pw.CloseWithError(fmt.Errorf("the upload took no longer than the read timeout"))
+			return
+		}
+		mw.Close()
+		pw.Close()
+	}()
+	req, _ := http.NewRequest("POST", slow.srv.URL+"/admin/projects/test/items", pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	a := c.send(t, req)
+	if want := fmt.Sprintf("Added %d to todo", chunks*perChunk); a.status != 303 || !strings.Contains(c.flash(t, a), want) {
+		t.Fatalf("a slow upload: %d %q, want %q", a.status, c.flash(t, a), want)
+	}
+	if s := f.summary(t); s.Queues["todo"] != chunks*perChunk {
+		t.Fatalf("%d queued", s.Queues["todo"])
+	}
+}
+
+// All the parts of an items form make one import, with one audit entry
+// counting what it added; a form of more parts than the panel's is refused
+// before it adds anything.
+func TestAdminItemsFormParts(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+	upload := func(parts int) answer {
+		t.Helper()
+		var body strings.Builder
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("queue", "todo")
+		for i := range parts {
+			// No newline at the end: parts are lines of their own.
+			mw.WriteField("names", fmt.Sprintf("part:%d", i))
+		}
+		mw.Close()
+		req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/items", strings.NewReader(body.String()))
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		return c.send(t, req)
+	}
+	audited := func() []string {
+		t.Helper()
+		rows, err := f.pool.Query(t.Context(), "SELECT detail->>'added' FROM audit_log WHERE action = 'items.add' ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+
+	if a := upload(15); a.status != 303 || !strings.Contains(c.flash(t, a), "Added 15 to todo") {
+		t.Fatalf("15 parts of names: %d %q", a.status, a.body)
+	}
+	if got := audited(); len(got) != 1 || got[0] != "15" {
+		t.Fatalf("audit entries counting %v, want one of 15", got)
+	}
+
+	if a := upload(20_000); a.status != 400 || a.reason != "bad-form" || !strings.Contains(a.body, "more than 16 parts") {
+		t.Fatalf("20,000 parts: %d %q", a.status, a.reason)
+	}
+	if got := audited(); len(got) != 2 || got[1] != "0" {
+		t.Fatalf("audit entries counting %v, want a second of 0", got)
+	}
+	if s := f.summary(t); s.Queues["todo"] != 15 {
+		t.Fatalf("%d queued, want the first form's 15", s.Queues["todo"])
+	}
+}
