@@ -108,6 +108,8 @@ func DonePartitionParamsPrune(ctx context.Context, conn DBTX, part string, proje
 		        AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = d.id)
 		        AND NOT EXISTS (SELECT 1 FROM done o WHERE o.project_id = $1 AND o.id = d.id AND o.tableoid <> $4::regclass)))`,
 		projectID, queues, types, pgx.Identifier{part}.Sanitize())
+	return tag.RowsAffected(), err
+}
 
 // DonePartitionLock takes the lock dropping a day partition takes, early:
 // from then on no statement reads the partition until the transaction

@@ -97,7 +97,7 @@ func TestHotQueryPlans(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("item:%d", i)
 	}
-	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: names, LimitedTypes: []string{}}); err != nil {
+	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: names}); err != nil {
 		t.Fatal(err)
 	}
 	// As many items with a site, over 2,000 sites.
@@ -117,7 +117,7 @@ func TestHotQueryPlans(t *testing.T) {
 		urls[i] = fmt.Sprintf("https://%s/%d", siteRows[i%len(siteRows)].Name, i)
 		urlSites[i] = siteRows[i%len(siteRows)].ID
 	}
-	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: urls, Sites: urlSites, LimitedTypes: []string{}}); err != nil {
+	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: urls, Sites: urlSites}); err != nil {
 		t.Fatal(err)
 	}
 	// Scores and parameters of as many items: read by key, never whole.
@@ -165,7 +165,7 @@ func TestHotQueryPlans(t *testing.T) {
 			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: pgtype.Interval{Microseconds: 60e6, Valid: true}, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
 		}, []string{"claims_claimed_at"}, []string{"Seq Scan on claims"}},
 		{"ClaimsRelease", func() {
-			eq.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: []string{"item:1"}, LimitedTypes: []string{}})
+			eq.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: []string{"item:1"}})
 		}, []string{"claims_pkey", "Index Cond: ((hash = ANY"}, []string{"Seq Scan on claims", "Filter: (hash"}},
 		{"ClaimsCountByDownloader", func() {
 			eq.ClaimsCountByDownloader(ctx, db.ClaimsCountByDownloaderParams{ProjectID: p.ID, Downloader: "a"})
