@@ -45,11 +45,14 @@ bench: postgres build
 	$(GO) build -o bin/trackerbench ./cmd/trackerbench
 	./bin/trackerbench -tracker $(BIN) $(BENCH_FLAGS)
 
-## soak: the mixed load for SOAK_DURATION with faults injected at random (the
-## tracker killed and restarted, PostgreSQL stopped for 10 s), then the books
+## soak: the item engine's model test for MODEL_CHECKS sequences, then the
+## mixed load for SOAK_DURATION with faults injected at random (the tracker
+## killed and restarted, PostgreSQL stopped for 10 s), then the books
 ## checked; fails when they do not balance.
 SOAK_DURATION ?= 10m
+MODEL_CHECKS ?= 2000
 soak: postgres build
+	TRACKER_MODEL_CHECKS=$(MODEL_CHECKS) $(GO) test -count=1 -timeout 60m -run '^TestModel$$' ./items
 	$(GO) build -o bin/trackerbench ./cmd/trackerbench
 	./bin/trackerbench -tracker $(BIN) -soak -duration $(SOAK_DURATION)
 

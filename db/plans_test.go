@@ -89,7 +89,8 @@ func TestHotQueryPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, err := q.ProjectInsert(ctx, db.ProjectInsertParams{Slug: "plans", Config: []byte("{}")})
+	// A project that keeps sites: items are filed by its configuration.
+	p, err := q.ProjectInsert(ctx, db.ProjectInsertParams{Slug: "plans", Config: []byte(`{"site_key":"host"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
