@@ -250,7 +250,12 @@ func (w *world) buildRest(t *testing.T) {
 	if err := w.store.AddTarget(ctx, p, projects.Target{URL: "rsync://up.example/once/", Weight: 1, Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.engine.RecordUpload(ctx, p, "alice", "item:0", "up.example", netip.MustParseAddr("192.0.2.1")); err != nil {
+	// A receipt is kept for an item out or done only: one of carol's.
+	var out string
+	if err := w.pool.QueryRow(ctx, `SELECT name FROM claims WHERE project_id = $1 ORDER BY id LIMIT 1`, p.ID).Scan(&out); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.engine.RecordUpload(ctx, p, "carol", out, "up.example", netip.MustParseAddr("192.0.2.1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.store.AddBlock(ctx, projects.Block{ProjectID: &p.ID, Kind: projects.BlockNick, Value: "mallory"}); err != nil {
