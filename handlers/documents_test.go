@@ -14,6 +14,7 @@ import (
 func TestDocumentsBoundedAsStored(t *testing.T) {
 	t.Parallel()
 	f := setup(t, "test:1")
+	f.set(t, "public_items=true") // the lookup shows results
 	f.request(t, "alice", 1)
 	bad := map[string]string{
 		"1e-20000": `{"n":1e-20000}`,
@@ -85,6 +86,7 @@ func TestBackfeedParamsHeldToTheirOwnBound(t *testing.T) {
 func TestLookupOfDeepDocumentBounded(t *testing.T) {
 	t.Parallel()
 	f := setup(t, "deep:1\t{\"a\":"+strings.Repeat("[", 5000)+strings.Repeat("]", 5000)+"}", "flat:1\t{\"a\":[1,2]}")
+	f.set(t, "public_items=true") // the lookup shows parameters
 	page := f.do(t, "GET", "/test/?item=deep:1", "")
 	if page.status != 200 || !strings.Contains(page.body, `data-testid="lookup-params"`) || len(page.body) > 100<<10 {
 		t.Fatalf("lookup: %d, %d bytes", page.status, len(page.body))

@@ -93,7 +93,7 @@ func fill(t *testing.T, pool *pgxpool.Pool, store *projects.Store, engine *items
 		}
 	}
 	for i, p := range ps {
-		p, err := store.Set(ctx, p, []string{"mode=recurring", "revisit_after=3600", "site_key=host", "recrawl_after=3600",
+		p, err := store.Set(ctx, p, []string{"mode=recurring", "revisit_after=3600", "site_key=host",
 			"rate_limit=600000", "reclaim_ttl=60", "archive_after=86400", "archive_mode=files"})
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +106,11 @@ func fill(t *testing.T, pool *pgxpool.Pool, store *projects.Store, engine *items
 		if _, err := engine.Add(ctx, p, "todo", strings.NewReader(strings.Join(lines, "\n"))); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := engine.Backfeed(ctx, p, "", []items.BackfeedEntry{
+		// Update tags are kept where a project recrawls, which a recurring
+		// one does not: a view from before its mode changed.
+		tagged := p
+		tagged.Config.RecrawlAfter = 3600
+		if _, _, err := engine.Backfeed(ctx, tagged, "", []items.BackfeedEntry{
 			{Key: "https://s9.example/x", Item: "https://s9.example/x\x1ftag=v1"}, {Key: "item:plain", Item: "item:plain"}}); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +144,12 @@ func fill(t *testing.T, pool *pgxpool.Pool, store *projects.Store, engine *items
 		}
 		request(p, 2)
 
-		if err := engine.RecordUpload(ctx, p, "alice", "item:plain", "up.example", netip.MustParseAddr("192.0.2.7")); err != nil {
+		// A receipt is kept for an item out or done: one still out.
+		var out string
+		if err := pool.QueryRow(ctx, `SELECT name FROM claims WHERE project_id = $1 ORDER BY id LIMIT 1`, p.ID).Scan(&out); err != nil {
+			t.Fatal(err)
+		}
+		if err := engine.RecordUpload(ctx, p, "alice", out, "up.example", netip.MustParseAddr("192.0.2.7")); err != nil {
 			t.Fatal(err)
 		}
 		if err := volunteers.New(pool).Mark(ctx, p.ID, netip.MustParseAddr("192.0.2.7")); err != nil {
