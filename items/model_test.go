@@ -59,8 +59,10 @@ type mItem struct {
 	claims int // hand-outs counted toward max_claims
 	// expired: out, and its claim aged past any reclaim TTL.
 	expired bool
-	// aged: its last completion is older than any recrawl_after.
-	aged bool
+	// completed: the item has a completion; aged: its last completion is
+	// older than any recrawl_after (a recrawl looks at that, whatever
+	// became of the item since).
+	completed, aged bool
 	// due: scheduled, and its next visit is due.
 	due bool
 }
@@ -203,8 +205,8 @@ func (w *modelWorld) queued(names []string, queue string, recrawl bool) {
 		switch {
 		case !seen:
 			w.items[name] = &mItem{where: mQueued, queue: queue}
-		case recrawl && it.where == mDone && it.aged:
-			*it = mItem{where: mQueued, queue: queue}
+		case recrawl && (it.where == mDone || it.where == mDropped) && it.aged:
+			*it = mItem{where: mQueued, queue: queue, completed: true, aged: true}
 		}
 	}
 }
@@ -264,7 +266,7 @@ func (w *modelWorld) take(rt *rapid.T, pr *process, nick string, n int) ([]strin
 		if pr.live.Config.Paused {
 			rt.Fatalf("a paused project handed out %s", name)
 		}
-		it.where, it.holder, it.expired, it.aged = mOut, nick, false, false
+		it.where, it.holder, it.expired = mOut, nick, false
 		it.claims++
 	}
 	return h.Names, nil
@@ -305,9 +307,9 @@ func (w *modelWorld) complete(rt *rapid.T, pr *process, nick string, names []str
 		// completion old at once.
 		aged := it.where == mOut && it.expired
 		if cfg.Recurring() {
-			*it = mItem{where: mScheduled, last: nick, aged: aged}
+			*it = mItem{where: mScheduled, last: nick, completed: true, aged: aged}
 		} else {
-			*it = mItem{where: mDone, last: nick, aged: aged}
+			*it = mItem{where: mDone, last: nick, completed: true, aged: aged}
 		}
 	}
 }
@@ -368,13 +370,12 @@ func (w *modelWorld) later(rt *rapid.T) {
 	w.exec(rt, `UPDATE revisits SET due_at = due_at - interval '1 day' WHERE project_id = $1`)
 	w.exec(rt, `UPDATE claim_expiries SET claimed_at = claimed_at - interval '1 day', expired_at = expired_at - interval '1 day' WHERE project_id = $1`)
 	for _, it := range w.items {
+		it.aged = it.completed
 		switch it.where {
 		case mOut:
 			it.expired = true
-		case mDone:
-			it.aged = true
 		case mScheduled:
-			it.aged, it.due = true, true
+			it.due = true
 		}
 	}
 }
