@@ -52,7 +52,7 @@ bench: postgres build
 SOAK_DURATION ?= 10m
 MODEL_CHECKS ?= 2000
 soak: postgres build
-	TRACKER_MODEL_CHECKS=$(MODEL_CHECKS) $(GO) test -count=1 -timeout 60m -run '^TestModel$$' ./items
+	TRACKER_MODEL_CHECKS=$(MODEL_CHECKS) TRACKER_MODEL_SEED=random $(GO) test -count=1 -timeout 60m -run '^TestModel$$' ./items
 	$(GO) build -o bin/trackerbench ./cmd/trackerbench
 	./bin/trackerbench -tracker $(BIN) -soak -duration $(SOAK_DURATION)
 

@@ -105,6 +105,18 @@ func TestModel(t *testing.T) {
 		}
 		flag.Set("rapid.checks", checks)
 	}
+	if f := flag.Lookup("rapid.seed"); f != nil && f.Value.String() == f.DefValue {
+		// The same sequences in every `make test`, so that a run fails
+		// for the code, not for the draw; `make soak` explores
+		// (TRACKER_MODEL_SEED=random) and prints the seed of a failure.
+		switch seed := os.Getenv("TRACKER_MODEL_SEED"); seed {
+		case "random":
+		case "":
+			flag.Set("rapid.seed", "20261124")
+		default:
+			flag.Set("rapid.seed", seed)
+		}
+	}
 	dsn := dbtest.NewDSN(t)
 	var procs [2]*process
 	for i := range procs {
