@@ -382,16 +382,18 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 
 const doneRequeue = `-- name: DoneRequeue :one
 WITH candidates AS (
-    SELECT DISTINCT ON (d.id) d.id, d.name, d.site, d.claim_count FROM done d
+    -- Under the name of its latest completion (a recrawl may have queued
+    -- it with another context since).
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.site FROM done d
     WHERE d.project_id = $1 AND d.id > $2
       AND ($3::text = '' OR starts_with(d.name, $3::text))
       AND ($4::text = '' OR d.name ~ $4::text)
-    ORDER BY d.id
+    ORDER BY d.id, d.done_at DESC
     LIMIT $5
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count)
+    INSERT INTO todo (project_id, queue, type, site, id, name)
     SELECT $1, $6::text, queue_type($6::text, c.name, project_limited_types($1), project_site($1, c.site)),
-           project_site($1, c.site), c.id, c.name, c.claim_count
+           project_site($1, c.site), c.id, c.name
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = $1)
       -- Probed through todo's key, queue by queue (@queues lists them all),
@@ -436,7 +438,9 @@ type DoneRequeueRow struct {
 // (each when not empty) and whose id is above @after_id, in id order; an
 // item claimed or queued already is left alone, and one waiting for its
 // next visit (a recurring project's) is visited now instead. Returns how
-// many were queued and the last id looked at (0 when none).
+// many were queued and the last id looked at (0 when none). An item queued
+// again starts a fresh count of hand-outs, as a recrawled or revisited one
+// does: max_claims counts the hand-outs of this round of work.
 func (q *Queries) DoneRequeue(ctx context.Context, arg DoneRequeueParams) (DoneRequeueRow, error) {
 	row := q.db.QueryRow(ctx, doneRequeue,
 		arg.ProjectID,

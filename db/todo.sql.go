@@ -294,13 +294,13 @@ func (q *Queries) TodoCountWhere(ctx context.Context, arg TodoCountWhereParams) 
 
 const todoGet = `-- name: TodoGet :one
 SELECT queue, claim_count, name FROM todo
-WHERE project_id = $1 AND queue = ANY($2::text[]) AND type = ANY($3::text[]) AND id = $4
+WHERE project_id = $1 AND queue = ANY($2::text[])
+  AND type = ANY(project_limited_types($1) || ARRAY['', ':site']) AND id = $3
 `
 
 type TodoGetParams struct {
 	ProjectID int32
 	Queues    []string
-	Types     []string
 	ID        int64
 }
 
@@ -310,14 +310,10 @@ type TodoGetRow struct {
 	Name       string
 }
 
-// Finds a queued item by id; the queues are those the counters know.
+// Finds a queued item by id in @queues, stretch by stretch as the project
+// files items now.
 func (q *Queries) TodoGet(ctx context.Context, arg TodoGetParams) (TodoGetRow, error) {
-	row := q.db.QueryRow(ctx, todoGet,
-		arg.ProjectID,
-		arg.Queues,
-		arg.Types,
-		arg.ID,
-	)
+	row := q.db.QueryRow(ctx, todoGet, arg.ProjectID, arg.Queues, arg.ID)
 	var i TodoGetRow
 	err := row.Scan(&i.Queue, &i.ClaimCount, &i.Name)
 	return i, err

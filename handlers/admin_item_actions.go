@@ -59,7 +59,7 @@ func (h *Handler) adminItemDrop(w http.ResponseWriter, r *http.Request) error {
 // with its first score again), or drops it when queue is empty, and says
 // whether the item was failed or retired.
 func (h *Handler) fromStoppedQueue(ctx context.Context, live *projects.Live, name, queue string) (bool, error) {
-	st, err := h.items.Lookup(ctx, live, name)
+	st, err := h.items.LookupNow(ctx, live, name)
 	if err != nil || st.Status != items.StatusFailed && st.Status != items.StatusRetired {
 		return false, err
 	}

@@ -142,7 +142,7 @@ func Exactly(name string) Selection { return Selection{Pattern: "^" + regexp.Quo
 // nick first; a claimed one is completed for its claimant. It reports no
 // bytes. Claim, completion and record are one transaction.
 func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick string) error {
-	st, err := e.Lookup(ctx, live, name)
+	st, err := e.LookupNow(ctx, live, name)
 	if err != nil {
 		return err
 	}

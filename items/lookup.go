@@ -93,8 +93,30 @@ func (st ItemStatus) Public() ItemStatus {
 // or by the name it was queued under (the part before any context separator
 // identifies it). It reads every table from one snapshot, so an item moving
 // between them meanwhile is seen in one place, never in none.
+//
+// It looks for a queued item in the queues of live's summary: a queue that
+// came to hold items since the project was read is missed (for a second,
+// the project cache's life). An action on the item looks it up with
+// LookupNow.
 func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (ItemStatus, error) {
 	return e.LookupInShard(ctx, live, "", name)
+}
+
+// LookupNow is Lookup in every queue that holds items now: for an action
+// that must not act on a stale answer (an admin's on an item).
+func (e *Engine) LookupNow(ctx context.Context, live *projects.Live, name string) (st ItemStatus, err error) {
+	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q := e.q.WithTx(tx)
+		sum, err := projects.SummaryOf(ctx, q, live.Project)
+		if err != nil {
+			return err
+		}
+		now := *live
+		now.Summary = sum
+		st, err = e.lookup(ctx, q, &now, "", name)
+		return err
+	})
+	return st, err
 }
 
 // LookupInShard is Lookup by the key name had in a backfeed shard ("" is the
@@ -162,13 +184,7 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	// Queued before done: a completed item an admin queued again is
 	// queued. The standard queues always, and the downloaders' queues that held
 	// items when the project was last read.
-	queues := live.Summary.QueueNames()
-	todo, err := q.TodoGet(ctx, db.TodoGetParams{
-		ProjectID: p.ID,
-		Queues:    queues,
-		Types:     p.Config.Stretches(),
-		ID:        id,
-	})
+	todo, err := q.TodoGet(ctx, db.TodoGetParams{ProjectID: p.ID, Queues: live.Summary.QueueNames(), ID: id})
 	switch {
 	case err == nil:
 		st.Name, st.item = todo.Name, todo.Name

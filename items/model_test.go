@@ -2,6 +2,7 @@ package items_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,14 +10,17 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"pgregory.net/rapid"
 
+	"tracker/archive"
 	"tracker/books"
 	"tracker/db"
 	"tracker/db/dbtest"
@@ -48,6 +52,10 @@ const (
 
 type mItem struct {
 	where string
+	// name is the item's name as queued and handed out: the model's key
+	// (its name up to any 0x1F) and, when backfed with one, a context
+	// carrying an update tag.
+	name string
 	// queue is the item's queue while queued, and the queue it goes back
 	// to while out. A revisit band is "revisit:" (its number is the
 	// engine's business).
@@ -59,12 +67,45 @@ type mItem struct {
 	claims int // hand-outs counted toward max_claims
 	// expired: out, and its claim aged past any reclaim TTL.
 	expired bool
-	// completed: the item has a completion; aged: its last completion is
-	// older than any recrawl_after (a recrawl looks at that, whatever
-	// became of the item since).
-	completed, aged bool
+	// completions are the item's completions in the hot table (not yet
+	// archived).
+	completions []mCompletion
 	// due: scheduled, and its next visit is due.
 	due bool
+	// score is the item's score in a recurring project: 1 until visits
+	// say otherwise.
+	score float64
+	// params are the parameters it was first queued with, as handed out
+	// ("" for none); tag the update tag it was queued with last.
+	params, tag string
+}
+
+// mCompletion is one completion of an item.
+type mCompletion struct {
+	name string // the item's name as completed
+	// claimAged: its claim is older than any recrawl_after; old: it is a
+	// day or more old, so the archive job takes it.
+	claimAged, old bool
+}
+
+// aged says whether a recrawl may queue the item again: it has a
+// completion in the hot table, and the latest is older than recrawl_after.
+func (it *mItem) aged() bool {
+	if len(it.completions) == 0 {
+		return false
+	}
+	for _, c := range it.completions {
+		if !c.claimAged {
+			return false
+		}
+	}
+	return true
+}
+
+// held says whether the tracker still holds the item: queued, out or
+// scheduled (its parameters stay then).
+func (it *mItem) held() bool {
+	return it.where == mQueued || it.where == mOut || it.where == mScheduled
 }
 
 // modelNames are the names the operations draw from: plain items, and URLs
@@ -94,6 +135,7 @@ type modelWorld struct {
 	procs   [2]*process
 	project projects.Project // as stored now
 	items   map[string]*mItem
+	days    int // the days that passed (later)
 }
 
 func TestModel(t *testing.T) {
@@ -145,7 +187,7 @@ func newModelWorld(rt *rapid.T, procs [2]*process, slug string) *modelWorld {
 	}
 	w := &modelWorld{ctx: ctx, procs: procs, project: p, items: map[string]*mItem{}}
 	// The recurring keys are set once; mode switches them on and off.
-	w.set(rt, "revisit_after=60", "retire_below=0.01")
+	w.set(rt, "revisit_after=60", "retire_below=0.3")
 	for _, pr := range procs {
 		pr.live = w.fresh(rt, pr)
 	}
@@ -204,46 +246,89 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 		"reclaim":   w.reclaim,
 		"revisit":   w.revisit,
 		"move":      w.move,
+		"requeue":   w.requeue,
+		"markDone":  w.markDone,
+		"archive":   w.archive,
 		"drain":     w.drain,
 		"configure": w.configure,
 	}
 }
 
-// queue puts fresh names in a queue, and names done long enough ago again
-// when the project recrawls.
-func (w *modelWorld) queued(names []string, queue string, recrawl bool) {
-	for _, name := range names {
-		it, seen := w.items[name]
+// mEntry is a name as an import or a backfeed queues it.
+type mEntry struct {
+	key         string // the model's key: the name up to any 0x1F
+	name        string // as queued
+	params, tag string
+}
+
+// keyOf is the model's key of a name: the part that identifies the item.
+func keyOf(name string) string {
+	key, _, _ := strings.Cut(name, "\x1f")
+	return key
+}
+
+// queued puts fresh names in a queue, and, when the process's view of the
+// project recrawls, names done long enough ago or coming with a new update
+// tag again.
+func (w *modelWorld) queued(entries []mEntry, queue string, recrawl bool) {
+	for _, e := range entries {
+		it, seen := w.items[e.key]
 		switch {
 		case !seen:
-			w.items[name] = &mItem{where: mQueued, queue: queue}
-		case recrawl && (it.where == mDone || it.where == mDropped) && it.aged:
-			*it = mItem{where: mQueued, queue: queue, completed: true, aged: true}
+			it = &mItem{where: mQueued, name: e.name, queue: queue, score: 1, params: e.params}
+			w.items[e.key] = it
+		case recrawl && (it.where == mDone || it.where == mDropped) &&
+			(it.aged() || (e.tag != "" && e.tag != it.tag)):
+			it.where, it.name, it.queue, it.last, it.claims, it.due = mQueued, e.name, queue, "", 0, false
+		default:
+			continue
+		}
+		// Update tags are kept only by a project that recrawls.
+		if recrawl && e.tag != "" {
+			it.tag = e.tag
 		}
 	}
 }
 
 func (w *modelWorld) add(rt *rapid.T) {
 	pr := w.proc(rt)
-	names := w.names(rt, "names")
+	var entries []mEntry
+	var lines []string
+	for _, name := range w.names(rt, "names") {
+		e := mEntry{key: name, name: name}
+		if rapid.Bool().Draw(rt, "params") {
+			e.params = fmt.Sprintf(`{"n": %d}`, rapid.IntRange(0, 9).Draw(rt, "n"))
+			lines = append(lines, name+"\t"+e.params)
+		} else {
+			lines = append(lines, name)
+		}
+		entries = append(entries, e)
+	}
 	queue := rapid.SampledFrom([]string{"todo", "secondary", "redo", "downloader:alice"}).Draw(rt, "queue")
-	if _, err := pr.engine.Add(w.ctx, pr.live.Project, queue, strings.NewReader(strings.Join(names, "\n"))); err != nil {
+	if _, err := pr.engine.Add(w.ctx, pr.live.Project, queue, strings.NewReader(strings.Join(lines, "\n"))); err != nil {
 		rt.Fatalf("add: %v", err)
 	}
-	w.queued(names, queue, pr.live.Config.RecrawlAfter > 0)
+	w.queued(entries, queue, pr.live.Config.RecrawlAfter > 0)
 }
 
+// backfeed posts names keyed by themselves, some with a context carrying
+// an update tag (as urls-grab's "url 0x1F tag=..." entries).
 func (w *modelWorld) backfeed(rt *rapid.T) {
 	pr := w.proc(rt)
-	names := w.names(rt, "names")
-	var entries []items.BackfeedEntry
-	for _, n := range names {
-		entries = append(entries, items.BackfeedEntry{Key: n, Item: n})
+	var entries []mEntry
+	var posted []items.BackfeedEntry
+	for _, name := range w.names(rt, "names") {
+		e := mEntry{key: name, name: name}
+		if tag := rapid.SampledFrom([]string{"", "", "v1", "v2"}).Draw(rt, "tag"); tag != "" {
+			e.name, e.tag = name+"\x1ftag="+tag, tag
+		}
+		entries = append(entries, e)
+		posted = append(posted, items.BackfeedEntry{Key: e.key, Item: e.name})
 	}
-	if _, _, err := pr.engine.Backfeed(w.ctx, pr.live.Project, "", entries); err != nil {
+	if _, _, err := pr.engine.Backfeed(w.ctx, pr.live.Project, "", posted); err != nil {
 		rt.Fatalf("backfeed: %v", err)
 	}
-	w.queued(names, "backfeed", pr.live.Config.RecrawlAfter > 0)
+	w.queued(entries, "backfeed", pr.live.Config.RecrawlAfter > 0)
 }
 
 // take asks for n items as nick and moves what it got in the model.
@@ -260,10 +345,12 @@ func (w *modelWorld) take(rt *rapid.T, pr *process, nick string, n int) ([]strin
 		rt.Fatalf("asked for %d, got %d", n, len(h.Names))
 	}
 	for _, name := range h.Names {
-		it := w.items[name]
+		it := w.items[keyOf(name)]
 		switch {
 		case it == nil:
-			rt.Fatalf("%s handed out an item never queued: %s", nick, name)
+			rt.Fatalf("%s handed out an item never queued: %q", nick, name)
+		case name != it.name:
+			rt.Fatalf("%s handed out %q, queued as %q", nick, name, it.name)
 		case it.where == mQueued && (it.queue == "error" || it.queue == "retired"):
 			rt.Fatalf("%s handed out %s from the %s queue", nick, name, it.queue)
 		case it.where == mQueued && strings.HasPrefix(it.queue, "downloader:") && it.queue != items.DownloaderQueue(nick):
@@ -278,10 +365,22 @@ func (w *modelWorld) take(rt *rapid.T, pr *process, nick string, n int) ([]strin
 		if pr.live.Config.Paused {
 			rt.Fatalf("a paused project handed out %s", name)
 		}
+		if got := string(h.Params[name]); !sameJSON(got, it.params) {
+			rt.Fatalf("%s handed out %s with params %q, queued with %q", nick, name, got, it.params)
+		}
 		it.where, it.holder, it.expired = mOut, nick, false
 		it.claims++
 	}
 	return h.Names, nil
+}
+
+// sameJSON compares two JSON documents, "" standing for none.
+func sameJSON(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
 }
 
 func (w *modelWorld) request(rt *rapid.T) {
@@ -290,22 +389,43 @@ func (w *modelWorld) request(rt *rapid.T) {
 	w.take(rt, pr, nick, rapid.IntRange(1, 4).Draw(rt, "n"))
 }
 
-// complete reports names done as nick, with the view cfg the process had,
-// and moves them in the model.
-func (w *modelWorld) complete(rt *rapid.T, pr *process, nick string, names []string) {
-	cfg := pr.live.Config
+// outcomes draws what the visits of some of names found: a word, or a
+// number of any size (the engine clamps it to the project's factors).
+func outcomes(rt *rapid.T, names []string) map[string]items.Outcome {
+	out := map[string]items.Outcome{}
+	for _, name := range names {
+		switch rapid.IntRange(0, 4).Draw(rt, "outcome") {
+		case 0:
+		case 1:
+			out[name] = items.Outcome{Number: rapid.SampledFrom([]float64{1e-9, 0.01, 0.7, 1, 3, 1e9}).Draw(rt, "factor")}
+		default:
+			out[name] = items.Outcome{Word: rapid.SampledFrom([]string{"none", "some", "full"}).Draw(rt, "word")}
+		}
+	}
+	return out
+}
+
+// complete reports names done as nick, through the process and with the
+// view of the project it has, and moves them in the model.
+func (w *modelWorld) complete(rt *rapid.T, pr *process, nick string, names []string, found map[string]items.Outcome) {
 	if _, err := pr.engine.Complete(w.ctx, pr.live.Project, items.Completion{
 		Downloader: nick, Version: "1", Items: names, Bytes: map[string]int64{"data": int64(len(names))},
+		Outcomes: found,
 	}); err != nil {
 		rt.Fatalf("done: %v", err)
 	}
+	w.completed(rt, pr.live.Config, nick, names, found)
+}
+
+// completed moves names that nick completed under configuration cfg.
+func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, names []string, found map[string]items.Outcome) {
 	// The queues a done finds a queued item in: those a claim goes back to.
 	looked := func(queue string) bool {
 		return slices.Contains(projects.StandardQueues, queue) || queue == "error" ||
 			queue == items.DownloaderQueue(nick) || (cfg.Recurring() && strings.HasPrefix(queue, "revisit:"))
 	}
 	for _, name := range names {
-		it := w.items[name]
+		it := w.items[keyOf(name)]
 		if it == nil {
 			continue
 		}
@@ -317,11 +437,23 @@ func (w *modelWorld) complete(rt *rapid.T, pr *process, nick string, names []str
 		// A completion is as old as its claim (a queued item's: now), and
 		// recrawls look at that: a claim aged past its TTL makes the
 		// completion old at once.
-		aged := it.where == mOut && it.expired
-		if cfg.Recurring() {
-			*it = mItem{where: mScheduled, last: nick, completed: true, aged: aged}
+		it.completions = append(it.completions, mCompletion{name: it.name, claimAged: it.where == mOut && it.expired})
+		// Whoever held it last did this visit's work, not the next one's.
+		it.where, it.queue, it.holder, it.last, it.claims, it.expired = mDone, "", "", "", 0, false
+		if !cfg.Recurring() {
+			continue
+		}
+		if o, ok := found[name]; ok {
+			f, err := cfg.Outcome(o.Word, o.Number)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			it.score = min(max(it.score*f, 1e-200), 1e200)
+		}
+		if it.score < cfg.RetireBelow {
+			it.where, it.queue = mQueued, "retired"
 		} else {
-			*it = mItem{where: mDone, last: nick, completed: true, aged: aged}
+			it.where = mScheduled
 		}
 	}
 }
@@ -330,39 +462,101 @@ func (w *modelWorld) done(rt *rapid.T) {
 	pr := w.proc(rt)
 	nick := rapid.SampledFrom(modelNicks).Draw(rt, "nick")
 	var held []string
-	for _, name := range slices.Sorted(maps.Keys(w.items)) {
-		if it := w.items[name]; (it.where == mOut && it.holder == nick) || it.last == nick {
-			held = append(held, name)
+	for _, key := range slices.Sorted(maps.Keys(w.items)) {
+		if it := w.items[key]; (it.where == mOut && it.holder == nick) || it.last == nick {
+			held = append(held, it.name)
 		}
 	}
 	names := rapid.SliceOfDistinct(rapid.SampledFrom(append(held, modelNames...)), rapid.ID[string]).Filter(func(s []string) bool { return len(s) > 0 }).Draw(rt, "items")
-	w.complete(rt, pr, nick, names)
+	w.complete(rt, pr, nick, names, outcomes(rt, names))
+}
+
+// markDone completes an item by hand, as an admin does: a claimed item for
+// its holder, a queued or failed one for the admin.
+func (w *modelWorld) markDone(rt *rapid.T) {
+	pr := w.proc(rt)
+	key := rapid.SampledFrom(modelNames).Draw(rt, "item")
+	it := w.items[key]
+	err := pr.engine.MarkDone(w.ctx, pr.live, key, "admin")
+	switch {
+	case it != nil && it.where == mOut:
+		if err != nil {
+			rt.Fatalf("mark %s done: %v", key, err)
+		}
+		w.completed(rt, pr.live.Config, it.holder, []string{it.name}, nil)
+	case it != nil && it.where == mQueued && it.queue != "retired":
+		if err != nil {
+			rt.Fatalf("mark %s (queued in %s) done: %v", key, it.queue, err)
+		}
+		it.where, it.holder, it.expired = mOut, "admin", false
+		it.claims++
+		w.completed(rt, pr.live.Config, "admin", []string{it.name}, nil)
+	default:
+		var invalid *items.InvalidError
+		if !errors.As(err, &invalid) && !errors.Is(err, items.ErrUnknownItem) {
+			rt.Fatalf("mark %s (%v) done: %v", key, it, err)
+		}
+	}
+}
+
+// requeue queues completed items again, as an admin does, one by its name
+// or all of a prefix: those neither queued nor out (a scheduled one is
+// visited now), with a fresh count of hand-outs.
+func (w *modelWorld) requeue(rt *rapid.T) {
+	pr := w.proc(rt)
+	queue := rapid.SampledFrom([]string{"redo", "todo", "downloader:bob"}).Draw(rt, "queue")
+	match := func(name string) bool { return strings.HasPrefix(name, "https://") }
+	sel := items.Selection{Prefix: "https://"}
+	if rapid.Bool().Draw(rt, "one") {
+		name := rapid.SampledFrom(modelNames).Draw(rt, "item")
+		if it := w.items[name]; it != nil {
+			name = it.name
+		}
+		sel, match = items.Exactly(name), func(n string) bool { return n == name }
+	}
+	if _, err := pr.engine.RequeueDone(w.ctx, pr.live.Project, queue, sel); err != nil {
+		rt.Fatalf("requeue %v in %s: %v", sel, queue, err)
+	}
+	for _, it := range w.items {
+		// The selection looks at the names of the completions.
+		var latest string
+		for _, c := range it.completions {
+			if match(c.name) {
+				latest = c.name
+			}
+		}
+		if latest == "" || it.where == mQueued || it.where == mOut {
+			continue
+		}
+		// Under the name it last completed with.
+		it.where, it.name, it.queue, it.last, it.claims, it.due = mQueued, it.completions[len(it.completions)-1].name, queue, "", 0, false
+	}
 }
 
 func (w *modelWorld) release(rt *rapid.T) {
 	pr := w.proc(rt)
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(w.items)) {
-		if w.items[name].where == mOut {
-			out = append(out, name)
+	for _, key := range slices.Sorted(maps.Keys(w.items)) {
+		if w.items[key].where == mOut {
+			out = append(out, key)
 		}
 	}
 	if len(out) == 0 {
 		rt.Skip("nothing out")
 	}
-	name := rapid.SampledFrom(out).Draw(rt, "item")
-	it := w.items[name]
+	key := rapid.SampledFrom(out).Draw(rt, "item")
+	it := w.items[key]
 	if rapid.Bool().Draw(rt, "by admin") {
-		released, err := pr.engine.ReleaseItem(w.ctx, pr.live.Project, name)
+		released, err := pr.engine.ReleaseItem(w.ctx, pr.live.Project, key)
 		if err != nil || !released {
-			rt.Fatalf("admin release of %s: %v, %v", name, released, err)
+			rt.Fatalf("admin release of %s: %v, %v", key, released, err)
 		}
 	} else {
 		nick := rapid.SampledFrom(modelNicks).Draw(rt, "nick")
-		_, err := pr.engine.Release(w.ctx, pr.live.Project, []string{name}, nick)
+		_, err := pr.engine.Release(w.ctx, pr.live.Project, []string{it.name}, nick)
 		if nick != it.holder {
 			if !errors.Is(err, items.ErrNotHeld) {
-				rt.Fatalf("%s released %s, held by %s: %v", nick, name, it.holder, err)
+				rt.Fatalf("%s released %s, held by %s: %v", nick, key, it.holder, err)
 			}
 			return
 		}
@@ -373,21 +567,53 @@ func (w *modelWorld) release(rt *rapid.T) {
 	it.where, it.last, it.holder, it.expired = mQueued, it.holder, "", false
 }
 
-// later lets a day pass: every claim and completion is a day older (claims
-// past any reclaim TTL, completions past any recrawl_after), and every
-// scheduled visit is due.
+// later lets a day pass: every claim is a day older (past any reclaim TTL),
+// every completion older than any recrawl_after and in a past day's
+// partition, which the archive job takes, and every scheduled visit is
+// due. The completions of each day that passes get a day of their own, a
+// few days back: an archived day is never written again.
 func (w *modelWorld) later(rt *rapid.T) {
+	w.days++
 	w.exec(rt, `UPDATE claims SET claimed_at = claimed_at - interval '1 day' WHERE project_id = $1`)
-	w.exec(rt, `UPDATE done SET claimed_at = claimed_at - interval '1 day', done_at = done_at - interval '1 day' WHERE project_id = $1`)
+	back := fmt.Sprintf("interval '%d days'", 2+w.days)
+	// The day gets its partition first, as housekeeping makes them ahead
+	// of time.
+	w.exec(rt, `SELECT done_partitions_ensure($1, (now() - `+back+`)::date, (now() - `+back+`)::date)`)
+	w.exec(rt, `UPDATE done SET claimed_at = claimed_at - `+back+`, done_at = done_at - `+back+`
+		WHERE project_id = $1 AND done_at > now() - interval '1 day'`)
 	w.exec(rt, `UPDATE revisits SET due_at = due_at - interval '1 day' WHERE project_id = $1`)
 	w.exec(rt, `UPDATE claim_expiries SET claimed_at = claimed_at - interval '1 day', expired_at = expired_at - interval '1 day' WHERE project_id = $1`)
 	for _, it := range w.items {
-		it.aged = it.completed
+		for i := range it.completions {
+			it.completions[i].claimAged, it.completions[i].old = true, true
+		}
 		switch it.where {
 		case mOut:
 			it.expired = true
 		case mScheduled:
 			it.due = true
+		}
+	}
+}
+
+// archive runs the archive job's step with archive_after a day: the
+// completions of days that ended before then leave the hot table (the
+// model's old ones: see later), and with them the parameters of items the
+// tracker no longer holds.
+func (w *modelWorld) archive(rt *rapid.T) {
+	var now time.Time
+	if err := w.procs[0].pool.QueryRow(w.ctx, `SELECT now()`).Scan(&now); err != nil {
+		rt.Fatal(err)
+	}
+	p := w.project
+	p.Config.ArchiveAfter, p.Config.ArchiveMode = 86400, archive.ModeDiscard
+	if _, err := archive.New(w.procs[rapid.IntRange(0, 1).Draw(rt, "process")].pool, "").Project(w.ctx, p, now); err != nil {
+		rt.Fatalf("archive: %v", err)
+	}
+	for _, it := range w.items {
+		it.completions = slices.DeleteFunc(it.completions, func(c mCompletion) bool { return c.old })
+		if !it.held() && len(it.completions) == 0 {
+			it.params = ""
 		}
 	}
 }
@@ -415,37 +641,58 @@ func (w *modelWorld) reclaim(rt *rapid.T) {
 }
 
 // revisit runs the revisit job's step: the visits due (those scheduled a
-// day ago) are queued.
+// day ago) are queued, and every scheduled one of a project that became
+// once.
 func (w *modelWorld) revisit(rt *rapid.T) {
 	pr := w.proc(rt)
 	if _, err := pr.engine.RevisitDue(w.ctx, pr.live.Project, 1000); err != nil {
 		rt.Fatalf("revisit: %v", err)
 	}
+	every := !pr.live.Config.Recurring()
 	for _, it := range w.items {
-		if it.where == mScheduled && it.due {
-			it.where, it.queue = mQueued, "revisit:"
+		if it.where == mScheduled && (it.due || every) {
+			it.where, it.queue, it.due, it.last = mQueued, "revisit:", false, ""
 		}
 	}
 }
 
+// move moves a queue's items, all or one by its name, to another queue or
+// drops them, as an admin does (the item page's requeue and drop of a
+// failed or retired item are such moves).
 func (w *modelWorld) move(rt *rapid.T) {
 	pr := w.proc(rt)
-	from := rapid.SampledFrom([]string{"todo", "backfeed", "redo", "error", "downloader:alice"}).Draw(rt, "from")
+	from := rapid.SampledFrom([]string{"todo", "backfeed", "redo", "error", "retired", "downloader:alice"}).Draw(rt, "from")
 	to := rapid.SampledFrom([]string{"todo", "secondary", "redo", "", "downloader:bob"}).Filter(func(to string) bool { return to != from }).Draw(rt, "to")
-	if _, err := pr.engine.MoveQueue(w.ctx, pr.live.Project, from, to, items.Selection{}); err != nil {
+	sel, match := items.Selection{}, func(*mItem) bool { return true }
+	if rapid.Bool().Draw(rt, "one") {
+		name := rapid.SampledFrom(modelNames).Draw(rt, "item")
+		if it := w.items[name]; it != nil {
+			name = it.name
+		}
+		sel, match = items.Exactly(name), func(it *mItem) bool { return it.name == name }
+	}
+	if _, err := pr.engine.MoveQueue(w.ctx, pr.live.Project, from, to, sel); err != nil {
 		rt.Fatalf("move %s to %q: %v", from, to, err)
 	}
 	for _, it := range w.items {
-		if it.where != mQueued || it.queue != from {
+		if it.where != mQueued || it.queue != from || !match(it) {
 			continue
 		}
 		if to == "" {
+			// Dropped: seen, so not queued again but by a recrawl; its
+			// parameters go unless a completion keeps them.
 			it.where = mDropped
+			if len(it.completions) == 0 {
+				it.params = ""
+			}
 			continue
 		}
 		it.queue = to
-		if from == "error" {
+		switch from {
+		case "error":
 			it.claims = 0
+		case "retired":
+			it.score = 1
 		}
 	}
 }
@@ -456,7 +703,7 @@ func modelKeys() []string {
 	if keys := os.Getenv("TRACKER_MODEL_KEYS"); keys != "" {
 		return strings.Split(keys, ",")
 	}
-	return []string{"site_key", "site_claims_limit", "site_interval", "max_claims", "mode", "recrawl_after", "paused", "reclaim_ttl"}
+	return []string{"site_key", "site_claims_limit", "site_interval", "max_claims", "mode", "recrawl_after", "paused", "reclaim_ttl", "retire_below"}
 }
 
 func (w *modelWorld) configure(rt *rapid.T) {
@@ -470,6 +717,7 @@ func (w *modelWorld) configure(rt *rapid.T) {
 		"recrawl_after":     {"0", "60"},
 		"paused":            {"false", "true"},
 		"reclaim_ttl":       {"0", "60"},
+		"retire_below":      {"0.01", "0.3", "0.9"},
 	}[key]
 	value := rapid.SampledFrom(values).Draw(rt, "value")
 	p, err := w.procs[0].store.Get(w.ctx, w.project.Slug)
@@ -500,15 +748,15 @@ func (w *modelWorld) drain(rt *rapid.T) {
 		pr.live = w.fresh(rt, pr)
 		names, _ := w.take(rt, pr, "drainer", rapid.IntRange(1, 3).Draw(rt, "n"))
 		if len(names) > 0 {
-			w.complete(rt, pr, "drainer", names)
+			w.complete(rt, pr, "drainer", names, nil)
 		}
 	}
 	if cfg.Paused {
 		return
 	}
 	limit := cfg.SiteClaimsLimit
-	for _, name := range slices.Sorted(maps.Keys(w.items)) {
-		it := w.items[name]
+	for _, key := range slices.Sorted(maps.Keys(w.items)) {
+		it := w.items[key]
 		if it.where != mQueued || it.queue == "error" || it.queue == "retired" ||
 			(strings.HasPrefix(it.queue, "downloader:") && it.queue != items.DownloaderQueue("drainer")) {
 			continue
@@ -519,24 +767,25 @@ func (w *modelWorld) drain(rt *rapid.T) {
 		var site string
 		var out int64
 		err := w.procs[0].pool.QueryRow(w.ctx, `SELECT coalesce(s.name, ''), coalesce(s.out, 0) FROM todo t LEFT JOIN sites s ON s.project_id = t.project_id AND s.id = t.site
-			WHERE t.project_id = $1 AND t.name = $2`, w.project.ID, name).Scan(&site, &out)
+			WHERE t.project_id = $1 AND t.name = $2`, w.project.ID, it.name).Scan(&site, &out)
 		if err != nil {
-			rt.Fatalf("queued item %s: %v", name, err)
+			rt.Fatalf("queued item %s: %v", it.name, err)
 		}
 		if site != "" && limit > 0 && out >= limit {
 			continue // held by its site's limit
 		}
-		rt.Fatalf("%s stays queued in %s after the drain (site %q, %d out, limit %d)", name, it.queue, site, out, limit)
+		rt.Fatalf("%s stays queued in %s after the drain (site %q, %d out, limit %d)", it.name, it.queue, site, out, limit)
 	}
 }
 
 // check compares the database with the model: each item in exactly one
-// place, the one the model says; then the books.
+// place, the one the model says, under the name the model says, with its
+// score and parameters; then the books.
 func (w *modelWorld) check(rt *rapid.T) {
-	type place struct{ where, queue, holder string }
+	type place struct{ where, name, queue, holder string }
 	found := map[string][]place{}
 	pool := w.procs[0].pool
-	read := func(sql string, f func(name, a string) place) {
+	read := func(sql string, f func(name, a string)) {
 		rows, err := pool.Query(w.ctx, sql, w.project.ID)
 		if err != nil {
 			rt.Fatal(err)
@@ -547,38 +796,77 @@ func (w *modelWorld) check(rt *rapid.T) {
 			if err := rows.Scan(&name, &a); err != nil {
 				rt.Fatal(err)
 			}
-			found[name] = append(found[name], f(name, a))
+			f(name, a)
 		}
 		if err := rows.Err(); err != nil {
 			rt.Fatal(err)
 		}
 	}
-	read(`SELECT name, queue FROM todo WHERE project_id = $1`, func(_, q string) place {
-		if strings.HasPrefix(q, "revisit:") {
-			q = "revisit:"
-		}
-		return place{where: mQueued, queue: q}
-	})
-	read(`SELECT name, downloader FROM claims WHERE project_id = $1`, func(_, d string) place { return place{where: mOut, holder: d} })
-	read(`SELECT name, '' FROM revisits WHERE project_id = $1`, func(_, _ string) place { return place{where: mScheduled} })
-	for _, name := range slices.Sorted(maps.Keys(found)) {
-		if w.items[name] == nil {
-			rt.Fatalf("%s is in the database (%v) but was never queued", name, found[name])
+	in := func(p place) func(name, a string) {
+		return func(name, a string) {
+			p := p
+			p.name = name
+			switch p.where {
+			case mQueued:
+				p.queue = a
+				if strings.HasPrefix(a, "revisit:") {
+					p.queue = "revisit:"
+				}
+			case mOut:
+				p.holder = a
+			}
+			found[keyOf(name)] = append(found[keyOf(name)], p)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(w.items)) {
-		it, places := w.items[name], found[name]
+	read(`SELECT name, queue FROM todo WHERE project_id = $1`, in(place{where: mQueued}))
+	read(`SELECT name, downloader FROM claims WHERE project_id = $1`, in(place{where: mOut}))
+	read(`SELECT name, '' FROM revisits WHERE project_id = $1`, in(place{where: mScheduled}))
+	for _, key := range slices.Sorted(maps.Keys(found)) {
+		if w.items[key] == nil {
+			rt.Fatalf("%s is in the database (%v) but was never queued", key, found[key])
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(w.items)) {
+		it, places := w.items[key], found[key]
 		var want []place
 		switch it.where {
 		case mQueued:
-			want = []place{{where: mQueued, queue: it.queue}}
+			want = []place{{where: mQueued, name: it.name, queue: it.queue}}
 		case mOut:
-			want = []place{{where: mOut, holder: it.holder}}
+			want = []place{{where: mOut, name: it.name, holder: it.holder}}
 		case mScheduled:
-			want = []place{{where: mScheduled}}
+			want = []place{{where: mScheduled, name: it.name}}
 		}
 		if !slices.Equal(places, want) {
-			rt.Fatalf("%s: the model has %s %s %s, the database %v", name, it.where, it.queue, it.holder, places)
+			rt.Fatalf("%s: the model has %s %q %s %s, the database %v", key, it.where, it.name, it.queue, it.holder, places)
+		}
+	}
+	// Scores and parameters, of the items a name in the project's tables
+	// still tells.
+	named := `(SELECT id, name FROM todo WHERE project_id = $1 UNION SELECT id, name FROM claims WHERE project_id = $1
+		UNION SELECT id, name FROM revisits WHERE project_id = $1 UNION SELECT id, name FROM done WHERE project_id = $1)`
+	scores, params := map[string]string{}, map[string]string{}
+	read(`SELECT n.name, s.score::text FROM item_scores s JOIN `+named+` n ON n.id = s.id WHERE s.project_id = $1`,
+		func(name, score string) { scores[keyOf(name)] = score })
+	read(`SELECT n.name, p.params::text FROM item_params p JOIN `+named+` n ON n.id = p.id WHERE p.project_id = $1`,
+		func(name, doc string) { params[keyOf(name)] = doc })
+	for _, key := range slices.Sorted(maps.Keys(w.items)) {
+		it := w.items[key]
+		if it.where == mDropped && len(it.completions) == 0 {
+			continue // no name tells it
+		}
+		score := 1.0
+		if s, ok := scores[key]; ok {
+			var err error
+			if score, err = strconv.ParseFloat(s, 64); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		if score != it.score {
+			rt.Fatalf("%s: the model scores it %g, the database %g", key, it.score, score)
+		}
+		if !sameJSON(params[key], it.params) {
+			rt.Fatalf("%s (%s): the model has params %q, the database %q", key, it.where, it.params, params[key])
 		}
 	}
 	r, err := books.Of(w.ctx, pool, w.project)

@@ -9,9 +9,10 @@ import (
 
 // RevisitDue moves up to max items of a recurring project whose next visit
 // is due into the queues of their scores, soonest first, and returns how
-// many. A project made a project done once has no schedule any more: its
-// items still waiting are all moved, to be handed out once more and done. Each batch is one transaction, serialised with an admin's requeue
-// of the project's completed items (see RevisitsLock).
+// many. A project switched to mode once has no schedule any more: its
+// items still waiting are all moved, to be handed out once more and done.
+// Each batch is one transaction, serialised with an admin's requeue of the
+// project's completed items (see RevisitsLock).
 func (e *Engine) RevisitDue(ctx context.Context, p projects.Project, max int) (int64, error) {
 	var n int64
 	err := db.WithTx(ctx, e.pool, func(q *db.Queries) error {

@@ -226,18 +226,22 @@ GROUP BY o.req;
 -- (each when not empty) and whose id is above @after_id, in id order; an
 -- item claimed or queued already is left alone, and one waiting for its
 -- next visit (a recurring project's) is visited now instead. Returns how
--- many were queued and the last id looked at (0 when none).
+-- many were queued and the last id looked at (0 when none). An item queued
+-- again starts a fresh count of hand-outs, as a recrawled or revisited one
+-- does: max_claims counts the hand-outs of this round of work.
 WITH candidates AS (
-    SELECT DISTINCT ON (d.id) d.id, d.name, d.site, d.claim_count FROM done d
+    -- Under the name of its latest completion (a recrawl may have queued
+    -- it with another context since).
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.site FROM done d
     WHERE d.project_id = @project_id AND d.id > @after_id
       AND (@prefix::text = '' OR starts_with(d.name, @prefix::text))
       AND (@pattern::text = '' OR d.name ~ @pattern::text)
-    ORDER BY d.id
+    ORDER BY d.id, d.done_at DESC
     LIMIT @max
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count)
+    INSERT INTO todo (project_id, queue, type, site, id, name)
     SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, project_limited_types(@project_id), project_site(@project_id, c.site)),
-           project_site(@project_id, c.site), c.id, c.name, c.claim_count
+           project_site(@project_id, c.site), c.id, c.name
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)
       -- Probed through todo's key, queue by queue (@queues lists them all),

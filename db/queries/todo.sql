@@ -121,9 +121,11 @@ UPDATE todo SET site = 0, type = queue_type(queue, name, project_limited_types(@
 WHERE project_id = @project_id AND type = ':site';
 
 -- name: TodoGet :one
--- Finds a queued item by id; the queues are those the counters know.
+-- Finds a queued item by id in @queues, stretch by stretch as the project
+-- files items now.
 SELECT queue, claim_count, name FROM todo
-WHERE project_id = @project_id AND queue = ANY(@queues::text[]) AND type = ANY(@types::text[]) AND id = @id;
+WHERE project_id = @project_id AND queue = ANY(@queues::text[])
+  AND type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND id = @id;
 
 -- name: ItemIDBlockNext :one
 -- A block of 2^20 item ids for one batch of names (see TodoAddUnseen).
