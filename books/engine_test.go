@@ -59,9 +59,7 @@ func TestBooksAfterPurge(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.projects["p"].Config.Deleting = true
-	if err := w.store.Purge(ctx, *w.projects["p"]); err != nil {
-		t.Fatal(err)
-	}
+	w.purge(t)
 	w.balanced(t)
 }
 

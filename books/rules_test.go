@@ -424,9 +424,7 @@ func TestDeletedProject(t *testing.T) {
 	if r, err := Tracker(ctx, w.pool); err != nil || !r.Balanced {
 		t.Fatalf("a project being deleted unbalances the tracker's books (%v): %q", err, failing(r))
 	}
-	if err := w.store.Purge(ctx, *p); err != nil {
-		t.Fatal(err)
-	}
+	w.purge(t)
 	if r, err := Tracker(ctx, w.pool); err != nil || !r.Balanced {
 		t.Fatalf("a purged project left rows behind (%v): %q", err, failing(r))
 	}

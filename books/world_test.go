@@ -18,6 +18,7 @@ import (
 	"tracker/db/dbtest"
 	"tracker/dictionaries"
 	"tracker/items"
+	"tracker/jobs"
 	"tracker/projects"
 	"tracker/stats"
 	"tracker/users"
@@ -62,6 +63,16 @@ func newWorld(t *testing.T) *world {
 	w.set(t, "once", "rate_limit=100000")
 	w.complete(t, "once", items.Completion{Downloader: "erin", Items: w.request(t, "once", "erin", 1), Bytes: map[string]int64{"data": 300}})
 	return w
+}
+
+// purge runs the purge job over the projects being deleted, as the
+// tracker does: one is.
+func (w *world) purge(t *testing.T) {
+	t.Helper()
+	job := jobs.Purge(w.pool, w.store, w.engine, archive.New(w.pool, w.archiveTo))
+	if s, err := jobs.NewRunner(slog.New(slog.DiscardHandler), w.pool, job).RunNow(context.Background(), "purge"); err != nil || s != "purged 1 projects" {
+		t.Fatalf("purge: %q, %v", s, err)
+	}
 }
 
 func (w *world) set(t *testing.T, slug string, assignments ...string) {

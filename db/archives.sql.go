@@ -87,7 +87,7 @@ type ArchivedPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see archive.Archiver.Purge).
 func (q *Queries) ArchivedPurgeBatch(ctx context.Context, arg ArchivedPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, archivedPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

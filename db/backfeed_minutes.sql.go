@@ -90,7 +90,7 @@ type BackfeedMinutesPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 func (q *Queries) BackfeedMinutesPurgeBatch(ctx context.Context, arg BackfeedMinutesPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, backfeedMinutesPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

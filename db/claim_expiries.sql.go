@@ -172,7 +172,7 @@ type ClaimExpiriesPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) ClaimExpiriesPurgeBatch(ctx context.Context, arg ClaimExpiriesPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, claimExpiriesPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

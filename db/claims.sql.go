@@ -410,7 +410,7 @@ type ClaimsPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) ClaimsPurgeBatch(ctx context.Context, arg ClaimsPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, claimsPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

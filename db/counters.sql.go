@@ -128,7 +128,7 @@ type CountersPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) CountersPurgeBatch(ctx context.Context, arg CountersPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, countersPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

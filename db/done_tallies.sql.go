@@ -211,7 +211,7 @@ type DoneTalliesPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 func (q *Queries) DoneTalliesPurgeBatch(ctx context.Context, arg DoneTalliesPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, doneTalliesPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

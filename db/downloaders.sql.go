@@ -205,7 +205,7 @@ type DownloadersPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 func (q *Queries) DownloadersPurgeBatch(ctx context.Context, arg DownloadersPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, downloadersPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

@@ -72,7 +72,7 @@ type DomainTotalsPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 func (q *Queries) DomainTotalsPurgeBatch(ctx context.Context, arg DomainTotalsPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, domainTotalsPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {
@@ -136,7 +136,7 @@ type FeedPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 func (q *Queries) FeedPurgeBatch(ctx context.Context, arg FeedPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, feedPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

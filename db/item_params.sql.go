@@ -54,7 +54,7 @@ type ItemParamsPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) ItemParamsPurgeBatch(ctx context.Context, arg ItemParamsPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, itemParamsPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

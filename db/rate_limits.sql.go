@@ -18,7 +18,7 @@ type RateLimitsPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) RateLimitsPurgeBatch(ctx context.Context, arg RateLimitsPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, rateLimitsPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

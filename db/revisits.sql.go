@@ -82,7 +82,7 @@ type ItemScoresPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) ItemScoresPurgeBatch(ctx context.Context, arg ItemScoresPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, itemScoresPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {
@@ -181,7 +181,7 @@ type RevisitsPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) RevisitsPurgeBatch(ctx context.Context, arg RevisitsPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, revisitsPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

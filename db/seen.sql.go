@@ -112,7 +112,7 @@ type SeenPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) SeenPurgeBatch(ctx context.Context, arg SeenPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, seenPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

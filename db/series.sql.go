@@ -74,7 +74,7 @@ type DownloaderHoursPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 func (q *Queries) DownloaderHoursPurgeBatch(ctx context.Context, arg DownloaderHoursPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, downloaderHoursPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {
@@ -170,7 +170,7 @@ type SeriesHoursPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 func (q *Queries) SeriesHoursPurgeBatch(ctx context.Context, arg SeriesHoursPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, seriesHoursPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {
@@ -239,7 +239,7 @@ type SeriesMinutesPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 func (q *Queries) SeriesMinutesPurgeBatch(ctx context.Context, arg SeriesMinutesPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, seriesMinutesPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

@@ -144,23 +144,6 @@ func (q *Queries) BooksSitesUnderInterval(ctx context.Context, arg BooksSitesUnd
 	return count, err
 }
 
-const itemTagsPurgeBatch = `-- name: ItemTagsPurgeBatch :execrows
-DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = $1 LIMIT $2))
-`
-
-type ItemTagsPurgeBatchParams struct {
-	ProjectID int32
-	Max       int32
-}
-
-func (q *Queries) ItemTagsPurgeBatch(ctx context.Context, arg ItemTagsPurgeBatchParams) (int64, error) {
-	result, err := q.db.Exec(ctx, itemTagsPurgeBatch, arg.ProjectID, arg.Max)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const siteGet = `-- name: SiteGet :one
 SELECT id, name, queued, out, at_limit, due_at, last_at, CASE WHEN out > 0 THEN coalesce(downloader, '') ELSE '' END::text AS downloader, blocked, done, bytes
 FROM sites WHERE project_id = $1 AND name = $2
@@ -524,7 +507,7 @@ type SitesPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see sites.Store.Purge).
 func (q *Queries) SitesPurgeBatch(ctx context.Context, arg SitesPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, sitesPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

@@ -68,6 +68,24 @@ func (q *Queries) ItemIDBlockNext(ctx context.Context) (int64, error) {
 	return block, err
 }
 
+const itemTagsPurgeBatch = `-- name: ItemTagsPurgeBatch :execrows
+DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = $1 LIMIT $2))
+`
+
+type ItemTagsPurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes up to @max of a deleting project's update tags (see items.Engine.Purge).
+func (q *Queries) ItemTagsPurgeBatch(ctx context.Context, arg ItemTagsPurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, itemTagsPurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const todoAddUnseen = `-- name: TodoAddUnseen :one
 WITH batch AS MATERIALIZED (
     SELECT b.name, item_key_hash($1::text, coalesce(b.key, b.name)) AS hash,
@@ -483,7 +501,7 @@ type TodoPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) TodoPurgeBatch(ctx context.Context, arg TodoPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, todoPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

@@ -72,7 +72,7 @@ type UploadsPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see projects.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 func (q *Queries) UploadsPurgeBatch(ctx context.Context, arg UploadsPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, uploadsPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

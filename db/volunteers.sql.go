@@ -73,7 +73,7 @@ type VolunteerDaysPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's days (see projects.Purge).
+// Deletes up to @max of a deleting project's days (see volunteers.Counter.Purge).
 func (q *Queries) VolunteerDaysPurgeBatch(ctx context.Context, arg VolunteerDaysPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, volunteerDaysPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {
@@ -225,7 +225,7 @@ type VolunteersPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's marks (see projects.Purge).
+// Deletes up to @max of a deleting project's marks (see volunteers.Counter.Purge).
 func (q *Queries) VolunteersPurgeBatch(ctx context.Context, arg VolunteersPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, volunteersPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"tracker/archive"
+	"tracker/items"
 	"tracker/jobs"
 	"tracker/users"
 )
@@ -607,24 +609,32 @@ func TestAdminProjectDelete(t *testing.T) {
 	if a := f.do(t, "GET", "/test/", ""); a.status != 404 {
 		t.Fatalf("leaderboard after delete: %d", a.status)
 	}
-	// The purge job removes the rows.
-	if _, err := jobs.NewRunner(slog.New(slog.DiscardHandler), f.pool, jobs.Purge(f.store)).RunNow(ctx, "purge"); err != nil {
-		t.Fatal(err)
-	}
-	var rows int64
-	for _, table := range []string{"todo", "claims", "seen", "counters", "projects"} {
-		var n int64
-		col := "project_id"
-		if table == "projects" {
-			col = "id"
+	// The purge job removes the rows (every table's: see the jobs
+	// package's TestPurgeRemovesEveryTable), the completions' partitions
+	// and the project.
+	branch := "done_p" + strconv.Itoa(int(f.project.ID))
+	exists := func(sql string, arg any) bool {
+		t.Helper()
+		var ok bool
+		if err := f.pool.QueryRow(ctx, sql, arg).Scan(&ok); err != nil {
+			t.Fatalf("%s: %v", sql, err)
 		}
-		f.pool.QueryRow(ctx, "SELECT count(*) FROM "+table+" WHERE "+col+" = $1", f.project.ID).Scan(&n)
-		rows += n
+		return ok
 	}
-	var branch bool
-	f.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", "done_p"+strconv.Itoa(int(f.project.ID))).Scan(&branch)
-	if rows != 0 || branch {
-		t.Fatalf("%d rows left, completions' partitions left: %v", rows, branch)
+	if !exists("SELECT to_regclass($1) IS NOT NULL", branch) || !exists("SELECT EXISTS (SELECT 1 FROM claims WHERE project_id = $1)", f.project.ID) {
+		t.Fatal("before the purge: no partitions or no claim of the project")
+	}
+	purge := jobs.Purge(f.pool, f.store, items.NewEngine(f.pool, nil), archive.New(f.pool, t.TempDir()))
+	if s, err := jobs.NewRunner(slog.New(slog.DiscardHandler), f.pool, purge).RunNow(ctx, "purge"); err != nil || s != "purged 1 projects" {
+		t.Fatalf("purge: %q, %v", s, err)
+	}
+	for _, sql := range []string{"SELECT EXISTS (SELECT 1 FROM projects WHERE id = $1)", "SELECT EXISTS (SELECT 1 FROM claims WHERE project_id = $1)"} {
+		if exists(sql, f.project.ID) {
+			t.Fatalf("after the purge: %s", sql)
+		}
+	}
+	if exists("SELECT to_regclass($1) IS NOT NULL", branch) {
+		t.Fatalf("after the purge: %s left", branch)
 	}
 	// The slug is free again.
 	if a := c.post(t, "/admin/projects", url.Values{"slug": {"test"}}); a.status != 303 {

@@ -1,18 +1,29 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"tracker/projects"
 )
 
 // warriorRoutes maps a warrior action ("request", "done", ...) to its handler.
 type warriorRoutes map[string]http.Handler
 
-// maxMultiPath bounds the N of multi={N} that the path may name; the
-// project's max_multi setting then caps what is handed out.
-const maxMultiPath = 10_000
+// multiKey carries the N of a warrior path's multi={N} to its handler as
+// the number the path's matcher checked (0: the path names none), not as
+// text for the handler to parse again.
+type multiKey struct{}
+
+// pathMulti is the N of the request's multi={N}, 0 when its path names
+// none.
+func pathMulti(r *http.Request) int {
+	n, _ := r.Context().Value(multiKey{}).(int)
+	return n
+}
 
 // in returns a handler that answers warrior paths itself and passes every
 // other request to next. Warrior paths are answered directly, never
@@ -29,7 +40,7 @@ func (routes warriorRoutes) in(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		case shape == badMulti:
-			writeError(w, errorf(http.StatusBadRequest, "invalid-multi", "multi={N} takes N from 1 to %d", maxMultiPath))
+			writeError(w, errorf(http.StatusBadRequest, "invalid-multi", "multi={N} takes N from 1 to %d", projects.MaxMultiLimit))
 			return
 		case shape == badWarriorPath:
 			writeError(w, errorf(http.StatusNotFound, "not-found", "not a tracker path: /{project}/{action} or /{project}/multi={N}/{action}"))
@@ -41,8 +52,7 @@ func (routes warriorRoutes) in(next http.Handler) http.Handler {
 			return
 		}
 		r.SetPathValue("project", p.project)
-		r.SetPathValue("multi", strconv.Itoa(p.multi))
-		handler.ServeHTTP(w, r)
+		handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), multiKey{}, p.multi)))
 	})
 }
 
@@ -96,7 +106,7 @@ const (
 	// warriorPathOK is /{project}/{action} or /{project}/multi={N}/{action}.
 	warriorPathOK
 	// badMulti is a warrior path whose N is not a number from 1 to
-	// maxMultiPath.
+	// projects.MaxMultiLimit.
 	badMulti
 	// badWarriorPath ends in an action after nothing but slashes and
 	// multi= segments, but not in a form the clients send (three slashes,
@@ -163,11 +173,13 @@ func validMultiSlashes(middle []string) bool {
 	return before <= 1 && after <= 1
 }
 
-// parseMulti reads N of multi={N}: plain decimal digits, 1 to maxMultiPath.
+// parseMulti reads N of multi={N}: plain decimal digits, 1 to
+// projects.MaxMultiLimit; the project's max_multi then caps what is handed
+// out.
 func parseMulti(s string) (int, bool) {
 	if s == "" || len(s) > 9 || strings.TrimLeft(s, "0123456789") != "" {
 		return 0, false
 	}
 	n, err := strconv.Atoi(s)
-	return n, err == nil && n >= 1 && n <= maxMultiPath
+	return n, err == nil && n >= 1 && n <= projects.MaxMultiLimit
 }

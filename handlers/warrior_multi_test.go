@@ -1,6 +1,13 @@
 package handlers_test
 
-import "testing"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tracker/projects"
+)
 
 // A warrior path is answered where it arrives, whatever its form: a bad
 // multi={N} is a 400 the script's author can read, a malformed path a 404,
@@ -49,5 +56,34 @@ func TestWarriorPathEdgeCases(t *testing.T) {
 		if a := f.do(t, "POST", path, `{"downloader":"alice"}`); a.status != 200 {
 			t.Errorf("POST %s: %d %q (%q)", path, a.status, a.reason, a.body)
 		}
+	}
+}
+
+// N of multi={N} is bounded by projects.MaxMultiLimit, the bound of
+// max_multi: N at the bound is taken and capped by the project's
+// max_multi, N below max_multi is handed out as asked, and one over the
+// bound or not a number is a 400 invalid-multi that names the bound and
+// hands out nothing.
+func TestMultiBound(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "a", "b", "c", "d", "e", "f", "g", "h")
+	f.set(t, "max_multi=3")
+	for _, n := range []string{strconv.Itoa(projects.MaxMultiLimit + 1), "ten", "1e3", "0x10", "+5", "%205"} {
+		a := f.do(t, "POST", "/test/multi="+n+"//request", `{"downloader":"alice"}`)
+		if a.status != 400 || a.reason != "invalid-multi" || !strings.Contains(a.body, fmt.Sprintf("1 to %d", projects.MaxMultiLimit)) {
+			t.Errorf("multi=%s: %d %q (%q), want 400 invalid-multi naming the bound", n, a.status, a.reason, a.body)
+		}
+	}
+	if s := f.summary(t); s.Claims != 0 {
+		t.Fatalf("%d claims after refused multi requests", s.Claims)
+	}
+	if names, a := f.request(t, "alice", projects.MaxMultiLimit); len(names) != 3 {
+		t.Fatalf("multi=%d with max_multi=3: %q (%d %q)", projects.MaxMultiLimit, names, a.status, a.reason)
+	}
+	if names, a := f.request(t, "bob", 2); len(names) != 2 {
+		t.Fatalf("multi=2 with max_multi=3: %q (%d %q)", names, a.status, a.reason)
+	}
+	if s := f.summary(t); s.Claims != 5 {
+		t.Fatalf("%d claims, want 5", s.Claims)
 	}
 }

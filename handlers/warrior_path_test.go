@@ -3,6 +3,8 @@ package handlers
 import (
 	"strings"
 	"testing"
+
+	"tracker/projects"
 )
 
 func TestParseWarriorPath(t *testing.T) {
@@ -66,7 +68,7 @@ func FuzzParseWarriorPath(f *testing.F) {
 		if p.project == "" || p.action == "" || strings.Contains(p.project+p.action, "/") {
 			t.Fatalf("parseWarriorPath(%q) = %+v %d", path, p, shape)
 		}
-		if shape == warriorPathOK && (p.multi < 0 || p.multi > maxMultiPath || strings.Contains(path, "///")) {
+		if shape == warriorPathOK && (p.multi < 0 || p.multi > projects.MaxMultiLimit || strings.Contains(path, "///")) {
 			t.Fatalf("parseWarriorPath(%q) = %+v, accepted", path, p)
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"tracker/items"
@@ -51,7 +50,7 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects
 		return errorf(http.StatusBadRequest, "invalid-version", "%v", err)
 	}
 	want := 1
-	if n, _ := strconv.Atoi(r.PathValue("multi")); n > 0 {
+	if n := pathMulti(r); n > 0 {
 		want = min(n, max(live.Config.MaxMulti, 1))
 	}
 	got, err := h.items.Request(r.Context(), live, items.ClaimRequest{

@@ -274,7 +274,7 @@ func TestPurgeGoesOnPastAFailingProject(t *testing.T) {
 	}
 	fault(t, pool, "seen", "DELETE", broken)
 
-	if summary := runFailing(t, pool, Purge(store), "injected fault", "aaa", "bbb"); summary != "purged 1 projects" {
+	if summary := runFailing(t, pool, Purge(pool, store, engine, archive.New(pool, t.TempDir())), "injected fault", "aaa", "bbb"); summary != "purged 1 projects" {
 		t.Fatalf("summary %q", summary)
 	}
 	for _, c := range []struct {

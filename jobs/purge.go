@@ -5,14 +5,25 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/archive"
+	"tracker/items"
 	"tracker/projects"
+	"tracker/sites"
+	"tracker/stats"
+	"tracker/volunteers"
 )
 
 // Purge removes the rows of projects an admin deleted, in the background:
 // a project of millions of items goes a batch at a time. Project by
 // project: one that cannot be purged is reported (and tried again next
 // run), the others are purged all the same.
-func Purge(store *projects.Store) Job {
+func Purge(pool *pgxpool.Pool, store *projects.Store, engine *items.Engine, archiver *archive.Archiver) Job {
+	pr := purger{
+		store: store, items: engine, archive: archiver,
+		sites: sites.NewStore(pool), stats: stats.NewStore(pool), volunteers: volunteers.New(pool),
+	}
 	return Job{
 		Name:  "purge",
 		Every: 30 * time.Second,
@@ -23,7 +34,7 @@ func Purge(store *projects.Store) Job {
 			}
 			purged := 0
 			err = eachProject(ctx, ps, func(p projects.Project) error {
-				if err := store.Purge(ctx, p); err != nil {
+				if err := pr.purge(ctx, p); err != nil {
 					return err
 				}
 				purged++
@@ -32,4 +43,43 @@ func Purge(store *projects.Store) Job {
 			return fmt.Sprintf("purged %d projects", purged), err
 		},
 	}
+}
+
+// purger holds the packages that keep a project's rows: each purges the
+// tables it owns.
+type purger struct {
+	store      *projects.Store
+	items      *items.Engine
+	sites      *sites.Store
+	stats      *stats.Store
+	volunteers *volunteers.Counter
+	archive    *archive.Archiver
+}
+
+// purge removes a deleting project's rows from every table, package by
+// package, and then the project's own row: until that last step the
+// project is still listed as deleting, so a purge stopped midway carries
+// on where it was at the next run. Every table with a project_id is purged
+// here or goes with the project's row (TestPurgeRemovesEveryTable checks
+// them all).
+func (pr purger) purge(ctx context.Context, p projects.Project) error {
+	if err := p.CheckDeleting(); err != nil {
+		return err
+	}
+	if err := pr.items.Purge(ctx, p); err != nil {
+		return err
+	}
+	if err := pr.sites.Purge(ctx, p.ID); err != nil {
+		return err
+	}
+	if err := pr.stats.Purge(ctx, p); err != nil {
+		return err
+	}
+	if err := pr.volunteers.Purge(ctx, p.ID); err != nil {
+		return err
+	}
+	if err := pr.archive.Purge(ctx, p); err != nil {
+		return err
+	}
+	return pr.store.Purge(ctx, p)
 }

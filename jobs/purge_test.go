@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"tracker/archive"
 	"tracker/audit"
+	"tracker/db"
 	"tracker/db/dbtest"
 	"tracker/dictionaries"
 	"tracker/items"
@@ -189,10 +189,34 @@ func fill(t *testing.T, pool *pgxpool.Pool, store *projects.Store, engine *items
 	return ps
 }
 
+// fingerprints reads the project's rows in each table as a count and a
+// digest of their text, leaving out the empty: rows changed, not only
+// rows removed, show.
+func fingerprints(t *testing.T, pool *pgxpool.Pool, tables []string, p projects.Project) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, table := range tables {
+		var (
+			n      int64
+			digest string
+		)
+		sql := "SELECT count(*), md5(coalesce(string_agg(r::text, E'\\n' ORDER BY r::text), '')) FROM " +
+			pgx.Identifier{table}.Sanitize() + " r WHERE project_id = $1"
+		if err := pool.QueryRow(context.Background(), sql, p.ID).Scan(&n, &digest); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if n > 0 {
+			out[table] = fmt.Sprintf("%d rows, %s", n, digest)
+		}
+	}
+	return out
+}
+
 // A deleted project is purged from every table with a project_id: the
 // test fills a project with rows of every kind the tracker keeps, checks
 // every such table got some, and finds none left after the purge; another
-// project's rows stay.
+// project's rows stay as they were. A table of more rows than a batch is
+// purged whole, and a purge that fails midway carries on at the next run.
 func TestPurgeRemovesEveryTable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -201,6 +225,11 @@ func TestPurgeRemovesEveryTable(t *testing.T) {
 	engine := items.NewEngine(pool, quietLog())
 	ps := fill(t, pool, store, engine, create(t, store, "doomed"), create(t, store, "kept"))
 	doomed, kept := ps[0], ps[1]
+	// Counters of two batches and more.
+	if _, err := pool.Exec(ctx, `INSERT INTO counters (project_id, name, shard, value)
+		SELECT $1, 'probe:' || g, 0, 1 FROM generate_series(1, $2::int) g`, doomed.ID, 2*db.PurgeBatch+1); err != nil {
+		t.Fatal(err)
+	}
 
 	tables := projectTables(t, pool)
 	before := rowsOf(t, pool, tables, doomed)
@@ -210,25 +239,91 @@ func TestPurgeRemovesEveryTable(t *testing.T) {
 			t.Errorf("%s: no row of the project to purge: fill it", table)
 		}
 	}
-	keptBefore := rowsOf(t, pool, tables, kept)
+	if t.Failed() {
+		t.FailNow()
+	}
+	keptBefore := fingerprints(t, pool, tables, kept)
+	for _, table := range tables {
+		if keptBefore[table] == "" {
+			t.Fatalf("%s: no row of the project kept: fill it", table)
+		}
+	}
 
 	if err := store.MarkDeleting(ctx, doomed); err != nil {
 		t.Fatal(err)
 	}
-	r := NewRunner(quietLog(), pool, Purge(store))
+	// The purge fails in its last package's tables, after the items went.
+	fault(t, pool, "archived", "DELETE", doomed)
+	r := NewRunner(quietLog(), pool, Purge(pool, store, engine, archive.New(pool, t.TempDir())))
+	if s, err := r.RunNow(ctx, "purge"); err == nil || !strings.Contains(err.Error(), "injected fault") || s != "purged 0 projects" {
+		t.Fatalf("purge with a fault: %q, %v", s, err)
+	}
+	midway := rowsOf(t, pool, tables, doomed)
+	if midway["todo"] != 0 || midway["counters"] != 0 || midway["archived"] == 0 {
+		t.Fatalf("rows after a purge stopped by a fault: %v", midway)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", doomed.ID); n != 1 {
+		t.Fatalf("project's row gone before its rows: %d", n)
+	}
+	if _, err := pool.Exec(ctx, "DROP TRIGGER injected_fault_archived_delete ON archived"); err != nil {
+		t.Fatal(err)
+	}
 	if s, err := r.RunNow(ctx, "purge"); err != nil || s != "purged 1 projects" {
 		t.Fatalf("purge: %q, %v", s, err)
 	}
 	if left := rowsOf(t, pool, tables, doomed); len(left) > 0 {
 		t.Fatalf("rows of the purged project left: %v", left)
 	}
+	if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", doomed.ID); n != 0 {
+		t.Fatalf("the purged project's row left")
+	}
 	if n := count(t, pool, "SELECT count(*) FROM pg_class WHERE relname LIKE $1", fmt.Sprintf("done\\_p%d\\_%%", doomed.ID)); n != 0 {
 		t.Fatalf("%d partitions of the purged project left", n)
 	}
-	keptAfter := rowsOf(t, pool, tables, kept)
-	for _, table := range slices.Sorted(maps.Keys(keptBefore)) {
+	if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", kept.ID); n != 1 {
+		t.Fatalf("the kept project's row: %d", n)
+	}
+	keptAfter := fingerprints(t, pool, tables, kept)
+	for _, table := range tables {
 		if keptAfter[table] != keptBefore[table] {
-			t.Errorf("kept: %s has %d rows, had %d", table, keptAfter[table], keptBefore[table])
+			t.Errorf("kept: %s has %s, had %s", table, keptAfter[table], keptBefore[table])
 		}
+	}
+}
+
+// The purges that hold the project refuse one that is not being deleted,
+// and remove nothing of it: a purge called by mistake cannot empty a live
+// project.
+func TestPurgeRefusesALiveProject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	engine := items.NewEngine(pool, quietLog())
+	p := create(t, store, "live")
+	complete(t, store, engine, p, "item", 3)
+	tables := projectTables(t, pool)
+	before := fingerprints(t, pool, tables, p)
+	if before["seen"] == "" || before["done"] == "" || before["counters"] == "" {
+		t.Fatalf("rows of the live project: %v", before)
+	}
+	for name, purge := range map[string]func(context.Context, projects.Project) error{
+		"items":    engine.Purge,
+		"stats":    stats.NewStore(pool).Purge,
+		"archive":  archive.New(pool, t.TempDir()).Purge,
+		"projects": store.Purge,
+	} {
+		if err := purge(ctx, p); err == nil || !strings.Contains(err.Error(), "not being deleted") {
+			t.Errorf("%s: purge of a live project: %v", name, err)
+		}
+	}
+	if err := volunteers.New(pool).Purge(ctx, volunteers.Tracker); err == nil {
+		t.Error("the tracker-wide volunteers purged")
+	}
+	if after := fingerprints(t, pool, tables, p); !maps.Equal(after, before) {
+		t.Errorf("rows of the live project: %v, had %v", after, before)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", p.ID); n != 1 {
+		t.Errorf("the live project's row: %d", n)
 	}
 }

@@ -185,7 +185,8 @@ const (
 // maxText bounds the free-text keys.
 const maxText = 16 << 10
 
-// MaxMultiLimit bounds max_multi: a request's answer must stay a sane size.
+// MaxMultiLimit bounds max_multi and the N a warrior path's multi={N} may
+// name (a larger N is refused): a request's answer must stay a sane size.
 const MaxMultiLimit = 10_000
 
 var (

@@ -269,74 +269,25 @@ func (s *Store) MarkDeleting(ctx context.Context, p Project) error {
 	return err
 }
 
-// purgeBatch bounds one delete of Purge.
-const purgeBatch = 10000
-
-// purgeBatchOf is a table's batch delete of Purge: up to purgeBatch of the
-// project's rows.
-func purgeBatchOf[P ~struct {
-	ProjectID int32
-	Max       int32
-}](del func(context.Context, P) (int64, error)) func(context.Context, int32) (int64, error) {
-	return func(ctx context.Context, projectID int32) (int64, error) {
-		return del(ctx, P{ProjectID: projectID, Max: purgeBatch})
-	}
-}
-
-// Purge removes a deleting project's rows, batch by batch, then its
-// completions' partitions and the project itself. Stopped midway, it
-// carries on where it was at the next call.
-func (s *Store) Purge(ctx context.Context, p Project) error {
+// CheckDeleting refuses a purge of a project that is not being deleted
+// (see MarkDeleting): every package's purge checks it before it removes a
+// row.
+func (p Project) CheckDeleting() error {
 	if !p.Config.Deleting {
 		return fmt.Errorf("project %s is not being deleted", p.Slug)
 	}
-	// The tables holding a project's rows, keyed by project_id; purged a
-	// batch at a time so no transaction grows with the project. Every
-	// table with a project_id is here or goes with the project's row (a
-	// foreign key ON DELETE CASCADE or SET NULL): jobs'
-	// TestPurgeRemovesEveryTable checks them all.
-	for _, t := range []struct {
-		table string
-		batch func(context.Context, int32) (int64, error)
-	}{
-		{"todo", purgeBatchOf(s.q.TodoPurgeBatch)},
-		{"claims", purgeBatchOf(s.q.ClaimsPurgeBatch)},
-		{"claim_expiries", purgeBatchOf(s.q.ClaimExpiriesPurgeBatch)},
-		{"revisits", purgeBatchOf(s.q.RevisitsPurgeBatch)},
-		{"item_scores", purgeBatchOf(s.q.ItemScoresPurgeBatch)},
-		{"item_params", purgeBatchOf(s.q.ItemParamsPurgeBatch)},
-		{"item_tags", purgeBatchOf(s.q.ItemTagsPurgeBatch)},
-		{"sites", purgeBatchOf(s.q.SitesPurgeBatch)},
-		{"volunteer_marks", purgeBatchOf(s.q.VolunteersPurgeBatch)},
-		{"volunteer_days", purgeBatchOf(s.q.VolunteerDaysPurgeBatch)},
-		{"seen", purgeBatchOf(s.q.SeenPurgeBatch)},
-		{"done_tallies", purgeBatchOf(s.q.DoneTalliesPurgeBatch)},
-		{"counters", purgeBatchOf(s.q.CountersPurgeBatch)},
-		{"downloaders", purgeBatchOf(s.q.DownloadersPurgeBatch)},
-		{"downloader_hours", purgeBatchOf(s.q.DownloaderHoursPurgeBatch)},
-		{"series_minutes", purgeBatchOf(s.q.SeriesMinutesPurgeBatch)},
-		{"series_hours", purgeBatchOf(s.q.SeriesHoursPurgeBatch)},
-		{"backfeed_minutes", purgeBatchOf(s.q.BackfeedMinutesPurgeBatch)},
-		{"domain_totals", purgeBatchOf(s.q.DomainTotalsPurgeBatch)},
-		{"feed", purgeBatchOf(s.q.FeedPurgeBatch)},
-		{"rate_limits", purgeBatchOf(s.q.RateLimitsPurgeBatch)},
-		{"uploads", purgeBatchOf(s.q.UploadsPurgeBatch)},
-		{"archived", purgeBatchOf(s.q.ArchivedPurgeBatch)},
-	} {
-		for {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			n, err := t.batch(ctx, p.ID)
-			if err != nil {
-				return fmt.Errorf("purging %s: %w", t.table, err)
-			}
-			if n < purgeBatch {
-				break
-			}
-		}
-	}
-	if err := db.DonePartitionsDrop(ctx, s.pool, p.ID); err != nil {
+	return nil
+}
+
+// Purge removes a deleting project's own row, with what goes with it (a
+// foreign key ON DELETE CASCADE or SET NULL: blocks, upload targets,
+// archives, dictionaries, admins' grants, the audit log's mention). The
+// tables that hold its items, sites, statistics and volunteers have no
+// foreign key to it, and their packages purge them first (see jobs.Purge):
+// the row goes last, so a purge stopped midway is still listed by
+// ListDeleting and carries on.
+func (s *Store) Purge(ctx context.Context, p Project) error {
+	if err := p.CheckDeleting(); err != nil {
 		return err
 	}
 	return s.q.ProjectDeleteByID(ctx, p.ID)

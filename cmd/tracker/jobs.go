@@ -24,13 +24,14 @@ import (
 func (a *app) jobRunner(d *database) *jobs.Runner {
 	store := projects.NewStore(d.pool)
 	engine := items.NewEngine(d.pool, a.log)
+	archiver := archive.New(d.pool, a.cfg.ArchiveDir)
 	return jobs.NewRunner(a.log, d.pool,
 		jobs.Reclaim(store, engine),
 		jobs.Revisit(store, engine),
-		jobs.Archive(store, archive.New(d.pool, a.cfg.ArchiveDir)),
+		jobs.Archive(store, archiver),
 		jobs.Rollup(stats.NewStore(d.pool)),
 		jobs.Housekeeping(d.pool, store, a.cfg.AuditRetention),
-		jobs.Purge(store),
+		jobs.Purge(d.pool, store, engine, archiver),
 	)
 }
 

@@ -21,7 +21,7 @@ WHERE i.inhparent = to_regclass(format('done_p%s', @project_id::integer))
 ORDER BY c.relname;
 
 -- name: ArchivedPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see archive.Archiver.Purge).
 DELETE FROM archived WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM archived p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: TransactionLockTimeout :exec

@@ -16,7 +16,7 @@ ORDER BY items DESC, shard;
 DELETE FROM backfeed_minutes WHERE minute < now() - @keep::interval;
 
 -- name: BackfeedMinutesPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM backfeed_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM backfeed_minutes p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksBackfeedMinutesOff :one

@@ -277,7 +277,7 @@ ORDER BY claimed_at, id
 LIMIT @max;
 
 -- name: ClaimsPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksClaimsCount :one

@@ -29,7 +29,7 @@ ON CONFLICT (project_id, name, shard) DO UPDATE
 SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END;
 
 -- name: CountersPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM counters WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksQueueCountersOff :one

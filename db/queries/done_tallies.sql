@@ -125,5 +125,5 @@ WHERE project_id = @project_id
 ORDER BY at DESC;
 
 -- name: DoneTalliesPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM done_tallies WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM done_tallies p WHERE p.project_id = @project_id LIMIT @max));

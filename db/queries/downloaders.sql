@@ -24,7 +24,7 @@ SELECT nick, items, bytes, version, last_seen FROM downloaders
 WHERE project_id = @project_id AND nick = ANY(@nicks::text[]);
 
 -- name: DownloadersPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM downloaders WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloaders p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksDownloadersItems :one

@@ -13,11 +13,11 @@ ORDER BY bytes DESC, domain
 LIMIT @max;
 
 -- name: FeedPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM feed WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: DomainTotalsPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM domain_totals WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM domain_totals p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksFeedOff :one

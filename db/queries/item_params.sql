@@ -3,7 +3,7 @@
 SELECT coalesce((SELECT params::text FROM item_params WHERE project_id = @project_id AND id = @id), '')::text AS params;
 
 -- name: ItemParamsPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM item_params WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_params p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksItemParamsUntracked :one

@@ -6,5 +6,5 @@ SELECT rate_take(@project_id, @key, @per_minute)::double precision AS wait_secon
 SELECT rate_refund(@project_id, @key, @per_minute);
 
 -- name: RateLimitsPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM rate_limits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM rate_limits p WHERE p.project_id = @project_id LIMIT @max));

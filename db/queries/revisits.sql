@@ -40,11 +40,11 @@ SELECT due_at, score FROM revisits WHERE project_id = @project_id AND id = @id L
 SELECT coalesce((SELECT score FROM item_scores WHERE project_id = @project_id AND id = @id), 1)::float8 AS score;
 
 -- name: RevisitsPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM revisits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: ItemScoresPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM item_scores WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_scores p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksRevisitsCount :one

@@ -11,7 +11,7 @@ UNION ALL
 LIMIT 1;
 
 -- name: SeenPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM seen WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM seen p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksSeenCount :one

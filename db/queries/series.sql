@@ -27,15 +27,15 @@ WHERE project_id = @project_id AND hour >= @since
 GROUP BY downloader;
 
 -- name: SeriesMinutesPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM series_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: SeriesHoursPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM series_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: DownloaderHoursPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: TransactionNow :one

@@ -218,11 +218,8 @@ FULL JOIN (SELECT dn.site, count(*) AS n, sum(dn.bytes) AS bytes FROM done dn
            WHERE dn.project_id = @project_id AND dn.site <> 0 GROUP BY dn.site) d ON d.site = s.id;
 
 -- name: SitesPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see sites.Store.Purge).
 DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = @project_id LIMIT @max));
-
--- name: ItemTagsPurgeBatch :execrows
-DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksSitesUnderInterval :one
 -- Politeness, from the completions and the claims: hand-outs of a site

@@ -227,8 +227,12 @@ WITH taken AS (
 SELECT count(*) FROM taken;
 
 -- name: TodoPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM todo WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: ItemTagsPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's update tags (see items.Engine.Purge).
+DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksTodo :one
 -- The books, in one read of the project's queues: the items queued, the

@@ -21,5 +21,5 @@ WITH item AS (
 SELECT (SELECT i.id IS NOT NULL FROM item i)::boolean AS known, EXISTS (SELECT 1 FROM kept)::boolean AS kept;
 
 -- name: UploadsPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see projects.Purge).
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
 DELETE FROM uploads WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = @project_id LIMIT @max));
