@@ -25,10 +25,11 @@ import (
 )
 
 // The model test drives the item engine as a state machine: random
-// sequences of imports, backfeed, requests, completions, releases, expiries,
-// reclaims, revisits, queue moves and configuration changes, sent to two
-// engines on two pools (two tracker processes) sharing one database, each
-// with a view of the project that may be stale, as the project cache's is.
+// sequences of imports, backfeed, requests, completions, releases (of an
+// item or of a site's claims), expiries, reclaims, revisits, queue moves
+// and configuration changes, sent to two engines on two pools (two
+// tracker processes) sharing one database, each with a view of the
+// project that may be stale, as the project cache's is.
 // A small model says where each item must be; after every step the database
 // must agree with it, every item must be in exactly one place, and the
 // books must balance. A drain (the step that asks for everything) checks
@@ -200,6 +201,7 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 		"request":   w.request,
 		"done":      w.done,
 		"release":   w.release,
+		"site":      w.releaseSite,
 		"later":     w.later,
 		"reclaim":   w.reclaim,
 		"revisit":   w.revisit,
@@ -371,6 +373,45 @@ func (w *modelWorld) release(rt *rapid.T) {
 		}
 	}
 	it.where, it.last, it.holder, it.expired = mQueued, it.holder, "", false
+}
+
+// releaseSite gives back every claim of one site, as an admin does from
+// the sites section. The site is one the claims were made under (they keep
+// it; the model does not follow site keys), and each of its claims goes
+// back to its queue.
+func (w *modelWorld) releaseSite(rt *rapid.T) {
+	pr := w.proc(rt)
+	rows, err := pr.pool.Query(w.ctx, `SELECT s.name, c.name FROM claims c JOIN sites s ON s.project_id = c.project_id AND s.id = c.site
+		WHERE c.project_id = $1 ORDER BY s.name, c.name`, w.project.ID)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	bySite := map[string][]string{}
+	for rows.Next() {
+		var site, name string
+		if err := rows.Scan(&site, &name); err != nil {
+			rt.Fatal(err)
+		}
+		bySite[site] = append(bySite[site], name)
+	}
+	if err := rows.Err(); err != nil {
+		rt.Fatal(err)
+	}
+	if len(bySite) == 0 {
+		rt.Skip("no site out")
+	}
+	site := rapid.SampledFrom(slices.Sorted(maps.Keys(bySite))).Draw(rt, "site")
+	name, n, err := pr.engine.ReleaseSite(w.ctx, pr.live.Project, site)
+	if err != nil || name != site || n != int64(len(bySite[site])) {
+		rt.Fatalf("release of site %s: %q %d, %v; want its %d claims", site, name, n, err, len(bySite[site]))
+	}
+	for _, name := range bySite[site] {
+		it := w.items[name]
+		if it == nil || it.where != mOut {
+			rt.Fatalf("site %s released %s, which the model has not out", site, name)
+		}
+		it.where, it.last, it.holder, it.expired = mQueued, it.holder, "", false
+	}
 }
 
 // later lets a day pass: every claim and completion is a day older (claims
