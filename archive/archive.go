@@ -170,10 +170,11 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 		if err := q.CounterAdd(ctx, db.CounterAddParams{ProjectID: p.ID, Name: counter, Delta: n}); err != nil {
 			return err
 		}
-		// The parameters of the items the day completed leave with it, but
-		// for items the tracker still holds (queued again, out, scheduled
-		// for their next visit, or completed on a later day).
-		if _, err := db.DonePartitionParamsPrune(ctx, tx, part, p.ID, held.queues, held.types); err != nil {
+		// The parameters and scores of the items the day completed leave
+		// with it, but for items the tracker still holds (queued again,
+		// out, scheduled for their next visit, or completed on a later
+		// day).
+		if _, err := db.DonePartitionItemsPrune(ctx, tx, part, p.ID, held.queues, held.types); err != nil {
 			return err
 		}
 		if err := q.TransactionLockTimeout(ctx, a.dropLockTimeout.Milliseconds()); err != nil {

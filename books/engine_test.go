@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	"tracker/db/dbtest"
@@ -113,7 +114,6 @@ func TestBooksAfterArchival(t *testing.T) {
 // TestBooksAfterDrain: a drained item's parameters leave with it, and
 // so does its score once its completion is archived.
 func TestBooksAfterDrain(t *testing.T) {
-	t.Skip("engine: a drain of the retired queue leaves the items' scores, which outlive their completions once archived")
 	t.Parallel()
 	ctx := context.Background()
 	w := newProject(t, "mode=recurring", "retire_below=0.6")
@@ -127,8 +127,97 @@ func TestBooksAfterDrain(t *testing.T) {
 			t.Fatalf("drained %d of %s: %v", n, queue, err)
 		}
 	}
+	w.balanced(t)
 	w.archiveOld(t, "p")
 	w.balanced(t)
+	if n := w.rows(t, "item_scores"); n != 0 {
+		t.Errorf("%d scores left", n)
+	}
+	if n := w.rows(t, "item_params"); n != 0 {
+		t.Errorf("%d parameters left", n)
+	}
+}
+
+// TestBooksAfterDrainOfArchived: an item whose completion is archived
+// and that is queued again for its next visit leaves its score and
+// parameters when its queue is drained, at once: nothing else holds them.
+func TestBooksAfterDrainOfArchived(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newProject(t, "mode=recurring", "revisit_after=60")
+	w.add(t, "p", "t:1\t{\"n\":1}", "t:2\t{\"n\":2}")
+	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 2)})
+	w.archiveOld(t, "p")
+	w.exec(t, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", w.projects["p"].ID)
+	p := *w.projects["p"]
+	if n, err := w.engine.RevisitDue(ctx, p, 100); err != nil || n != 2 {
+		t.Fatalf("revisited %d: %v", n, err)
+	}
+	if n := w.rows(t, "item_scores"); n != 2 {
+		t.Fatalf("%d scores before the drain, want 2", n)
+	}
+	sum, err := w.store.Summary(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var band string
+	for _, q := range sum.QueueNames() {
+		if sum.Queues[q] == 2 && strings.HasPrefix(q, "revisit:") {
+			band = q
+		}
+	}
+	if band == "" {
+		t.Fatalf("no revisit queue holds the items: %v", sum.Queues)
+	}
+	// t:1 drained; t:2 first handed out, so that it is held.
+	out := w.request(t, "p", "bob", 1)
+	if n, err := w.engine.MoveQueue(ctx, p, band, "", items.Selection{}); err != nil || n != 1 {
+		t.Fatalf("drained %d of %s: %v", n, band, err)
+	}
+	w.balanced(t)
+	// Left: the score and parameters of the item out, and no others.
+	for _, table := range []string{"item_scores", "item_params"} {
+		var held, others int64
+		if err := w.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE c.id IS NOT NULL), count(*) FILTER (WHERE c.id IS NULL)
+			FROM `+table+` x LEFT JOIN claims c ON c.project_id = x.project_id AND c.id = x.id AND c.name = $2
+			WHERE x.project_id = $1`, p.ID, out[0]).Scan(&held, &others); err != nil {
+			t.Fatal(err)
+		}
+		if held != 1 || others != 0 {
+			t.Errorf("%s after the drain: %d of the item out, %d of others; want 1 and 0", table, held, others)
+		}
+	}
+}
+
+// TestBooksAfterModeOnceArchived: an item scored while its project was
+// recurring and completed again once it is done once keeps its score no
+// longer than its completion.
+func TestBooksAfterModeOnceArchived(t *testing.T) {
+	t.Parallel()
+	w := newProject(t, "mode=recurring")
+	w.add(t, "p", "t:1")
+	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 1)})
+	w.set(t, "p", "mode=once")
+	if n, err := w.engine.RevisitDue(context.Background(), *w.projects["p"], 100); err != nil || n != 1 {
+		t.Fatalf("revisit of a project done once: %d, %v", n, err)
+	}
+	w.complete(t, "p", items.Completion{Downloader: "bob", Items: w.request(t, "p", "bob", 1)})
+	w.balanced(t)
+	w.archiveOld(t, "p")
+	w.balanced(t)
+	if n := w.rows(t, "item_scores"); n != 0 {
+		t.Errorf("%d scores left", n)
+	}
+}
+
+// rows counts project p's rows in table.
+func (w *world) rows(t *testing.T, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := w.pool.QueryRow(context.Background(), "SELECT count(*) FROM "+table+" WHERE project_id = $1", w.projects["p"].ID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestBooksAfterRecrawlOfScheduled: a recurring project's item waiting for

@@ -166,6 +166,7 @@ WHERE c.project_id = $1
   AND c.claimed_at < now() - $3::interval
   AND ($4::text = '' OR starts_with(c.name, $4::text))
   AND ($5::text = '' OR c.name ~ $5::text)
+  AND ($6::integer = 0 OR c.site = $6::integer)
 `
 
 type ClaimsCountWhereParams struct {
@@ -174,6 +175,7 @@ type ClaimsCountWhereParams struct {
 	OlderThan  pgtype.Interval
 	Prefix     string
 	Pattern    string
+	Site       int32
 }
 
 // the condition of claims_claimed_at
@@ -186,6 +188,7 @@ func (q *Queries) ClaimsCountWhere(ctx context.Context, arg ClaimsCountWherePara
 		arg.OlderThan,
 		arg.Prefix,
 		arg.Pattern,
+		arg.Site,
 	)
 	var count int64
 	err := row.Scan(&count)

@@ -88,27 +88,37 @@ func DonePartitionArchivedInsert(ctx context.Context, conn DBTX, part string, ar
 	return err
 }
 
-// DonePartitionParamsPrune deletes the parameters of the items completed in
-// a day partition that nothing else holds: not queued (in one of queues,
-// in one of types), not out, not scheduled for a visit, not completed on
-// another day still in the hot tables. The archive runs it before it drops
-// the day; nothing is read unless the project has parameters. Not sqlc:
-// the table is the partition's name.
-func DonePartitionParamsPrune(ctx context.Context, conn DBTX, part string, projectID int32, queues, types []string) (int64, error) {
-	tag, err := conn.Exec(ctx, `
-		DELETE FROM item_params
-		WHERE item_params.project_id = $1
-		  AND item_params.id = ANY(ARRAY(
-		      SELECT DISTINCT d.id FROM `+pgx.Identifier{part}.Sanitize()+` d
-		      WHERE EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
-		        AND EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1 AND x.id = d.id)
-		        AND NOT EXISTS (SELECT 1 FROM todo t
-		                        WHERE t.project_id = $1 AND t.queue = ANY($2::text[]) AND t.type = ANY($3::text[]) AND t.id = d.id)
-		        AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(d.name) AND c.project_id = $1)
-		        AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = d.id)
-		        AND NOT EXISTS (SELECT 1 FROM done o WHERE o.project_id = $1 AND o.id = d.id AND o.tableoid <> $4::regclass)))`,
-		projectID, queues, types, pgx.Identifier{part}.Sanitize())
-	return tag.RowsAffected(), err
+// DonePartitionItemsPrune deletes the parameters and scores of the items
+// completed in a day partition that nothing else holds: not queued (in one
+// of queues, in one of types), not out, not scheduled for a visit, not
+// completed on another day still in the hot tables. The archive runs it
+// before it drops the day; nothing is read unless the project has
+// parameters or scores. It returns the rows deleted. Not sqlc: the table is
+// the partition's name.
+func DonePartitionItemsPrune(ctx context.Context, conn DBTX, part string, projectID int32, queues, types []string) (int64, error) {
+	var n int64
+	err := conn.QueryRow(ctx, `
+		WITH gone AS (
+		    SELECT DISTINCT d.id FROM `+pgx.Identifier{part}.Sanitize()+` d
+		    WHERE (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+		           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = $1))
+		      AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1 AND x.id = d.id)
+		           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = $1 AND x.id = d.id))
+		      AND NOT EXISTS (SELECT 1 FROM todo t
+		                      WHERE t.project_id = $1 AND t.queue = ANY($2::text[]) AND t.type = ANY($3::text[]) AND t.id = d.id)
+		      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(d.name) AND c.project_id = $1)
+		      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = d.id)
+		      AND NOT EXISTS (SELECT 1 FROM done o WHERE o.project_id = $1 AND o.id = d.id AND o.tableoid <> $4::regclass)
+		), unparamed AS (
+		    DELETE FROM item_params WHERE item_params.project_id = $1 AND item_params.id = ANY(ARRAY(SELECT gone.id FROM gone))
+		    RETURNING 1
+		), unscored AS (
+		    DELETE FROM item_scores WHERE item_scores.project_id = $1 AND item_scores.id = ANY(ARRAY(SELECT gone.id FROM gone))
+		    RETURNING 1
+		)
+		SELECT (SELECT count(*) FROM unparamed) + (SELECT count(*) FROM unscored)`,
+		projectID, queues, types, pgx.Identifier{part}.Sanitize()).Scan(&n)
+	return n, err
 }
 
 // DonePartitionLock takes the lock dropping a day partition takes, early:

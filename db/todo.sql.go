@@ -364,21 +364,26 @@ WITH moved AS (
     DELETE FROM item_scores
     WHERE $2::text = 'retired' AND $6::text <> ''
       AND item_scores.project_id = $1 AND item_scores.id = ANY(ARRAY(SELECT moved.id FROM moved))
+), dropped AS (
+    -- The items dropped that nothing else holds. Nothing is read unless
+    -- the queue is drained and the project has parameters or scores. The
+    -- statement sees the moved rows still in @from_queue.
+    SELECT moved.id FROM moved
+    WHERE $6::text = ''
+      AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = $1))
+      AND NOT EXISTS (SELECT 1 FROM todo t
+                      WHERE t.project_id = $1 AND t.queue = ANY($7::text[]) AND t.type = ANY($8::text[])
+                        AND t.id = moved.id AND t.queue <> $2::text)
+      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $1)
+      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = moved.id)
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = moved.id)
 ), unparamed AS (
-    -- Nothing is read unless the queue is drained and the project has
-    -- parameters. The statement sees the moved rows still in @from_queue.
     DELETE FROM item_params
-    WHERE item_params.project_id = $1
-      AND item_params.id = ANY(ARRAY(
-          SELECT moved.id FROM moved
-          WHERE $6::text = ''
-            AND EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
-            AND NOT EXISTS (SELECT 1 FROM todo t
-                            WHERE t.project_id = $1 AND t.queue = ANY($7::text[]) AND t.type = ANY($8::text[])
-                              AND t.id = moved.id AND t.queue <> $2::text)
-            AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $1)
-            AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = moved.id)
-            AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = moved.id)))
+    WHERE item_params.project_id = $1 AND item_params.id = ANY(ARRAY(SELECT dropped.id FROM dropped))
+), unscored AS (
+    DELETE FROM item_scores
+    WHERE item_scores.project_id = $1 AND item_scores.id = ANY(ARRAY(SELECT dropped.id FROM dropped))
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), d.delta
@@ -411,10 +416,10 @@ type TodoMoveParams struct {
 // queue: the items stay seen, so they are not queued again). An item
 // leaves the error queue with a fresh count of hand-outs, and the retired
 // queue with its first score again; it lands in the stretch of its type in
-// a queue served by type. A dropped item's parameters go with it unless the
-// item is still held elsewhere: queued in another of @queues (in @types),
-// out, scheduled for a visit, or completed (the archive job prunes those
-// with the completions). Returns how many.
+// a queue served by type. A dropped item's parameters and score go with it
+// unless the item is still held elsewhere: queued in another of @queues
+// (in @types), out, scheduled for a visit, or completed (the archive job
+// prunes those with the completions). Returns how many.
 func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoMove,
 		arg.ProjectID,

@@ -3,8 +3,6 @@ package handlers
 import (
 	"fmt"
 	"net/http"
-
-	"tracker/sites"
 )
 
 // adminSiteRelease is POST /admin/projects/{slug}/sites/release: every item
@@ -17,10 +15,9 @@ func (h *Handler) adminSiteRelease(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	asked := r.PostForm.Get("site")
-	n, err := h.sites.Release(r.Context(), p.ID, asked)
+	name, n, err := h.items.ReleaseSite(r.Context(), p, asked)
 	if err != nil {
 		return h.siteRefused(w, r, p, siteError(err, asked))
 	}
-	name, _ := sites.Name(asked)
 	return h.toSite(w, r, p, name, fmt.Sprintf("Released %d claims of %s: their items went back to their queues, and the site is due now.", n, name))
 }

@@ -2,11 +2,16 @@ package handlers_test
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"tracker/archive"
+	"tracker/books"
+	"tracker/items"
 	"tracker/users"
 )
 
@@ -52,5 +57,110 @@ func TestRecurringOverHTTP(t *testing.T) {
 	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(c.get(t, "/admin/projects/test/queues").body))
 	if rows := doc.Find(`[data-testid="retired-item"]`); rows.Length() != 1 || !strings.Contains(rows.Text(), "tor:2") {
 		t.Fatalf("retired items: %q", rows.Text())
+	}
+}
+
+// Dropping a retired item from the admin panel takes its score and
+// parameters with it: at once when its completion is archived, with the
+// archive of its completion otherwise; the books balance at every step.
+func TestDropRetiredLeavesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t)
+	p, err := f.store.Set(ctx, f.project, []string{"mode=recurring", "revisit_after=60", "retire_below=0.6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.project = p
+	if _, err := items.NewEngine(f.pool, nil).Add(ctx, p, "todo", strings.NewReader("tor:1\t{\"n\":1}\ntor:2\t{\"n\":2}")); err != nil {
+		t.Fatal(err)
+	}
+	f.do(t, "POST", "/test/multi=2/request", `{"downloader":"alice"}`)
+	if a := f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"tor:1\u0000tor:2","bytes":{"data":2},"outcome":{"tor:1":0.5,"tor:2":0.5}}`); a.status != 200 {
+		t.Fatalf("done: %d %s", a.status, a.body)
+	}
+	// rows counts the score and parameters the item named has.
+	rows := func(name string) int64 {
+		t.Helper()
+		var n int64
+		if err := f.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM item_scores x WHERE x.project_id = $1 AND x.id = s.id)
+			+ (SELECT count(*) FROM item_params x WHERE x.project_id = $1 AND x.id = s.id)
+			FROM seen s WHERE s.project_id = $1 AND s.hash = item_hash($2)`, f.project.ID, name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	balanced := func(when string) {
+		t.Helper()
+		p, err := f.store.Get(ctx, f.project.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := books.Of(ctx, f.pool, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.Checks {
+			if !c.OK {
+				t.Errorf("the books %s: %s (want %d, found %d)", when, c.Name, c.Want, c.Found)
+			}
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	if rows("tor:1") != 2 || rows("tor:2") != 2 {
+		t.Fatalf("retired: %d and %d rows, want a score and parameters each", rows("tor:1"), rows("tor:2"))
+	}
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+
+	// tor:1 dropped while its completion is in the hot table, which holds
+	// its score and parameters until the archive takes it.
+	if a := c.post(t, "/admin/projects/test/item/drop", url.Values{"name": {"tor:1"}}); a.status != 303 {
+		t.Fatalf("drop of tor:1: %d %s", a.status, a.body)
+	}
+	balanced("after the drop of tor:1")
+	if n := rows("tor:1"); n != 2 {
+		t.Fatalf("tor:1, dropped and done: %d rows, want 2", n)
+	}
+	f.archiveOld(t)
+	balanced("after the archive")
+	if rows("tor:1") != 0 || rows("tor:2") != 2 {
+		t.Fatalf("after the archive: tor:1 %d rows, want 0; tor:2, still retired, %d, want 2", rows("tor:1"), rows("tor:2"))
+	}
+	// tor:2 dropped once its completion is archived: nothing holds them.
+	if a := c.post(t, "/admin/projects/test/item/drop", url.Values{"name": {"tor:2"}}); a.status != 303 {
+		t.Fatalf("drop of tor:2: %d %s", a.status, a.body)
+	}
+	balanced("after the drop of tor:2")
+	if n := rows("tor:2"); n != 0 {
+		t.Fatalf("tor:2, dropped with its completion archived: %d rows, want 0", n)
+	}
+}
+
+// archiveOld archives the project's completions as if they were made days
+// ago.
+func (f fixture) archiveOld(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for _, sql := range []string{
+		"SELECT done_partitions_ensure($1, current_date - 5, current_date)",
+		"UPDATE done SET done_at = done_at - interval '4 days', claimed_at = claimed_at - interval '4 days' WHERE project_id = $1",
+	} {
+		if _, err := f.pool.Exec(ctx, sql, f.project.ID); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	p, err := f.store.Get(ctx, f.project.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = f.store.Set(ctx, p, []string{"archive_after=86400"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := archive.New(f.pool, t.TempDir()).Project(ctx, p, time.Now()); err != nil || res.Items == 0 {
+		t.Fatalf("archive: %+v %v", res, err)
 	}
 }

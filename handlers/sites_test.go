@@ -87,10 +87,10 @@ func TestSitesVisible(t *testing.T) {
 	var b stats.Board
 	getJSON(t, f.srv.URL+"/test/stats.json", nil, &b)
 	s := b.Sites
-	if s == nil || s.Sites != 2 || s.Active != 1 || s.Due != 0 || s.Waiting != 1 || s.Blocked != 0 || s.RequestsWaited < 1 {
+	if s == nil || s.Sites != 2 || s.Active != 1 || s.Due != 0 || s.Waiting != 1 || s.Blocked != 0 || s.Waited < 1 {
 		t.Fatalf("stats.json sites: %+v", s)
 	}
-	if len(s.Top) != 1 || s.Top[0].Site != "a.example" || s.Top[0].Items != 1 || s.Top[0].Bytes != 1000 {
+	if len(s.Top) != 1 || s.Top[0].Name != "a.example" || s.Top[0].Done != 1 || s.Top[0].Bytes != 1000 {
 		t.Fatalf("stats.json top sites: %+v", s.Top)
 	}
 	page := f.do(t, "GET", "/test/", "").body

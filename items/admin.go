@@ -18,9 +18,20 @@ import (
 const moveBatch = 5000
 
 // Selection picks items by name: a prefix ("user:" for a type) and a
-// PostgreSQL regular expression, each applying when not empty.
+// PostgreSQL regular expression, each applying when not empty; and claims
+// by site, the site's id in the project as claims keep it (0: any).
 type Selection struct {
 	Prefix, Pattern string
+	Site            int32
+}
+
+// claimsOnly refuses a selection by site where items are not claims: only
+// ReleaseWhere and CountClaimsWhere select by site.
+func (sel Selection) claimsOnly() error {
+	if sel.Site != 0 {
+		return &InvalidError{Err: errors.New("only claims are selected by site")}
+	}
+	return nil
 }
 
 // badPattern turns PostgreSQL's refusal of a regular expression into the
@@ -47,6 +58,9 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 	}
 	if from == to {
 		return 0, &InvalidError{Err: errors.New("the queues are the same")}
+	}
+	if err := sel.claimsOnly(); err != nil {
+		return 0, err
 	}
 	var total int64
 	defer func() {
@@ -90,6 +104,9 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue string, sel Selection) (int64, error) {
 	if err := ValidQueue(queue); err != nil {
 		return 0, &InvalidError{Err: err}
+	}
+	if err := sel.claimsOnly(); err != nil {
+		return 0, err
 	}
 	var total, after int64
 	defer func() {

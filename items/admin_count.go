@@ -18,7 +18,7 @@ import (
 func (e *Engine) CountClaimsWhere(ctx context.Context, p projects.Project, downloader string, olderThan time.Duration, sel Selection) (int64, error) {
 	n, err := e.q.ClaimsCountWhere(ctx, db.ClaimsCountWhereParams{ProjectID: p.ID, Downloader: downloader,
 		OlderThan: pgtype.Interval{Microseconds: max(olderThan, 0).Microseconds(), Valid: true},
-		Prefix:    sel.Prefix, Pattern: sel.Pattern})
+		Prefix:    sel.Prefix, Pattern: sel.Pattern, Site: sel.Site})
 	return n, badPattern(err)
 }
 
@@ -27,12 +27,18 @@ func (e *Engine) CountQueued(ctx context.Context, p projects.Project, queue stri
 	if err := ValidQueue(queue); err != nil {
 		return 0, &InvalidError{Err: err}
 	}
+	if err := sel.claimsOnly(); err != nil {
+		return 0, err
+	}
 	n, err := e.q.TodoCountWhere(ctx, db.TodoCountWhereParams{ProjectID: p.ID, Queue: queue, Prefix: sel.Prefix, Pattern: sel.Pattern})
 	return n, badPattern(err)
 }
 
 // CountDone counts the completed items RequeueDone would look at.
 func (e *Engine) CountDone(ctx context.Context, p projects.Project, sel Selection) (int64, error) {
+	if err := sel.claimsOnly(); err != nil {
+		return 0, err
+	}
 	n, err := e.q.DoneCountWhere(ctx, db.DoneCountWhereParams{ProjectID: p.ID, Prefix: sel.Prefix, Pattern: sel.Pattern})
 	return n, badPattern(err)
 }

@@ -29,10 +29,11 @@ import (
 )
 
 // The model test drives the item engine as a state machine: random
-// sequences of imports, backfeed, requests, completions, releases, expiries,
-// reclaims, revisits, queue moves and configuration changes, sent to two
-// engines on two pools (two tracker processes) sharing one database, each
-// with a view of the project that may be stale, as the project cache's is.
+// sequences of imports, backfeed, requests, completions, releases (of an
+// item or of a site's claims), expiries, reclaims, revisits, queue moves
+// and configuration changes, sent to two engines on two pools (two
+// tracker processes) sharing one database, each with a view of the
+// project that may be stale, as the project cache's is.
 // A small model says where each item must be; after every step the database
 // must agree with it, every item must be in exactly one place, and the
 // books must balance. A drain (the step that asks for everything) checks
@@ -242,6 +243,7 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 		"request":   w.request,
 		"done":      w.done,
 		"release":   w.release,
+		"site":      w.releaseSite,
 		"later":     w.later,
 		"reclaim":   w.reclaim,
 		"revisit":   w.revisit,
@@ -567,6 +569,45 @@ func (w *modelWorld) release(rt *rapid.T) {
 	it.where, it.last, it.holder, it.expired = mQueued, it.holder, "", false
 }
 
+// releaseSite gives back every claim of one site, as an admin does from
+// the sites section. The site is one the claims were made under (they keep
+// it; the model does not follow site keys), and each of its claims goes
+// back to its queue.
+func (w *modelWorld) releaseSite(rt *rapid.T) {
+	pr := w.proc(rt)
+	rows, err := pr.pool.Query(w.ctx, `SELECT s.name, c.name FROM claims c JOIN sites s ON s.project_id = c.project_id AND s.id = c.site
+		WHERE c.project_id = $1 ORDER BY s.name, c.name`, w.project.ID)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	bySite := map[string][]string{}
+	for rows.Next() {
+		var site, name string
+		if err := rows.Scan(&site, &name); err != nil {
+			rt.Fatal(err)
+		}
+		bySite[site] = append(bySite[site], name)
+	}
+	if err := rows.Err(); err != nil {
+		rt.Fatal(err)
+	}
+	if len(bySite) == 0 {
+		rt.Skip("no site out")
+	}
+	site := rapid.SampledFrom(slices.Sorted(maps.Keys(bySite))).Draw(rt, "site")
+	name, n, err := pr.engine.ReleaseSite(w.ctx, pr.live.Project, site)
+	if err != nil || name != site || n != int64(len(bySite[site])) {
+		rt.Fatalf("release of site %s: %q %d, %v; want its %d claims", site, name, n, err, len(bySite[site]))
+	}
+	for _, name := range bySite[site] {
+		it := w.items[keyOf(name)]
+		if it == nil || it.where != mOut {
+			rt.Fatalf("site %s released %s, which the model has not out", site, name)
+		}
+		it.where, it.last, it.holder, it.expired = mQueued, it.holder, "", false
+	}
+}
+
 // later lets a day pass: every claim is a day older (past any reclaim TTL),
 // every completion older than any recrawl_after and in a past day's
 // partition, which the archive job takes, and every scheduled visit is
@@ -598,8 +639,8 @@ func (w *modelWorld) later(rt *rapid.T) {
 
 // archive runs the archive job's step with archive_after a day: the
 // completions of days that ended before then leave the hot table (the
-// model's old ones: see later), and with them the parameters of items the
-// tracker no longer holds.
+// model's old ones: see later), and with them the parameters and scores of
+// items the tracker no longer holds.
 func (w *modelWorld) archive(rt *rapid.T) {
 	var now time.Time
 	if err := w.procs[0].pool.QueryRow(w.ctx, `SELECT now()`).Scan(&now); err != nil {
@@ -613,7 +654,7 @@ func (w *modelWorld) archive(rt *rapid.T) {
 	for _, it := range w.items {
 		it.completions = slices.DeleteFunc(it.completions, func(c mCompletion) bool { return c.old })
 		if !it.held() && len(it.completions) == 0 {
-			it.params = ""
+			it.params, it.score = "", 1
 		}
 	}
 }
@@ -680,10 +721,10 @@ func (w *modelWorld) move(rt *rapid.T) {
 		}
 		if to == "" {
 			// Dropped: seen, so not queued again but by a recrawl; its
-			// parameters go unless a completion keeps them.
+			// parameters and score go unless a completion keeps them.
 			it.where = mDropped
 			if len(it.completions) == 0 {
-				it.params = ""
+				it.params, it.score = "", 1
 			}
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"tracker/audit"
 	"tracker/db"
 	"tracker/projects"
+	"tracker/sites"
 )
 
 // ReclaimExpired puts back in their queues up to max of the project's claims
@@ -70,14 +71,44 @@ const releaseBatch = 5000
 // olderThan, of downloader when it is not empty, selected by sel, in batches (each its own
 // transaction) until none are left, and returns how many.
 func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloader string, olderThan time.Duration, sel Selection) (int64, error) {
+	detail := map[string]any{"downloader": downloader,
+		"older_than_minutes": int64(olderThan / time.Minute), "prefix": sel.Prefix, "pattern": sel.Pattern}
+	if sel.Site != 0 {
+		detail["site_id"] = sel.Site
+	}
+	return e.releaseWhere(ctx, p, "claims.release", detail, downloader, olderThan, sel)
+}
+
+// ReleaseSite gives every claim of the project's site named name back to
+// the queue it came from, in its old place (their holders may still report
+// them done), and then lets the site be handed out again at once: its
+// interval and its limit start afresh. The audit log's entry names the
+// site and counts the claims released. It returns the site's name as the
+// frontier keeps it and how many were released (sites.ErrNoName,
+// sites.ErrNotFound for a site the project does not have).
+func (e *Engine) ReleaseSite(ctx context.Context, p projects.Project, name string) (string, int64, error) {
+	st, err := sites.Get(ctx, e.q, p.ID, name)
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := e.releaseWhere(ctx, p, "site.release", map[string]any{"site": st.Name}, "", 0, Selection{Site: st.ID})
+	if err != nil {
+		return st.Name, n, err
+	}
+	return st.Name, n, e.q.SiteMakeDue(ctx, db.SiteMakeDueParams{ProjectID: p.ID, ID: st.ID})
+}
+
+// releaseWhere is ReleaseWhere, recorded in the audit log as action with
+// detail and the count released.
+func (e *Engine) releaseWhere(ctx context.Context, p projects.Project, action string, detail map[string]any,
+	downloader string, olderThan time.Duration, sel Selection) (int64, error) {
 	var total int64
 	defer func() {
 		if total > 0 {
 			e.forgetHeads(p.ID)
 		}
 	}()
-	tally, err := audit.Begin(ctx, e.q, "claims.release", p.ID, map[string]any{"downloader": downloader,
-		"older_than_minutes": int64(olderThan / time.Minute), "prefix": sel.Prefix, "pattern": sel.Pattern}, "released")
+	tally, err := audit.Begin(ctx, e.q, action, p.ID, detail, "released")
 	if err != nil {
 		return 0, err
 	}
@@ -88,7 +119,7 @@ func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloade
 			}
 			return q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
 				ProjectID: p.ID, Downloader: downloader, Max: releaseBatch,
-				Prefix: sel.Prefix, Pattern: sel.Pattern,
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Site: sel.Site,
 				OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
 			})
 		})

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/singleflight"
 
@@ -18,9 +17,9 @@ import (
 )
 
 // The state of a project's frontier, for people: how many sites are
-// served, wait or are blocked, the busiest, one site's state; and what an
-// admin does to a site (block it, release it). The engine (package items)
-// keeps the state; this reads and steers it.
+// served, wait or are blocked, the busiest, one site's state; and an
+// admin's block of a site. The engine (package items) keeps the state and
+// moves the items: releasing a site's claims is its (ReleaseSite).
 
 // ErrNotFound is a site the project has no row for.
 var ErrNotFound = errors.New("no such site")
@@ -32,12 +31,34 @@ var ErrNoName = errors.New("name a site (its host or registrable domain)")
 // due ones have items queued and may be handed out now; waiting ones have
 // items queued and wait on their interval or their limit of items out;
 // blocked ones are handed nothing. A site may be active and due or
-// waiting at once.
+// waiting at once. It is a project's frontier on its board (stats.json's
+// "sites") as well as in /metrics and the admin panel.
 type Summary struct {
-	Sites, Active, Due, Waiting, Blocked int64
+	Sites   int64 `json:"sites"`
+	Active  int64 `json:"active"`
+	Due     int64 `json:"due"`
+	Waiting int64 `json:"waiting"`
+	Blocked int64 `json:"blocked"`
 	// Waited counts the item requests refused (429 sites-waiting) because
 	// every site with items queued waited on politeness.
-	Waited int64
+	Waited int64 `json:"requests_waited"`
+	// Top are the TopShown sites with the most completions, most first.
+	Top []TopSite `json:"top"`
+	// At is when these figures were read.
+	At time.Time `json:"at"`
+}
+
+// TopShown is how many sites a Summary's Top lists.
+const TopShown = 10
+
+// TopSite is one of the sites with the most completions.
+type TopSite struct {
+	Name string `json:"site"`
+	// Done counts its completions, Bytes their bytes.
+	Done   int64 `json:"items"`
+	Bytes  int64 `json:"bytes"`
+	Queued int64 `json:"queued"`
+	Out    int64 `json:"out"`
 }
 
 // RequestsWaitedCounter is the project counter of the requests that got
@@ -48,6 +69,7 @@ const RequestsWaitedCounter = "requests_sites_waited"
 // of the project: callers that serve many readers keep it a while (see
 // Store.Summary).
 func SummaryOf(ctx context.Context, q *db.Queries, projectID int32) (Summary, error) {
+	at := time.Now()
 	r, err := q.SitesSummary(ctx, projectID)
 	if err != nil {
 		return Summary{}, err
@@ -56,27 +78,16 @@ func SummaryOf(ctx context.Context, q *db.Queries, projectID int32) (Summary, er
 	if err != nil {
 		return Summary{}, err
 	}
-	return Summary{Sites: r.Sites, Active: r.Active, Due: r.Due, Waiting: r.Waiting, Blocked: r.Blocked, Waited: waited}, nil
-}
-
-// TopSite is one of the sites with the most completions.
-type TopSite struct {
-	Name                     string
-	Queued, Out, Done, Bytes int64
-}
-
-// Top reads the n sites of the project with the most completions, most
-// first.
-func Top(ctx context.Context, q *db.Queries, projectID int32, n int) ([]TopSite, error) {
-	rows, err := q.SitesTop(ctx, db.SitesTopParams{ProjectID: projectID, Max: int32(max(n, 0))})
+	rows, err := q.SitesTop(ctx, db.SitesTopParams{ProjectID: projectID, Max: TopShown})
 	if err != nil {
-		return nil, err
+		return Summary{}, err
 	}
-	out := make([]TopSite, len(rows))
+	top := make([]TopSite, len(rows))
 	for i, r := range rows {
-		out[i] = TopSite{Name: r.Name, Queued: r.Queued, Out: int64(r.Out), Done: r.Done, Bytes: r.Bytes}
+		top[i] = TopSite{Name: r.Name, Done: r.Done, Bytes: r.Bytes, Queued: r.Queued, Out: int64(r.Out)}
 	}
-	return out, nil
+	return Summary{Sites: r.Sites, Active: r.Active, Due: r.Due, Waiting: r.Waiting, Blocked: r.Blocked, Waited: waited,
+		Top: top, At: at}, nil
 }
 
 // State is one site as the frontier holds it.
@@ -232,18 +243,12 @@ type Store struct {
 	q    *db.Queries
 
 	mu        sync.Mutex
-	summaries map[int32]summaryRead
+	summaries map[int32]Summary
 	reads     singleflight.Group
 }
 
-// summaryRead is a summary and when it was read.
-type summaryRead struct {
-	at      time.Time
-	summary Summary
-}
-
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, q: db.New(pool), summaries: map[int32]summaryRead{}}
+	return &Store{pool: pool, q: db.New(pool), summaries: map[int32]Summary{}}
 }
 
 // Summary is the project's summary, read again only when the one the store
@@ -253,11 +258,10 @@ func (s *Store) Summary(ctx context.Context, projectID int32, maxAge time.Durati
 	s.mu.Lock()
 	held, ok := s.summaries[projectID]
 	s.mu.Unlock()
-	if ok && maxAge > 0 && time.Since(held.at) < maxAge {
-		return held.summary, nil
+	if ok && maxAge > 0 && time.Since(held.At) < maxAge {
+		return held, nil
 	}
 	v, err, _ := s.reads.Do(strconv.Itoa(int(projectID)), func() (any, error) {
-		at := time.Now()
 		sum, err := SummaryOf(ctx, s.q, projectID)
 		if err != nil {
 			return Summary{}, err
@@ -267,7 +271,7 @@ func (s *Store) Summary(ctx context.Context, projectID int32, maxAge time.Durati
 		if len(s.summaries) > maxSummariesHeld {
 			clear(s.summaries)
 		}
-		s.summaries[projectID] = summaryRead{at: at, summary: sum}
+		s.summaries[projectID] = sum
 		return sum, nil
 	})
 	if err != nil {
@@ -278,11 +282,6 @@ func (s *Store) Summary(ctx context.Context, projectID int32, maxAge time.Durati
 
 // maxSummariesHeld bounds the summaries a store keeps.
 const maxSummariesHeld = 10_000
-
-// Top reads the n sites of the project with the most completions.
-func (s *Store) Top(ctx context.Context, projectID int32, n int) ([]TopSite, error) {
-	return Top(ctx, s.q, projectID, n)
-}
 
 // Get reads the project's site named name (ErrNoName, ErrNotFound).
 func (s *Store) Get(ctx context.Context, projectID int32, name string) (State, error) {
@@ -304,44 +303,4 @@ func (s *Store) SetBlocked(ctx context.Context, projectID int32, name string, bl
 		return err
 	})
 	return st, err
-}
-
-// releaseBatch bounds one statement of Release.
-const releaseBatch = 5000
-
-// Release gives every claim of the project's site named name back to the
-// queue it came from, in its old place (their holders may still report
-// them done), in batches that each commit on their own, and then lets the
-// site be handed out again at once: its interval and its limit start
-// afresh. The audit log's entry counts the claims released. It returns
-// how many.
-func (s *Store) Release(ctx context.Context, projectID int32, name string) (int64, error) {
-	st, err := s.Get(ctx, projectID, name)
-	if err != nil {
-		return 0, err
-	}
-	tally, err := audit.Begin(ctx, s.q, "site.release", projectID, map[string]any{"site": st.Name}, "released")
-	if err != nil {
-		return 0, err
-	}
-	var total int64
-	for {
-		n, err := tally.Batch(ctx, s.pool, func(q *db.Queries) (int64, error) {
-			if err := q.ProjectStretchesShare(ctx, projectID); err != nil {
-				return 0, err
-			}
-			return q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
-				ProjectID: projectID, Site: st.ID, Max: releaseBatch,
-				OlderThan: pgtype.Interval{Valid: true},
-			})
-		})
-		total += n
-		if err != nil {
-			return total, err
-		}
-		if n < releaseBatch {
-			break
-		}
-	}
-	return total, s.q.SiteMakeDue(ctx, db.SiteMakeDueParams{ProjectID: projectID, ID: st.ID})
 }

@@ -3,6 +3,7 @@ package stats
 import (
 	"time"
 
+	"tracker/sites"
 	"tracker/volunteers"
 )
 
@@ -37,7 +38,7 @@ type Board struct {
 	Coverage *Coverage `json:"coverage"`
 	// Sites is the frontier of a project whose items have sites (nil for
 	// one whose items have none).
-	Sites *Sites `json:"sites"`
+	Sites *sites.Summary `json:"sites"`
 }
 
 // Coverage says whether a recurring project gets through its list: the

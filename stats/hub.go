@@ -12,6 +12,7 @@ import (
 
 	"tracker/db"
 	"tracker/projects"
+	"tracker/sites"
 )
 
 // Hub keeps each watched project's board fresh, once a second, for every
@@ -23,7 +24,10 @@ type Hub struct {
 	q        *db.Queries
 	projects *projects.Store
 	log      *slog.Logger
-	every    time.Duration
+	// sites keeps the frontier's summary of projects whose items have
+	// sites (see sitesOf).
+	sites *sites.Store
+	every time.Duration
 	// now tells the time a viewer last asked for a board and whether a
 	// watch has gone idle.
 	now func() time.Time
@@ -57,9 +61,6 @@ type watch struct {
 	wanted   time.Time
 	history  []sample
 	rankings *rankings
-	// sites are the frontier's figures of a project whose items have
-	// sites, read every SitesEvery.
-	sites *Sites
 }
 
 // sample is a project's counters at one moment.
@@ -73,7 +74,7 @@ func NewHub(pool *pgxpool.Pool, store *projects.Store, log *slog.Logger) *Hub {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Hub{pool: pool, q: db.New(pool), projects: store, log: log, every: time.Second, now: time.Now,
+	return &Hub{pool: pool, q: db.New(pool), projects: store, sites: sites.NewStore(pool), log: log, every: time.Second, now: time.Now,
 		ctx: ctx, cancel: cancel, watched: map[int32]*watch{}}
 }
 
@@ -177,7 +178,7 @@ func (h *Hub) refresh(ctx context.Context, w *watch) error {
 		return err
 	}
 	if p.Config.Sited() {
-		if b.Sites, err = h.sitesOf(ctx, w); err != nil {
+		if b.Sites, err = h.sitesOf(ctx, p); err != nil {
 			return err
 		}
 	}

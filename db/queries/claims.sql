@@ -313,4 +313,5 @@ WHERE c.project_id = @project_id
   AND (@downloader::text = '' OR c.downloader = @downloader::text)
   AND c.claimed_at < now() - @older_than::interval
   AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
-  AND (@pattern::text = '' OR c.name ~ @pattern::text);
+  AND (@pattern::text = '' OR c.name ~ @pattern::text)
+  AND (@site::integer = 0 OR c.site = @site::integer);
