@@ -60,6 +60,8 @@ type watch struct {
 	// sites are the frontier's figures of a project whose items have
 	// sites, read every SitesEvery.
 	sites *Sites
+	// What StatsJSON made last.
+	classicCache
 }
 
 // sample is a project's counters at one moment.
