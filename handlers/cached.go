@@ -16,6 +16,11 @@ import (
 // client takes it. A document that varies on the Host header (made with
 // baseURL from the request) is for the client's own cache only.
 func writeCached(w http.ResponseWriter, r *http.Request, body []byte, maxAge time.Duration) error {
+	return writeCachedAs(w, r, body, maxAge, "application/json")
+}
+
+// writeCachedAs is writeCached for a document of another content type.
+func writeCachedAs(w http.ResponseWriter, r *http.Request, body []byte, maxAge time.Duration, contentType string) error {
 	sum := sha256.Sum256(body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
 	h := w.Header()
@@ -26,7 +31,7 @@ func writeCached(w http.ResponseWriter, r *http.Request, body []byte, maxAge tim
 	}
 	h.Set("Cache-Control", scope+", max-age="+strconv.Itoa(int(maxAge/time.Second)))
 	h.Add("Vary", "Accept-Encoding")
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", contentType)
 	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
