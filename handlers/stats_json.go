@@ -16,11 +16,11 @@ func (h *Handler) statsJSON(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := h.stats.StatsJSON(r.Context(), live.Project)
+	body, gzipped, err := h.stats.StatsJSON(r.Context(), live.Project)
 	if err != nil {
 		return err
 	}
-	return writeCached(w, r, body, time.Second)
+	return writeCachedGzipped(w, r, body, gzipped, time.Second)
 }
 
 // chartsJSON answers GET /{project}/charts.json?span=day|week|month|all

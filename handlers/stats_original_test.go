@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -194,5 +196,28 @@ func TestStatsJSONOriginalKeysBounded(t *testing.T) {
 	var b stats.Board
 	if err := json.Unmarshal(body, &b); err != nil || b.Totals.Downloaders != int64(n) {
 		t.Fatalf("the board counts %d downloaders, want %d (%v)", b.Totals.Downloaders, n, err)
+	}
+
+	// Gzipped, it is the same document (its gzip is made once, not for
+	// each client), of the length it says.
+	req, _ := http.NewRequest("GET", f.srv.URL+"/test/stats.json", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	zipped, err := io.ReadAll(resp.Body)
+	if err != nil || resp.Header.Get("Content-Encoding") != "gzip" || resp.ContentLength != int64(len(zipped)) {
+		t.Fatalf("gzipped: %v %v, %d bytes", err, resp.Header, len(zipped))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	var g originalStats
+	if err != nil || json.Unmarshal(unzipped, &g) != nil || !slices.Equal(g.Downloaders, s.Downloaders) {
+		t.Fatalf("gzipped: %v, %d downloaders", err, len(g.Downloaders))
 	}
 }

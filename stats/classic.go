@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"time"
@@ -38,52 +40,63 @@ type classicCounts struct {
 	RCR  float64 `json:"rcr"`
 }
 
-// StatsJSON returns the body of /{project}/stats.json: the board's JSON
-// with the original tracker's keys beside its own (none of which has one of
-// their names). The per-downloader ones come from the all-time ranking kept
-// in memory (folded by the rollup, reread every rankAllEvery), encoded once
-// per reread; the body is made once per board and ranking, however many ask.
-func (h *Hub) StatsJSON(ctx context.Context, p projects.Project) ([]byte, error) {
+// StatsJSON returns the body of /{project}/stats.json, and its gzip: the
+// board's JSON with the original tracker's keys beside its own (none of
+// which has one of their names). The per-downloader ones come from the
+// all-time ranking kept in memory (folded by the rollup, reread every
+// rankAllEvery), encoded once per reread; the body and its gzip are made
+// once per board and ranking, however many ask: with 10,000 downloaders
+// the body is some 700 KB, which takes longer to compress than all else.
+func (h *Hub) StatsJSON(ctx context.Context, p projects.Project) (body, gzipped []byte, err error) {
 	b, js, _, err := h.Board(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w := h.watchOf(p)
 	r, err := h.currentRankings(ctx, w)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.mu.Lock()
 	if w.stats != nil && w.statsSeq == b.Seq && w.statsAt.Equal(r.all.at) {
-		body := w.stats
+		body, gzipped := w.stats, w.statsGzip
 		w.mu.Unlock()
-		return body, nil
+		return body, gzipped, nil
 	}
 	downloaders, at := w.classicDownloaders, w.classicAt
 	w.mu.Unlock()
 
 	if downloaders == nil || !at.Equal(r.all.at) {
 		if downloaders, err = classicDownloaders(r.all); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	tail, err := json.Marshal(classic(b))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The board's object, then the downloaders' keys, then the others.
-	body := make([]byte, 0, len(js)+len(downloaders)+len(tail)+1)
+	body = make([]byte, 0, len(js)+len(downloaders)+len(tail)+1)
 	body = append(body, js[:len(js)-1]...)
 	body = append(body, ',')
 	body = append(body, downloaders...)
 	body = append(body, ',')
 	body = append(body, tail[1:]...)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(body); err != nil {
+		return nil, nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, nil, err
+	}
+	gzipped = buf.Bytes()
 
 	w.mu.Lock()
 	w.classicDownloaders, w.classicAt = downloaders, r.all.at
-	w.stats, w.statsSeq, w.statsAt = body, b.Seq, r.all.at
+	w.stats, w.statsGzip, w.statsSeq, w.statsAt = body, gzipped, b.Seq, r.all.at
 	w.mu.Unlock()
-	return body, nil
+	return body, gzipped, nil
 }
 
 // classic reads the original tracker's totals off a board.
@@ -138,8 +151,8 @@ type classicCache struct {
 	classicDownloaders []byte
 	classicAt          time.Time
 	// stats is the body of the board numbered statsSeq with the ranking
-	// read at statsAt.
-	stats    []byte
-	statsSeq int64
-	statsAt  time.Time
+	// read at statsAt, statsGzip its gzip.
+	stats, statsGzip []byte
+	statsSeq         int64
+	statsAt          time.Time
 }
