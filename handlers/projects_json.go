@@ -84,8 +84,8 @@ func validCallback(name string) bool {
 	return true
 }
 
-// projectsFile is the projects file's JSON (docs/PROTOCOL.md, "The
-// projects file").
+// projectsFile is the JSON of the projects file (docs/PROTOCOL.md,
+// "The projects file").
 func (h *Handler) projectsFile(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	ctx := r.Context()
 	settings, err := h.projects.Settings(ctx)
