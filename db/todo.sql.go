@@ -107,20 +107,26 @@ WITH batch AS MATERIALIZED (
     RETURNING seen.id
 ), again AS (
     -- Seen before this statement (a name new to it is in fresh instead).
-    -- Nothing is read unless the project recrawls.
-    SELECT DISTINCT ON (seen.id) seen.id, batch.name, batch.site, batch.tag
+    -- Nothing is read unless the project recrawls or the post skips the
+    -- seen check.
+    SELECT DISTINCT ON (seen.id) seen.id, batch.name, batch.site, batch.tag, NOT due.recrawl AS skipped
     FROM batch JOIN seen ON seen.project_id = $9 AND seen.hash = batch.hash
-    WHERE $10::bigint > 0
+    -- Whether a recrawl queues it anyway: read only when the project
+    -- recrawls (AND stops at its first false); never null (no completion:
+    -- not due).
+    CROSS JOIN LATERAL (SELECT coalesce($10::bigint > 0
+      AND ((batch.tag <> '' AND batch.tag IS DISTINCT FROM (SELECT it.tag FROM item_tags it WHERE it.project_id = $9 AND it.id = seen.id))
+           OR (SELECT max(d.claimed_at) FROM done d WHERE d.project_id = $9 AND d.id = seen.id)
+              < now() - make_interval(secs => $10::bigint)), false) AS recrawl) AS due
+    WHERE ($10::bigint > 0 OR $11::boolean)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(batch.name) AND c.project_id = $9)
-      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $9 AND t.queue = ANY($11::text[])
+      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $9 AND t.queue = ANY($12::text[])
                       AND t.type = ANY(project_limited_types($9) || ARRAY['', ':site']) AND t.id = seen.id)
       -- Nor waiting for its next visit: a recurring project's schedule is
       -- the item's only way back (a project recrawling before it became
       -- recurring may still meet such items).
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $9 AND r.id = seen.id)
-      AND ((batch.tag <> '' AND batch.tag IS DISTINCT FROM (SELECT it.tag FROM item_tags it WHERE it.project_id = $9 AND it.id = seen.id))
-           OR (SELECT max(d.claimed_at) FROM done d WHERE d.project_id = $9 AND d.id = seen.id)
-              < now() - make_interval(secs => $10::bigint))
+      AND ($11::boolean OR due.recrawl)
     ORDER BY seen.id, batch.id
 ), entering AS (
     SELECT batch.id, batch.name, batch.site, batch.tag FROM fresh JOIN batch ON batch.id = fresh.id
@@ -134,14 +140,14 @@ WITH batch AS MATERIALIZED (
     -- its low bits; the statement then fails whole, where ON CONFLICT
     -- would have kept the name seen and never queued it.)
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $9, $12, queue_type($12::text, batch.name, project_limited_types($9), project_site($9, batch.site)),
+    SELECT $9, $13, queue_type($13::text, batch.name, project_limited_types($9), project_site($9, batch.site)),
            project_site($9, batch.site), batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     ORDER BY batch.id
     RETURNING todo.id
 ), queued_again AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $9, $12, queue_type($12::text, again.name, project_limited_types($9), project_site($9, again.site)),
+    SELECT $9, $13, queue_type($13::text, again.name, project_limited_types($9), project_site($9, again.site)),
            project_site($9, again.site), again.id, again.name
     FROM again
     -- Two posts may queue one seen name again at once: the key holds it once.
@@ -151,6 +157,8 @@ WITH batch AS MATERIALIZED (
     SELECT queued_fresh.id FROM queued_fresh
     UNION ALL
     SELECT queued_again.id FROM queued_again
+), skipped AS (
+    SELECT count(*) AS n FROM queued_again JOIN again ON again.id = queued_again.id WHERE again.skipped
 ), tagged AS (
     INSERT INTO item_tags AS it (project_id, id, tag)
     SELECT $9, e.id, e.tag FROM entering e
@@ -164,13 +172,15 @@ WITH batch AS MATERIALIZED (
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $9, d.name, counter_shard(), d.delta
-    FROM (SELECT (SELECT count(*) FROM queued_fresh) AS fresh, (SELECT count(*) FROM queued_again) AS again) t,
-         LATERAL (VALUES ('queue:' || $12::text, t.fresh + t.again), ('recrawled', t.again)) AS d (name, delta)
+    FROM (SELECT (SELECT count(*) FROM queued_fresh) AS fresh, (SELECT count(*) FROM queued_again) AS again,
+                 (SELECT skipped.n FROM skipped) AS skipped) t,
+         LATERAL (VALUES ('queue:' || $13::text, t.fresh + t.again), ('recrawled', t.again - t.skipped),
+                         ('backfed_again', t.skipped)) AS d (name, delta)
     WHERE d.delta > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT count(*) FROM queued
+SELECT (SELECT count(*) FROM queued) AS queued, (SELECT skipped.n FROM skipped) AS again
 `
 
 type TodoAddUnseenParams struct {
@@ -184,8 +194,14 @@ type TodoAddUnseenParams struct {
 	Tags         []string
 	ProjectID    int32
 	RecrawlAfter int64
+	SkipSeen     bool
 	Queues       []string
 	Queue        string
+}
+
+type TodoAddUnseenRow struct {
+	Queued int64
+	Again  int64
 }
 
 // Queues the names of a batch that the project has never seen (repeats
@@ -210,8 +226,11 @@ type TodoAddUnseenParams struct {
 // again, under its own id, when its item is neither queued (in @queues)
 // nor out nor waiting for its next visit, and either its last hand-out is older than that or it
 // comes with an update tag (@tags, ” or no array: none) other than the
-// one it was queued with last.
-func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (int64, error) {
+// one it was queued with last. With @skip_seen (a backfeed post's
+// skipbloom=1), such a name is queued again whatever its last hand-out
+// and tag: returned as again, and counted as 'backfed_again', are those
+// queued again only because of it (not those a recrawl queues anyway).
+func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (TodoAddUnseenRow, error) {
 	row := q.db.QueryRow(ctx, todoAddUnseen,
 		arg.Shard,
 		arg.Shuffle,
@@ -223,12 +242,13 @@ func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (i
 		arg.Tags,
 		arg.ProjectID,
 		arg.RecrawlAfter,
+		arg.SkipSeen,
 		arg.Queues,
 		arg.Queue,
 	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+	var i TodoAddUnseenRow
+	err := row.Scan(&i.Queued, &i.Again)
+	return i, err
 }
 
 const todoClaimOne = `-- name: TodoClaimOne :one

@@ -14,7 +14,7 @@ import (
 )
 
 // backfeed takes the items grab scripts discover:
-// POST /backfeed/legacy/{project}-{key}?shard=S&delimiter=%00&itemseparator=%1F&params=1.
+// POST /backfeed/legacy/{project}-{key}?shard=S&delimiter=%00&itemseparator=%1F&params=1&skipbloom=1.
 // The body is raw bytes although it arrives labelled as a form: it is never
 // form-decoded. The scripts check both the status and "status_code".
 func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
@@ -51,6 +51,14 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 	if err := items.ValidShard(shard); err != nil {
 		return backfeedError(http.StatusBadRequest, "invalid-shard", err.Error())
 	}
+	// skipbloom=1: the script reports items that must be done again, seen
+	// before or not (youtube-grab's problem reports, microsoftupdate-grab's
+	// rediscoveries). Another value is refused rather than read as 0: a post
+	// taken for an ordinary one would drop its items as duplicates.
+	skip := query.Get("skipbloom") == "1"
+	if v := query.Get("skipbloom"); v != "" && v != "0" && v != "1" {
+		return backfeedError(http.StatusBadRequest, "invalid-skipbloom", "skipbloom is 1 or 0")
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody))
 	if err != nil {
 		// The client's failure (too big, cut short), answered in the JSON
@@ -66,11 +74,15 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return backfeedError(http.StatusBadRequest, "invalid-items", err.Error())
 	}
-	fresh, dups, err := h.items.Backfeed(r.Context(), p, shard, entries)
+	res, err := h.items.BackfeedPost(r.Context(), p, items.BackfeedOptions{Shard: shard, SkipSeen: skip}, entries)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"status_code": http.StatusOK, "new": fresh, "duplicates": dups})
+	answer := map[string]any{"status_code": http.StatusOK, "new": res.New, "duplicates": res.Duplicates}
+	if skip {
+		answer["again"] = res.Again
+	}
+	return writeJSON(w, http.StatusOK, answer)
 }
 
 // A backfeed key is a secret in an address: an address that keeps getting

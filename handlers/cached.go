@@ -16,6 +16,24 @@ import (
 // client takes it. A document that varies on the Host header (made with
 // baseURL from the request) is for the client's own cache only.
 func writeCached(w http.ResponseWriter, r *http.Request, body []byte, maxAge time.Duration) error {
+	return writeCachedAs(w, r, body, maxAge, "application/json")
+}
+
+// writeCachedAs is writeCached for a document of another content type.
+func writeCachedAs(w http.ResponseWriter, r *http.Request, body []byte, maxAge time.Duration, contentType string) error {
+	return writeDocument(w, r, body, nil, maxAge, contentType)
+}
+
+// writeCachedGzipped is writeCached for a large document whose gzip was
+// made once beforehand (gzipped): compressing it for every client would
+// cost more than all the rest of the answer.
+func writeCachedGzipped(w http.ResponseWriter, r *http.Request, body, gzipped []byte, maxAge time.Duration) error {
+	return writeDocument(w, r, body, gzipped, maxAge, "application/json")
+}
+
+// writeDocument answers with body, or with gzipped (its gzip, compressed
+// here when nil) to a client that takes gzip.
+func writeDocument(w http.ResponseWriter, r *http.Request, body, gzipped []byte, maxAge time.Duration, contentType string) error {
 	sum := sha256.Sum256(body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
 	h := w.Header()
@@ -26,7 +44,7 @@ func writeCached(w http.ResponseWriter, r *http.Request, body []byte, maxAge tim
 	}
 	h.Set("Cache-Control", scope+", max-age="+strconv.Itoa(int(maxAge/time.Second)))
 	h.Add("Vary", "Accept-Encoding")
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", contentType)
 	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
@@ -36,6 +54,11 @@ func writeCached(w http.ResponseWriter, r *http.Request, body []byte, maxAge tim
 		return err
 	}
 	h.Set("Content-Encoding", "gzip")
+	if gzipped != nil {
+		h.Set("Content-Length", strconv.Itoa(len(gzipped)))
+		_, err := w.Write(gzipped)
+		return err
+	}
 	zw := gzip.NewWriter(w)
 	if _, err := zw.Write(body); err != nil {
 		return err

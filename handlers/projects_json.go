@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"tracker/projects"
@@ -36,16 +37,64 @@ type projectsFileItem struct {
 }
 
 // projectsJSON answers GET /projects.json: the public projects for the
-// warriors' project picker.
+// warriors' project picker, and for pages of other sites, as warrior-hq
+// served it: any origin may read it (Access-Control-Allow-Origin: *), and
+// ?callback=NAME answers it as JSONP, a script calling NAME with it.
 func (h *Handler) projectsJSON(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	settings, err := h.projects.Settings(ctx)
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	callback, jsonp := r.URL.Query()["callback"]
+	if jsonp && !validCallback(callback[0]) {
+		return errorf(http.StatusBadRequest, "invalid-callback", "callback is a JavaScript name: letters, digits, _ and $, not starting with a digit, parts joined by dots, at most %d characters", maxCallbackLen)
+	}
+	body, err := h.projectsFile(w, r)
 	if err != nil {
 		return err
 	}
+	if jsonp {
+		// The comment first: a body starting with the name could be taken
+		// for something else (a Flash file, in old browsers) by a page
+		// choosing the name.
+		script := make([]byte, 0, len(body)+len(callback[0])+8)
+		script = append(append(append(append(script, "/**/"...), callback[0]...), '('), body...)
+		return writeCachedAs(w, r, append(script, ");"...), 10*time.Second, "application/javascript")
+	}
+	return writeCached(w, r, body, 10*time.Second)
+}
+
+// maxCallbackLen bounds a JSONP callback's name.
+const maxCallbackLen = 128
+
+// validCallback tells whether a JSONP callback is a JavaScript name made
+// of ASCII identifiers joined by dots (cb, jQuery3710_17, angular.callbacks._0):
+// nothing in it can call, index or end the statement it is put in.
+func validCallback(name string) bool {
+	if name == "" || len(name) > maxCallbackLen {
+		return false
+	}
+	for part := range strings.SplitSeq(name, ".") {
+		if part == "" || '0' <= part[0] && part[0] <= '9' {
+			return false
+		}
+		for _, c := range []byte(part) {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// projectsFile is the JSON of the projects file (docs/PROTOCOL.md,
+// "The projects file").
+func (h *Handler) projectsFile(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	ctx := r.Context()
+	settings, err := h.projects.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
 	ps, err := h.projects.List(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var f projectsFile
 	f.Warrior.SeesawVersion = settings.SeesawVersion
@@ -70,11 +119,7 @@ func (h *Handler) projectsJSON(w http.ResponseWriter, r *http.Request) error {
 		}
 		f.Projects = append(f.Projects, item)
 	}
-	body, err := json.Marshal(f)
-	if err != nil {
-		return err
-	}
-	return writeCached(w, r, body, 10*time.Second)
+	return json.Marshal(f)
 }
 
 func displayTitle(p projects.Project) string {

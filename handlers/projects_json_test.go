@@ -3,7 +3,9 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -83,5 +85,74 @@ func TestProjectsFileAsSeesawReadsIt(t *testing.T) {
 	}
 	if len(deadlines) != 1 || deadlines["test"] != "2026-12-31T22:00:00Z" {
 		t.Errorf("deadlines %v, want only test's, in UTC", deadlines)
+	}
+}
+
+// Pages of other sites read the projects file as warrior-hq served it:
+// any origin may fetch it, and ?callback=NAME answers it as a script
+// calling NAME with the same JSON. A callback that is no JavaScript name
+// is refused, and the warriors' update.json is the plain file whatever
+// its query.
+func TestProjectsFileForBrowsers(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	plain := f.do(t, "GET", "/projects.json", "")
+	if plain.status != 200 || plain.header.Get("Access-Control-Allow-Origin") != "*" || !json.Valid([]byte(plain.body)) {
+		t.Fatalf("projects.json: %d %v", plain.status, plain.header)
+	}
+	for _, name := range []string{"cb", "jQuery37100_1795829412", "angular.callbacks._0", "$", "_a$1"} {
+		a := f.do(t, "GET", "/projects.json?callback="+url.QueryEscape(name), "")
+		if a.status != 200 || a.header.Get("Content-Type") != "application/javascript" || a.header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("callback %q: %d %v", name, a.status, a.header)
+		}
+		call := "/**/" + name + "("
+		if !strings.HasPrefix(a.body, call) || !strings.HasSuffix(a.body, ");") ||
+			a.body[len(call):len(a.body)-2] != plain.body {
+			t.Fatalf("callback %q: %q", name, a.body)
+		}
+	}
+	for _, name := range []string{"", "alert(1)", "1cb", "a..b", ".a", "a.", "a b", "cb;x", "<script>", "a[0]", "é", strings.Repeat("a", 129)} {
+		a := f.do(t, "GET", "/projects.json?callback="+url.QueryEscape(name), "")
+		if a.status != 400 || a.reason != "invalid-callback" || strings.Contains(a.body, "(") && strings.Contains(a.body, "warrior") {
+			t.Errorf("callback %q: %d %q %q", name, a.status, a.reason, a.body)
+		}
+	}
+	if a := f.do(t, "POST", "/api/update.json?callback=cb", `{"warrior":{"warrior_id":""}}`); a.status != 200 || a.body != plain.body {
+		t.Fatalf("update.json with a callback: %d %q", a.status, a.body)
+	}
+}
+
+// seesaw's project list indexes every project's title and description
+// (all-projects.html, project_data["title"], project_data["description"])
+// and escapes them as strings: both keys are always there, strings, for a
+// project that was given neither, in the file and in its JSONP form.
+func TestProjectsFileTitleAndDescriptionAlways(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	if _, err := f.store.Create(context.Background(), "bare", ""); err != nil {
+		t.Fatal(err)
+	}
+	plain := f.do(t, "GET", "/projects.json", "")
+	script := f.do(t, "GET", "/projects.json?callback=show", "")
+	if plain.status != 200 || script.status != 200 || !strings.HasPrefix(script.body, "/**/show(") {
+		t.Fatalf("projects.json: %d, %d %q", plain.status, script.status, script.body)
+	}
+	for _, body := range []string{plain.body, strings.TrimSuffix(strings.TrimPrefix(script.body, "/**/show("), ");")} {
+		var file struct {
+			Projects []map[string]json.RawMessage `json:"projects"`
+		}
+		if err := json.Unmarshal([]byte(body), &file); err != nil || len(file.Projects) != 2 {
+			t.Fatalf("projects %v: %s", err, body)
+		}
+		for _, p := range file.Projects {
+			var name, title, description string
+			if json.Unmarshal(p["name"], &name) != nil || json.Unmarshal(p["title"], &title) != nil || json.Unmarshal(p["description"], &description) != nil ||
+				string(p["title"]) == "null" || string(p["description"]) == "null" {
+				t.Fatalf("project %s: title %s, description %s", p["name"], p["title"], p["description"])
+			}
+			if name == "bare" && (title != "bare" || description != "") {
+				t.Errorf("bare project: title %q, description %q", title, description)
+			}
+		}
 	}
 }

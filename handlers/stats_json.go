@@ -9,17 +9,18 @@ import (
 )
 
 // statsJSON answers GET /{project}/stats.json: the project's board, as the
-// live stream sends it (see stats.Board).
+// live stream sends it (see stats.Board), with the original tracker's keys
+// beside it for the readers written for that (see stats.Hub.StatsJSON).
 func (h *Handler) statsJSON(w http.ResponseWriter, r *http.Request) error {
 	live, err := h.project(r)
 	if err != nil {
 		return err
 	}
-	_, body, _, err := h.stats.Board(r.Context(), live.Project)
+	body, gzipped, err := h.stats.StatsJSON(r.Context(), live.Project)
 	if err != nil {
 		return err
 	}
-	return writeCached(w, r, body, time.Second)
+	return writeCachedGzipped(w, r, body, gzipped, time.Second)
 }
 
 // chartsJSON answers GET /{project}/charts.json?span=day|week|month|all

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"tracker/warriors"
 )
@@ -79,5 +80,9 @@ func (h *Handler) warriorUpdate(w http.ResponseWriter, r *http.Request) error {
 		}
 		h.log.Warn("warrior contact not recorded", "err", err)
 	}
-	return h.projectsJSON(w, r)
+	file, err := h.projectsFile(w, r)
+	if err != nil {
+		return err
+	}
+	return writeCached(w, r, file, 10*time.Second)
 }

@@ -89,7 +89,8 @@ func (e *Engine) add(ctx context.Context, p projects.Project, queue string, r io
 		g.Go(func() error {
 			defer room.Release(weight)
 			n, err := tally.Batch(gctx, e.pool, func(q *db.Queries) (int64, error) {
-				return e.queueBlock(gctx, q, p, queue, "", block, batch, nil, batchParams)
+				n, _, err := e.queueBlock(gctx, q, p, queue, "", false, block, batch, nil, batchParams)
+				return n, err
 			})
 			added.Add(n)
 			return err
@@ -207,34 +208,36 @@ func (e *Engine) readNames(r io.Reader, res *AddResult, add func(name, params st
 // queueKeyed adds the names the project has never seen to a queue and
 // returns how many it added: one statement for a batch of at most addBatch
 // names. Names are deduplicated on keys[i] within shard (see
-// TodoAddUnseen); with nil keys, each name is its own key.
-func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shard string, names, keys, params []string) (int64, error) {
+// TodoAddUnseen); with nil keys, each name is its own key. With skipSeen,
+// names seen before are queued again too, unless their item is queued,
+// out or scheduled; again is how many were only because of it.
+func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shard string, skipSeen bool, names, keys, params []string) (n, again int64, err error) {
 	block, err := e.q.ItemIDBlockNext(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	var n int64
 	err = db.WithTx(ctx, e.pool, func(q *db.Queries) error {
-		n, err = e.queueBlock(ctx, q, p, queue, shard, block, names, keys, params)
+		n, again, err = e.queueBlock(ctx, q, p, queue, shard, skipSeen, block, names, keys, params)
 		return err
 	})
-	return n, err
+	return n, again, err
 }
 
 // queueBlock adds names the project has never seen to a queue through q,
 // with ids from block, and params[i] ("" or nil: none) as the parameters of
 // names[i]; with their sites, in a project that keeps sites, and their
 // update tags, in one that recrawls (a name seen before may then be queued
-// again: see TodoAddUnseen). q is a transaction's: where the items are filed
-// follows the project's configuration as it is when they are (see
-// ProjectStretchesShare), not p's, which may be older.
-func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, block int64, names, keys, params []string) (int64, error) {
+// again: see TodoAddUnseen, and skipSeen in queueKeyed). q is a
+// transaction's: where the items are filed follows the project's
+// configuration as it is when they are (see ProjectStretchesShare), not
+// p's, which may be older.
+func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, skipSeen bool, block int64, names, keys, params []string) (n, again int64, err error) {
 	siteIDs, err := e.siteIDs(ctx, p, names)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	arg := db.TodoAddUnseenParams{
 		ProjectID: p.ID,
@@ -246,21 +249,25 @@ func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Proje
 		Sites:     siteIDs,
 		IDBlock:   block,
 		Shuffle:   p.Config.Order == "random",
+		SkipSeen:  skipSeen,
 	}
-	if p.Config.RecrawlAfter > 0 {
+	if p.Config.RecrawlAfter > 0 || skipSeen {
 		// Every queue the item could be in: a name queued is a duplicate.
 		sum, err := projects.SummaryOf(ctx, e.q, p)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		arg.RecrawlAfter = p.Config.RecrawlAfter
 		arg.Queues = sum.QueueNames()
+	}
+	if p.Config.RecrawlAfter > 0 {
+		arg.RecrawlAfter = p.Config.RecrawlAfter
 		arg.Tags = make([]string, len(names))
 		for i, name := range names {
 			arg.Tags[i] = updateTag(name)
 		}
 	}
-	return q.TodoAddUnseen(ctx, arg)
+	row, err := q.TodoAddUnseen(ctx, arg)
+	return row.Queued, row.Again, err
 }
 
 // maxLineBytes bounds an import line: a name and its parameters.

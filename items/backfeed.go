@@ -116,20 +116,52 @@ func ValidShard(s string) error {
 
 // Backfeed queues into the project's backfeed queue the items whose key was
 // never seen in shard ("" is the project's default scope), and returns how
-// many were new and how many were duplicates. At most a few posts are
-// written at once per process: a backfeed statement is long (milliseconds
-// for a few hundred names), and many at once would starve the warriors'
-// claims and completions of the database's time. Grab scripts wait their
-// turn; they retry patiently anyway.
+// many were new and how many were duplicates (see BackfeedPost).
 func (e *Engine) Backfeed(ctx context.Context, p projects.Project, shard string, entries []BackfeedEntry) (fresh, dups int64, err error) {
+	r, err := e.BackfeedPost(ctx, p, BackfeedOptions{Shard: shard}, entries)
+	return r.New, r.Duplicates, err
+}
+
+// BackfeedOptions are a backfeed post's query parameters.
+type BackfeedOptions struct {
+	// Shard is the deduplication scope ("" the project's default one).
+	Shard string
+	// SkipSeen (skipbloom=1): an entry whose key was seen before is queued
+	// again too (it stays seen), unless its item is queued in any queue,
+	// the error and retired queues included, out, or waiting for its next
+	// visit: a script reports items again that must be done again.
+	SkipSeen bool
+}
+
+// BackfeedResult tells what a post did.
+type BackfeedResult struct {
+	// New counts the entries queued, Duplicates those that were not.
+	New, Duplicates int64
+	// Again counts the entries of New that were seen before and queued
+	// only because the post skips the seen check (not those a recrawl
+	// queues anyway).
+	Again int64
+}
+
+// BackfeedPost queues a post's entries into the project's backfeed queue:
+// those whose key was never seen in the shard, and with SkipSeen those
+// seen before that are nowhere now. At most a few posts are written at
+// once per process: a backfeed statement is long (milliseconds for a few
+// hundred names), and many at once would starve the warriors' claims and
+// completions of the database's time. Grab scripts wait their turn; they
+// retry patiently anyway. Each batch of up to 10,000 entries is written by
+// one statement, whatever it holds.
+func (e *Engine) BackfeedPost(ctx context.Context, p projects.Project, opts BackfeedOptions, entries []BackfeedEntry) (BackfeedResult, error) {
+	var r BackfeedResult
+	shard := opts.Shard
 	if err := ValidShard(shard); err != nil {
-		return 0, 0, &InvalidError{Err: err}
+		return r, &InvalidError{Err: err}
 	}
 	select {
 	case e.backfeeds <- struct{}{}:
 		defer func() { <-e.backfeeds }()
 	case <-ctx.Done():
-		return 0, 0, ctx.Err()
+		return r, ctx.Err()
 	}
 	for start := 0; start < len(entries); start += addBatch {
 		batch := entries[start:min(start+addBatch, len(entries))]
@@ -144,16 +176,17 @@ func (e *Engine) Backfeed(ctx context.Context, p projects.Project, shard string,
 				params[i] = en.Params
 			}
 		}
-		n, err := e.queueKeyed(ctx, p, "backfeed", shard, names, keys, params)
+		n, again, err := e.queueKeyed(ctx, p, "backfeed", shard, opts.SkipSeen, names, keys, params)
 		if err != nil {
-			e.tallyBackfeed(ctx, p, shard, fresh)
-			return fresh, dups, err
+			e.tallyBackfeed(ctx, p, shard, r.New)
+			return r, err
 		}
-		fresh += n
-		dups += int64(len(batch)) - n
+		r.New += n
+		r.Again += again
+		r.Duplicates += int64(len(batch)) - n
 	}
-	e.tallyBackfeed(ctx, p, shard, fresh)
-	return fresh, dups, nil
+	e.tallyBackfeed(ctx, p, shard, r.New)
+	return r, nil
 }
 
 // tallyBackfeed adds a post's new items to its shard's minute, for the

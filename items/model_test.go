@@ -29,7 +29,8 @@ import (
 )
 
 // The model test drives the item engine as a state machine: random
-// sequences of imports, backfeed, requests, completions, releases (of an
+// sequences of imports, backfeed (with and without skipbloom), requests,
+// completions, releases (of an
 // item or of a site's claims), expiries, reclaims, revisits, queue moves
 // and configuration changes, sent to two engines on two pools (two
 // tracker processes) sharing one database, each with a view of the
@@ -240,6 +241,7 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 		"":          w.check,
 		"add":       w.add,
 		"backfeed":  w.backfeed,
+		"skipbloom": w.skipbloom,
 		"request":   w.request,
 		"done":      w.done,
 		"release":   w.release,
@@ -331,6 +333,43 @@ func (w *modelWorld) backfeed(rt *rapid.T) {
 		rt.Fatalf("backfeed: %v", err)
 	}
 	w.queued(entries, "backfeed", pr.live.Config.RecrawlAfter > 0)
+}
+
+// skipbloom backfeeds as a script reporting items again (skipbloom=1):
+// names seen before are queued again when they are nowhere now (done or
+// drained), never when queued (the error and retired queues included),
+// out or scheduled. Those a recrawl would have queued anyway are not
+// counted as queued again because of it.
+func (w *modelWorld) skipbloom(rt *rapid.T) {
+	pr := w.proc(rt)
+	names := w.names(rt, "names")
+	var entries []items.BackfeedEntry
+	for _, n := range names {
+		entries = append(entries, items.BackfeedEntry{Key: n, Item: n})
+	}
+	recrawl := pr.live.Config.RecrawlAfter > 0
+	var again int64
+	for _, name := range names {
+		if it, seen := w.items[name]; seen && (it.where == mDone || it.where == mDropped) && !(recrawl && it.aged()) {
+			again++
+		}
+	}
+	r, err := pr.engine.BackfeedPost(w.ctx, pr.live.Project, items.BackfeedOptions{SkipSeen: true}, entries)
+	if err != nil {
+		rt.Fatalf("backfeed with skipbloom: %v", err)
+	}
+	if r.Again != again {
+		rt.Fatalf("backfeed with skipbloom queued %d seen names again, want %d", r.Again, again)
+	}
+	for _, name := range names {
+		it, seen := w.items[name]
+		switch {
+		case !seen:
+			w.items[name] = &mItem{where: mQueued, name: name, queue: "backfeed", score: 1}
+		case it.where == mDone || it.where == mDropped:
+			it.where, it.name, it.queue, it.last, it.claims, it.due = mQueued, name, "backfeed", "", 0, false
+		}
+	}
 }
 
 // take asks for n items as nick and moves what it got in the model.

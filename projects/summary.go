@@ -86,6 +86,9 @@ type Summary struct {
 	// Revisits are the items of a recurring project waiting for their next
 	// visit to be due.
 	Revisits int64
+	// BackfedAgain counts the items backfeed posts with skipbloom=1 queued
+	// again although the project had seen them (see items.BackfeedOptions).
+	BackfedAgain int64
 
 	// For the queue-health stats: item requests that reached the engine,
 	// those given items, those given a reclaimed item; completions of items
@@ -141,6 +144,8 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 			sum.Failed = r.Value
 		case name == "revisits":
 			sum.Revisits = r.Value
+		case name == "backfed_again":
+			sum.BackfedAgain = r.Value
 		case name == "requests":
 			sum.Requests = r.Value
 		case name == "requests_served":

@@ -81,6 +81,9 @@ type Totals struct {
 	// last ActiveWindow.
 	Downloaders int64 `json:"downloaders"`
 	Active      int64 `json:"active"`
+	// BackfedAgain counts, ever, the items backfeed posts with skipbloom=1
+	// queued again although the project had seen them.
+	BackfedAgain int64 `json:"backfed_again"`
 }
 
 // ActiveWindow is how recently a downloader must have completed an item to

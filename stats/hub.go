@@ -61,6 +61,8 @@ type watch struct {
 	wanted   time.Time
 	history  []sample
 	rankings *rankings
+	// What StatsJSON made last.
+	classicCache
 }
 
 // sample is a project's counters at one moment.

@@ -97,7 +97,8 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 func totals(sum projects.Summary) Totals {
 	t := Totals{Done: sum.Done, Bytes: sum.Bytes, Claims: sum.Claims, Queues: sum.Queues,
 		Reclaims: sum.Reclaims, Archived: sum.Archived, Discarded: sum.Discarded,
-		Todo: sum.Queued(), Errors: sum.Errors(), Revisits: sum.Revisits, Retired: sum.Retired()}
+		Todo: sum.Queued(), Errors: sum.Errors(), Revisits: sum.Revisits, Retired: sum.Retired(),
+		BackfedAgain: sum.BackfedAgain}
 	t.Total = t.Done + t.Claims + t.Todo + t.Errors
 	return t
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"time"
@@ -76,6 +77,26 @@ func (b *bench) pages(ctx context.Context) error {
 	warm, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.url+p+"/", nil)
 	if resp, err := c.Do(warm); err == nil {
 		resp.Body.Close()
+	}
+	// stats.json carries the original tracker's keys, a map entry per
+	// downloader among them (up to 10,000): its size at this scale, and
+	// its first read, which encodes them.
+	for _, enc := range []string{"", "gzip"} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.url+p+"/stats.json", nil)
+		if enc != "" {
+			req.Header.Set("Accept-Encoding", enc)
+		}
+		start := time.Now()
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "pages: stats.json %d bytes (encoding %q) in %.1f ms\n", n, resp.Header.Get("Content-Encoding"), float64(time.Since(start).Microseconds())/1000)
 	}
 	b.measure(ctx, "pages", 1, func(ctx context.Context, l *load) []func() {
 		return []func(){func() {

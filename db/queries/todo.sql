@@ -21,7 +21,10 @@
 -- again, under its own id, when its item is neither queued (in @queues)
 -- nor out nor waiting for its next visit, and either its last hand-out is older than that or it
 -- comes with an update tag (@tags, '' or no array: none) other than the
--- one it was queued with last.
+-- one it was queued with last. With @skip_seen (a backfeed post's
+-- skipbloom=1), such a name is queued again whatever its last hand-out
+-- and tag: returned as again, and counted as 'backfed_again', are those
+-- queued again only because of it (not those a recrawl queues anyway).
 WITH batch AS MATERIALIZED (
     SELECT b.name, item_key_hash(@shard::text, coalesce(b.key, b.name)) AS hash,
            CASE WHEN b.key IS NULL AND @shard::text = '' THEN NULL ELSE item_hash(b.name) END AS item,
@@ -42,10 +45,18 @@ WITH batch AS MATERIALIZED (
     RETURNING seen.id
 ), again AS (
     -- Seen before this statement (a name new to it is in fresh instead).
-    -- Nothing is read unless the project recrawls.
-    SELECT DISTINCT ON (seen.id) seen.id, batch.name, batch.site, batch.tag
+    -- Nothing is read unless the project recrawls or the post skips the
+    -- seen check.
+    SELECT DISTINCT ON (seen.id) seen.id, batch.name, batch.site, batch.tag, NOT due.recrawl AS skipped
     FROM batch JOIN seen ON seen.project_id = @project_id AND seen.hash = batch.hash
-    WHERE @recrawl_after::bigint > 0
+    -- Whether a recrawl queues it anyway: read only when the project
+    -- recrawls (AND stops at its first false); never null (no completion:
+    -- not due).
+    CROSS JOIN LATERAL (SELECT coalesce(@recrawl_after::bigint > 0
+      AND ((batch.tag <> '' AND batch.tag IS DISTINCT FROM (SELECT it.tag FROM item_tags it WHERE it.project_id = @project_id AND it.id = seen.id))
+           OR (SELECT max(d.claimed_at) FROM done d WHERE d.project_id = @project_id AND d.id = seen.id)
+              < now() - make_interval(secs => @recrawl_after::bigint)), false) AS recrawl) AS due
+    WHERE (@recrawl_after::bigint > 0 OR @skip_seen::boolean)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(batch.name) AND c.project_id = @project_id)
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
                       AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = seen.id)
@@ -53,9 +64,7 @@ WITH batch AS MATERIALIZED (
       -- the item's only way back (a project recrawling before it became
       -- recurring may still meet such items).
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = seen.id)
-      AND ((batch.tag <> '' AND batch.tag IS DISTINCT FROM (SELECT it.tag FROM item_tags it WHERE it.project_id = @project_id AND it.id = seen.id))
-           OR (SELECT max(d.claimed_at) FROM done d WHERE d.project_id = @project_id AND d.id = seen.id)
-              < now() - make_interval(secs => @recrawl_after::bigint))
+      AND (@skip_seen::boolean OR due.recrawl)
     ORDER BY seen.id, batch.id
 ), entering AS (
     SELECT batch.id, batch.name, batch.site, batch.tag FROM fresh JOIN batch ON batch.id = fresh.id
@@ -86,6 +95,8 @@ WITH batch AS MATERIALIZED (
     SELECT queued_fresh.id FROM queued_fresh
     UNION ALL
     SELECT queued_again.id FROM queued_again
+), skipped AS (
+    SELECT count(*) AS n FROM queued_again JOIN again ON again.id = queued_again.id WHERE again.skipped
 ), tagged AS (
     INSERT INTO item_tags AS it (project_id, id, tag)
     SELECT @project_id, e.id, e.tag FROM entering e
@@ -99,13 +110,15 @@ WITH batch AS MATERIALIZED (
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT (SELECT count(*) FROM queued_fresh) AS fresh, (SELECT count(*) FROM queued_again) AS again) t,
-         LATERAL (VALUES ('queue:' || @queue::text, t.fresh + t.again), ('recrawled', t.again)) AS d (name, delta)
+    FROM (SELECT (SELECT count(*) FROM queued_fresh) AS fresh, (SELECT count(*) FROM queued_again) AS again,
+                 (SELECT skipped.n FROM skipped) AS skipped) t,
+         LATERAL (VALUES ('queue:' || @queue::text, t.fresh + t.again), ('recrawled', t.again - t.skipped),
+                         ('backfed_again', t.skipped)) AS d (name, delta)
     WHERE d.delta > 0
     ORDER BY d.name
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
-SELECT count(*) FROM queued;
+SELECT (SELECT count(*) FROM queued) AS queued, (SELECT skipped.n FROM skipped) AS again;
 
 -- name: TodoRetype :exec
 -- Regroups a project's queued items after its per-type limits changed.
