@@ -84,7 +84,8 @@ type mItem struct {
 
 // mCompletion is one completion of an item.
 type mCompletion struct {
-	name string // the item's name as completed
+	name   string // the item's name as completed
+	result string // its result ("" for none)
 	// claimAged: its claim is older than any recrawl_after; old: it is a
 	// day or more old, so the archive job takes it.
 	claimAged, old bool
@@ -236,6 +237,18 @@ func (w *modelWorld) names(rt *rapid.T, label string) []string {
 	return rapid.SliceOfNDistinct(rapid.SampledFrom(modelNames), 1, 5, rapid.ID[string]).Draw(rt, label)
 }
 
+// shardNames are names only ever backfed, into a shard of their own and
+// under a key that is not their name: one key an item, so no item is
+// queued twice as copies (which the model does not follow).
+var shardNames = []string{"post:0", "post:1", "post:2", "post:3"}
+
+// allNames are every name the model may meet.
+var allNames = append(slices.Clone(modelNames), shardNames...)
+
+const modelShard = "s1"
+
+func shardKey(name string) string { return "key/" + name }
+
 func (w *modelWorld) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"":          w.check,
@@ -316,20 +329,31 @@ func (w *modelWorld) add(rt *rapid.T) {
 }
 
 // backfeed posts names keyed by themselves, some with a context carrying
-// an update tag (as urls-grab's "url 0x1F tag=..." entries).
+// an update tag (as urls-grab's "url 0x1F tag=..." entries), and names
+// of a shard under keys of their own.
 func (w *modelWorld) backfeed(rt *rapid.T) {
 	pr := w.proc(rt)
+	sharded := rapid.Bool().Draw(rt, "shard")
+	shard, names := "", w.names(rt, "names")
+	if sharded {
+		shard = modelShard
+		names = rapid.SliceOfNDistinct(rapid.SampledFrom(shardNames), 1, 3, rapid.ID[string]).Draw(rt, "names")
+	}
 	var entries []mEntry
 	var posted []items.BackfeedEntry
-	for _, name := range w.names(rt, "names") {
+	for _, name := range names {
 		e := mEntry{key: name, name: name}
 		if tag := rapid.SampledFrom([]string{"", "", "v1", "v2"}).Draw(rt, "tag"); tag != "" {
 			e.name, e.tag = name+"\x1ftag="+tag, tag
 		}
 		entries = append(entries, e)
-		posted = append(posted, items.BackfeedEntry{Key: e.key, Item: e.name})
+		key := e.key
+		if sharded {
+			key = shardKey(name)
+		}
+		posted = append(posted, items.BackfeedEntry{Key: key, Item: e.name})
 	}
-	if _, _, err := pr.engine.Backfeed(w.ctx, pr.live.Project, "", posted); err != nil {
+	if _, _, err := pr.engine.Backfeed(w.ctx, pr.live.Project, shard, posted); err != nil {
 		rt.Fatalf("backfeed: %v", err)
 	}
 	w.queued(entries, "backfeed", pr.live.Config.RecrawlAfter > 0)
@@ -415,6 +439,22 @@ func (w *modelWorld) take(rt *rapid.T, pr *process, nick string, n int) ([]strin
 	return h.Names, nil
 }
 
+// canonical is a JSON document as Go writes it, "" for none.
+func canonical(rt *rapid.T, doc string) string {
+	if doc == "" {
+		return ""
+	}
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		rt.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	return string(b)
+}
+
 // sameJSON compares two JSON documents, "" standing for none.
 func sameJSON(a, b string) bool {
 	if a == "" || b == "" {
@@ -428,6 +468,17 @@ func (w *modelWorld) request(rt *rapid.T) {
 	pr := w.proc(rt)
 	nick := rapid.SampledFrom(modelNicks).Draw(rt, "nick")
 	w.take(rt, pr, nick, rapid.IntRange(1, 4).Draw(rt, "n"))
+}
+
+// results draws the results of some of names.
+func results(rt *rapid.T, names []string) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, name := range names {
+		if rapid.Bool().Draw(rt, "result") {
+			out[name] = json.RawMessage(fmt.Sprintf(`{"r": %d}`, rapid.IntRange(0, 9).Draw(rt, "r")))
+		}
+	}
+	return out
 }
 
 // outcomes draws what the visits of some of names found: a word, or a
@@ -448,18 +499,19 @@ func outcomes(rt *rapid.T, names []string) map[string]items.Outcome {
 
 // complete reports names done as nick, through the process and with the
 // view of the project it has, and moves them in the model.
-func (w *modelWorld) complete(rt *rapid.T, pr *process, nick string, names []string, found map[string]items.Outcome) {
+func (w *modelWorld) complete(rt *rapid.T, pr *process, nick string, names []string, found map[string]items.Outcome, res map[string]json.RawMessage) {
 	if _, err := pr.engine.Complete(w.ctx, pr.live.Project, items.Completion{
 		Downloader: nick, Version: "1", Items: names, Bytes: map[string]int64{"data": int64(len(names))},
-		Outcomes: found,
+		Outcomes: found, Results: res,
 	}); err != nil {
 		rt.Fatalf("done: %v", err)
 	}
-	w.completed(rt, pr.live.Config, nick, names, found)
+	w.completed(rt, pr.live.Config, nick, names, found, res)
 }
 
-// completed moves names that nick completed under configuration cfg.
-func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, names []string, found map[string]items.Outcome) {
+// completed moves names that nick completed under configuration cfg, with
+// results res.
+func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, names []string, found map[string]items.Outcome, res map[string]json.RawMessage) {
 	// The queues a done finds a queued item in: those a claim goes back to.
 	looked := func(queue string) bool {
 		return slices.Contains(projects.StandardQueues, queue) || queue == "error" ||
@@ -478,7 +530,7 @@ func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, na
 		// A completion is as old as its claim (a queued item's: now), and
 		// recrawls look at that: a claim aged past its TTL makes the
 		// completion old at once.
-		it.completions = append(it.completions, mCompletion{name: it.name, claimAged: it.where == mOut && it.expired})
+		it.completions = append(it.completions, mCompletion{name: it.name, result: string(res[name]), claimAged: it.where == mOut && it.expired})
 		// Whoever held it last did this visit's work, not the next one's.
 		it.where, it.queue, it.holder, it.last, it.claims, it.expired = mDone, "", "", "", 0, false
 		if !cfg.Recurring() {
@@ -508,15 +560,15 @@ func (w *modelWorld) done(rt *rapid.T) {
 			held = append(held, it.name)
 		}
 	}
-	names := rapid.SliceOfDistinct(rapid.SampledFrom(append(held, modelNames...)), rapid.ID[string]).Filter(func(s []string) bool { return len(s) > 0 }).Draw(rt, "items")
-	w.complete(rt, pr, nick, names, outcomes(rt, names))
+	names := rapid.SliceOfDistinct(rapid.SampledFrom(append(held, allNames...)), rapid.ID[string]).Filter(func(s []string) bool { return len(s) > 0 }).Draw(rt, "items")
+	w.complete(rt, pr, nick, names, outcomes(rt, names), results(rt, names))
 }
 
 // markDone completes an item by hand, as an admin does: a claimed item for
 // its holder, a queued or failed one for the admin.
 func (w *modelWorld) markDone(rt *rapid.T) {
 	pr := w.proc(rt)
-	key := rapid.SampledFrom(modelNames).Draw(rt, "item")
+	key := rapid.SampledFrom(allNames).Draw(rt, "item")
 	it := w.items[key]
 	err := pr.engine.MarkDone(w.ctx, pr.live, key, "admin")
 	switch {
@@ -524,14 +576,14 @@ func (w *modelWorld) markDone(rt *rapid.T) {
 		if err != nil {
 			rt.Fatalf("mark %s done: %v", key, err)
 		}
-		w.completed(rt, pr.live.Config, it.holder, []string{it.name}, nil)
+		w.completed(rt, pr.live.Config, it.holder, []string{it.name}, nil, nil)
 	case it != nil && it.where == mQueued && it.queue != "retired":
 		if err != nil {
 			rt.Fatalf("mark %s (queued in %s) done: %v", key, it.queue, err)
 		}
 		it.where, it.holder, it.expired = mOut, "admin", false
 		it.claims++
-		w.completed(rt, pr.live.Config, "admin", []string{it.name}, nil)
+		w.completed(rt, pr.live.Config, "admin", []string{it.name}, nil, nil)
 	default:
 		var invalid *items.InvalidError
 		if !errors.As(err, &invalid) && !errors.Is(err, items.ErrUnknownItem) {
@@ -549,7 +601,7 @@ func (w *modelWorld) requeue(rt *rapid.T) {
 	match := func(name string) bool { return strings.HasPrefix(name, "https://") }
 	sel := items.Selection{Prefix: "https://"}
 	if rapid.Bool().Draw(rt, "one") {
-		name := rapid.SampledFrom(modelNames).Draw(rt, "item")
+		name := rapid.SampledFrom(allNames).Draw(rt, "item")
 		if it := w.items[name]; it != nil {
 			name = it.name
 		}
@@ -745,7 +797,7 @@ func (w *modelWorld) move(rt *rapid.T) {
 	to := rapid.SampledFrom([]string{"todo", "secondary", "redo", "", "downloader:bob"}).Filter(func(to string) bool { return to != from }).Draw(rt, "to")
 	sel, match := items.Selection{}, func(*mItem) bool { return true }
 	if rapid.Bool().Draw(rt, "one") {
-		name := rapid.SampledFrom(modelNames).Draw(rt, "item")
+		name := rapid.SampledFrom(allNames).Draw(rt, "item")
 		if it := w.items[name]; it != nil {
 			name = it.name
 		}
@@ -822,13 +874,13 @@ func (w *modelWorld) configure(rt *rapid.T) {
 // project is paused or the item's site is at its limit of items out.
 func (w *modelWorld) drain(rt *rapid.T) {
 	cfg := w.project.Config
-	for round := 0; round < 2*len(modelNames)+4; round++ {
+	for round := 0; round < 2*len(allNames)+4; round++ {
 		w.exec(rt, `UPDATE sites SET due_at = now() - interval '1 second' WHERE project_id = $1`)
 		pr := w.procs[round%2]
 		pr.live = w.fresh(rt, pr)
 		names, _ := w.take(rt, pr, "drainer", rapid.IntRange(1, 3).Draw(rt, "n"))
 		if len(names) > 0 {
-			w.complete(rt, pr, "drainer", names, nil)
+			w.complete(rt, pr, "drainer", names, nil, nil)
 		}
 	}
 	if cfg.Paused {
@@ -947,6 +999,23 @@ func (w *modelWorld) check(rt *rapid.T) {
 		}
 		if !sameJSON(params[key], it.params) {
 			rt.Fatalf("%s (%s): the model has params %q, the database %q", key, it.where, it.params, params[key])
+		}
+	}
+	// The completions in the hot table, with their names and results.
+	completions := map[string][]string{}
+	read(`SELECT name, coalesce(result::text, '') FROM done WHERE project_id = $1`, func(name, result string) {
+		completions[keyOf(name)] = append(completions[keyOf(name)], name+" "+canonical(rt, result))
+	})
+	for _, key := range slices.Sorted(maps.Keys(w.items)) {
+		var want []string
+		for _, c := range w.items[key].completions {
+			want = append(want, c.name+" "+canonical(rt, c.result))
+		}
+		slices.Sort(want)
+		got := completions[key]
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			rt.Fatalf("%s: the model has the completions %q, the database %q", key, want, got)
 		}
 	}
 	r, err := books.Of(w.ctx, pool, w.project)
