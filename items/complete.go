@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -242,6 +243,7 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 		}
 		factors[name] = f
 	}
+	c.Results, factors = onePerItem(c.Items, c.Results), onePerItem(c.Items, factors)
 	domains, err := json.Marshal(countedDomains(c.Bytes))
 	if err != nil {
 		return nil, err
@@ -251,6 +253,28 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 	}
 	return &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains),
 		types: p.Config.Stretches(), factors: factors, cfg: p.Config}, nil
+}
+
+// onePerItem keeps, of values given by item name, one per item: a done
+// may name an item twice, under names that differ after its first 0x1F
+// (its context), and its completion takes the value given first in the
+// order of items. Its names keep their values otherwise.
+func onePerItem[V any](items []string, byName map[string]V) map[string]V {
+	if len(byName) < 2 {
+		return byName
+	}
+	kept := make(map[string]V, len(byName))
+	given := make(map[string]bool, len(byName))
+	for _, name := range items {
+		v, ok := byName[name]
+		key, _, _ := strings.Cut(name, contextSeparator)
+		if !ok || given[key] {
+			continue
+		}
+		given[key] = true
+		kept[name] = v
+	}
+	return kept
 }
 
 // runDones records a batch of completions: one statement per project.

@@ -517,6 +517,21 @@ func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, na
 		return slices.Contains(projects.StandardQueues, queue) || queue == "error" ||
 			queue == items.DownloaderQueue(nick) || (cfg.Recurring() && strings.HasPrefix(queue, "revisit:"))
 	}
+	// An item named twice (under two contexts) takes the result and the
+	// outcome given first for any of its names.
+	result, outcome := map[string]string{}, map[string]items.Outcome{}
+	for _, name := range names {
+		if r, ok := res[name]; ok {
+			if _, given := result[keyOf(name)]; !given {
+				result[keyOf(name)] = string(r)
+			}
+		}
+		if o, ok := found[name]; ok {
+			if _, given := outcome[keyOf(name)]; !given {
+				outcome[keyOf(name)] = o
+			}
+		}
+	}
 	for _, name := range names {
 		it := w.items[keyOf(name)]
 		if it == nil {
@@ -530,13 +545,13 @@ func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, na
 		// A completion is as old as its claim (a queued item's: now), and
 		// recrawls look at that: a claim aged past its TTL makes the
 		// completion old at once.
-		it.completions = append(it.completions, mCompletion{name: it.name, result: string(res[name]), claimAged: it.where == mOut && it.expired})
+		it.completions = append(it.completions, mCompletion{name: it.name, result: result[keyOf(name)], claimAged: it.where == mOut && it.expired})
 		// Whoever held it last did this visit's work, not the next one's.
 		it.where, it.queue, it.holder, it.last, it.claims, it.expired = mDone, "", "", "", 0, false
 		if !cfg.Recurring() {
 			continue
 		}
-		if o, ok := found[name]; ok {
+		if o, ok := outcome[keyOf(name)]; ok {
 			f, err := cfg.Outcome(o.Word, o.Number)
 			if err != nil {
 				rt.Fatal(err)

@@ -2,6 +2,7 @@ package items_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -104,5 +105,41 @@ func TestRecurringVisitsByScore(t *testing.T) {
 	var bad *items.InvalidError
 	if !errors.As(err, &bad) {
 		t.Fatalf("bad outcome: %v", err)
+	}
+}
+
+// A done may name one item twice, under two contexts: its completion is
+// recorded once, with the result and the outcome given first in the order
+// of the items (a result or outcome per name would record it twice, or
+// fail the whole done).
+func TestDoneNamingAnItemTwice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t)
+	var err error
+	if f.project, err = f.store.Set(ctx, f.project, []string{"mode=recurring", "revisit_after=3600", "retire_below=0.01"}); err != nil {
+		t.Fatal(err)
+	}
+	f.add(t, "todo", "post:1")
+	if got := f.claim(t, "alice", 1); !slices.Equal(got, []string{"post:1"}) {
+		t.Fatalf("alice got %v", got)
+	}
+	names := []string{"post:1\x1ftag=b", "post:1", "post:1\x1ftag=c"}
+	n := f.complete(t, items.Completion{Downloader: "alice", Items: names, Bytes: map[string]int64{"data": 3},
+		Results:  map[string]json.RawMessage{names[1]: json.RawMessage(`{"r":1}`), names[2]: json.RawMessage(`{"r":2}`)},
+		Outcomes: map[string]items.Outcome{names[0]: {Word: "none"}, names[1]: {Word: "full"}, names[2]: {Word: "some"}}})
+	if n != 1 {
+		t.Fatalf("completed %d", n)
+	}
+	var done int64
+	var result string
+	if err := f.pool.QueryRow(ctx, `SELECT count(*), min(result::text) FROM done WHERE project_id = $1`, f.project.ID).Scan(&done, &result); err != nil {
+		t.Fatal(err)
+	}
+	if done != 1 || result != `{"r": 1}` {
+		t.Fatalf("%d completions, result %s; want one, with the first result given", done, result)
+	}
+	if st := f.status(t, "post:1"); st.Score == nil || *st.Score != 0.5 {
+		t.Fatalf("score %v, want the first outcome's 0.5", st.Score)
 	}
 }
