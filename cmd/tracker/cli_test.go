@@ -339,9 +339,8 @@ func TestBlockAndTargetCommands(t *testing.T) {
 		}
 	}
 	pool := openPool(t, dsn)
-	var blocks, targets int
-	pool.QueryRow(context.Background(), "SELECT count(*) FROM blocks").Scan(&blocks)
-	pool.QueryRow(context.Background(), "SELECT count(*) FROM upload_targets").Scan(&targets)
+	blocks := dbtest.Count(t, pool, "SELECT count(*) FROM blocks")
+	targets := dbtest.Count(t, pool, "SELECT count(*) FROM upload_targets")
 	if blocks != 2 || targets != 1 {
 		t.Fatalf("%d blocks, %d targets; want 2 and 1", blocks, targets)
 	}
