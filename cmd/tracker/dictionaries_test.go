@@ -15,7 +15,7 @@ func TestDictionaryCommands(t *testing.T) {
 	t.Parallel()
 	dsn := dbtest.NewDSN(t)
 	dir := t.TempDir()
-	tracker(t, dsn, "", nil, "project", "create", "demo")
+	trackerOK(t, dsn, "", "project", "create", "demo")
 
 	// Samples: pages alike in markup, different in text.
 	var sampleFiles []string
