@@ -11,6 +11,7 @@ import (
 
 	"tracker/archive"
 	"tracker/books"
+	"tracker/db/dbtest"
 	"tracker/items"
 )
 
@@ -79,13 +80,9 @@ func TestDropRetiredLeavesNothing(t *testing.T) {
 	// rows counts the score and parameters the item named has.
 	rows := func(name string) int64 {
 		t.Helper()
-		var n int64
-		if err := f.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM item_scores x WHERE x.project_id = $1 AND x.id = s.id)
+		return dbtest.Count(t, f.pool, `SELECT (SELECT count(*) FROM item_scores x WHERE x.project_id = $1 AND x.id = s.id)
 			+ (SELECT count(*) FROM item_params x WHERE x.project_id = $1 AND x.id = s.id)
-			FROM seen s WHERE s.project_id = $1 AND s.hash = item_hash($2)`, f.project.ID, name).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+			FROM seen s WHERE s.project_id = $1 AND s.hash = item_hash($2)`, f.project.ID, name)
 	}
 	balanced := func(when string) {
 		t.Helper()

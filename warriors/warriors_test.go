@@ -120,11 +120,9 @@ func TestRecordsAndLimits(t *testing.T) {
 	if ok, err := s.Update(ctx, warriors.Contact{ID: warriors.Anonymous, Nick: "carol", Address: addr}); err != nil || ok {
 		t.Error("the anonymous id was recorded", err)
 	}
-	count := func() (n int) {
-		if err := pool.QueryRow(ctx, "SELECT count(*) FROM warriors").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+	count := func() int64 {
+		t.Helper()
+		return dbtest.Count(t, pool, "SELECT count(*) FROM warriors")
 	}
 	if n := count(); n != 2 {
 		t.Fatalf("%d records, want 2", n)
@@ -160,7 +158,7 @@ func TestRecordsAndLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Total != int64(count()) || o.Projects["auto"] != 1 || o.Versions["0.10.3"] != o.Total-1 || o.Versions[""] != 1 ||
+	if o.Total != count() || o.Projects["auto"] != 1 || o.Versions["0.10.3"] != o.Total-1 || o.Versions[""] != 1 ||
 		len(o.Places) != 1 || o.Places[0] != (warriors.Place{Lat: 52, Lng: 5, Warriors: 1}) {
 		t.Errorf("online: %+v", o)
 	}
