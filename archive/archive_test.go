@@ -41,13 +41,7 @@ func setup(t *testing.T, mode string, n, daysAgo int) fixture {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p, err = store.Set(ctx, p, []string{"archive_after=86400", "archive_mode=" + mode}); err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "", "archive_after=86400", "archive_mode="+mode)
 	engine := items.NewEngine(pool, nil)
 	complete := func(prefix string) {
 		var names []string
@@ -151,9 +145,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		t.Fatalf("archived %+v, want %d items", res, n)
 	}
 	// Out of the hot tables; today's completions stay.
-	var hot int64
-	f.pool.QueryRow(ctx, "SELECT count(*) FROM done WHERE project_id = $1", f.project.ID).Scan(&hot)
-	if hot != n {
+	if hot := dbtest.Count(t, f.pool, "SELECT count(*) FROM done WHERE project_id = $1", f.project.ID); hot != n {
 		t.Fatalf("%d completions left in done, want today's %d", hot, n)
 	}
 	// Totals unchanged; archived counted.
@@ -235,9 +227,9 @@ func TestArchiveDiscard(t *testing.T) {
 	if err != nil || len(arcs) != 1 || arcs[0].Mode != ModeDiscard || arcs[0].Path != "" || arcs[0].Items != n {
 		t.Fatalf("archives %+v, %v", arcs, err)
 	}
-	entries, _ := os.ReadDir(f.dir)
-	if len(entries) != 0 {
-		t.Fatalf("discard wrote files: %v", entries)
+	entries, err := os.ReadDir(f.dir)
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("discard wrote files: %v %v", entries, err)
 	}
 }
 

@@ -35,13 +35,7 @@ func TestArchivePrunesParams(t *testing.T) {
 			ctx := context.Background()
 			pool := dbtest.New(t)
 			store := projects.NewStore(pool)
-			p, err := store.Create(ctx, "demo", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p, err = store.Set(ctx, p, []string{"archive_after=86400", "archive_mode=" + tc.archiveMode, "mode=" + tc.mode}); err != nil {
-				t.Fatal(err)
-			}
+			p := dbtest.Project(t, pool, "demo", "", "archive_after=86400", "archive_mode="+tc.archiveMode, "mode="+tc.mode)
 			engine := items.NewEngine(pool, nil)
 			var lines []string
 			for i := range 6 {

@@ -24,10 +24,7 @@ func TestBooks(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "")
 	e := items.NewEngine(pool, nil)
 	var names []string
 	for i := range 300 {
@@ -61,7 +58,8 @@ func TestBooks(t *testing.T) {
 	if _, err := pool.Exec(ctx, "UPDATE done SET done_at = done_at - interval '4 days' WHERE project_id = $1", p.ID); err != nil {
 		t.Fatal(err)
 	}
-	if p, err = store.Set(ctx, p, []string{"archive_after=86400"}); err != nil {
+	p, err := store.Set(ctx, p, []string{"archive_after=86400"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := archive.New(pool, t.TempDir()).Project(ctx, p, time.Now()); err != nil {

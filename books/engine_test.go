@@ -19,14 +19,8 @@ func newProject(t *testing.T, assignments ...string) *world {
 	w := &world{pool: dbtest.New(t), projects: map[string]*projects.Project{}, archiveTo: t.TempDir()}
 	w.store = projects.NewStore(w.pool)
 	w.engine = items.NewEngine(w.pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	p, err := w.store.Create(context.Background(), "p", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, w.pool, "p", "", assignments...)
 	w.projects["p"] = &p
-	if len(assignments) > 0 {
-		w.set(t, "p", assignments...)
-	}
 	return w
 }
 

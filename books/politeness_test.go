@@ -21,10 +21,7 @@ func TestPolitenessCountsHandOutsOnly(t *testing.T) {
 	w := &world{pool: dbtest.New(t), projects: map[string]*projects.Project{}}
 	w.store = projects.NewStore(w.pool)
 	w.engine = items.NewEngine(w.pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	p, err := w.store.Create(ctx, "polite", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, w.pool, "polite", "")
 	w.projects["polite"] = &p
 	// Sites due at once while the items move; their politeness is then
 	// read under an interval of an hour.

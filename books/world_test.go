@@ -45,10 +45,7 @@ func newWorld(t *testing.T) *world {
 	w.store = projects.NewStore(w.pool)
 	w.engine = items.NewEngine(w.pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, slug := range []string{"once", "sited", "recurring"} {
-		p, err := w.store.Create(ctx, slug, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := dbtest.Project(t, w.pool, slug, "")
 		w.projects[slug] = &p
 	}
 	w.buildOnce(t)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"tracker/db"
 	"tracker/db/dbtest"
 	"tracker/migrations"
@@ -121,11 +123,9 @@ func TestDonePartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for rows.Next() {
-		var s string
-		rows.Scan(&s)
-		got = append(got, s)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := []string{
 		"done_p" + itoa(p.ID) + "_20260302",

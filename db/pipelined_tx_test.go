@@ -21,11 +21,9 @@ func TestPipelinedTx(t *testing.T) {
 	if _, err := pool.Exec(ctx, "CREATE TABLE scratch (n integer PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
-	count := func() (n int) {
-		if err := pool.QueryRow(ctx, "SELECT count(*) FROM scratch").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+	count := func() int64 {
+		t.Helper()
+		return dbtest.Count(t, pool, "SELECT count(*) FROM scratch")
 	}
 	begin := []string{"BEGIN", "SET LOCAL application_name = 'pipelined'"}
 	// in runs fn in a pipelined transaction on a connection of its own and

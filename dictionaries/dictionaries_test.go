@@ -13,7 +13,6 @@ import (
 
 	"tracker/db/dbtest"
 	"tracker/dictionaries"
-	"tracker/projects"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -93,10 +92,7 @@ func TestStore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	p, err := projects.NewStore(pool).Create(ctx, "test", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "test", "")
 	s := dictionaries.NewStore(pool)
 	if _, err := s.Latest(ctx, p.ID); !errors.Is(err, dictionaries.ErrNone) {
 		t.Fatalf("Latest of a project without one: %v", err)

@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"tracker/db/dbtest"
 )
 
 // An admin runs a project from the web, section by section: signs in,
@@ -76,8 +77,8 @@ func TestBrowserAdmin(t *testing.T) {
 	do(chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=items-file]`), []string{file}),
 		chromedp.Click(chromedp.CSS(`[data-testid=items-submit]`)))
 	flash("Added 1002 to todo")
-	if got, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#move-from option[value=todo]`))); got != "todo (1,002)" {
-		t.Fatalf("queue picker after the upload: %q", got)
+	if got, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#move-from option[value=todo]`))); err != nil || got != "todo (1,002)" {
+		t.Fatalf("queue picker after the upload: %q %v", got, err)
 	}
 	do(chromedp.SetValue(chromedp.CSS(`#move-to`), "secondary"), chromedp.SendKeys(chromedp.CSS(`#move-prefix`), "review:"),
 		chromedp.Click(chromedp.CSS(`[data-testid=move]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-question]`)))
@@ -107,10 +108,11 @@ func TestBrowserAdmin(t *testing.T) {
 
 	// Claims: counted by age and by downloader; a warrior's released once
 	// the admin saw how many.
-	eventually(t, "items handed out after resume", func() bool {
+	// The warrior routes see a project as it was up to a second ago.
+	dbtest.Eventually(t, func() bool {
 		code, _ := post(t, s.url+"/shop/multi=5//request", `{"downloader":"slowpoke"}`)
 		return code == 200
-	})
+	}, "items handed out after resume")
 	section("claims")
 	if got := textOf(t, ctx, `[data-testid=claim-counts] tbody tr`); !strings.Contains(got, "slowpoke") || !strings.Contains(got, "5") {
 		t.Fatalf("claims by downloader: %q", got)
@@ -137,8 +139,8 @@ func TestBrowserAdmin(t *testing.T) {
 	section("limits")
 	do(chromedp.SetValue(chromedp.CSS(`#cfg-rate_limit`), "600"), chromedp.SetValue(chromedp.CSS(`#cfg-type_limits`), "post=5"),
 		chromedp.Click(chromedp.CSS(`[data-testid=config-save]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-type_limits]`)))
-	if got, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#cfg-rate_limit`))); got != "600" {
-		t.Fatalf("the value sent was not kept: %q", got)
+	if got, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#cfg-rate_limit`))); err != nil || got != "600" {
+		t.Fatalf("the value sent was not kept: %q %v", got, err)
 	}
 	if got := textOf(t, ctx, `[data-testid=error-type_limits]`); !strings.Contains(got, "TYPE:ITEMS_PER_MINUTE") {
 		t.Fatalf("refusal beside the field: %q", got)
@@ -149,10 +151,10 @@ func TestBrowserAdmin(t *testing.T) {
 	do(chromedp.SendKeys(chromedp.CSS(`#block-value`), "spammer"), chromedp.SendKeys(chromedp.CSS(`#block-reason`), "bad data"),
 		chromedp.Click(chromedp.CSS(`[data-testid=block-add]`)))
 	flash("Block add: nick spammer.")
-	eventually(t, "the nick refused", func() bool {
+	dbtest.Eventually(t, func() bool {
 		code, _ := post(t, s.url+"/shop/request", `{"downloader":"spammer"}`)
 		return code == 403
-	})
+	}, "the nick refused")
 	screenshot(t, ctx, "admin-limits.png")
 
 	// Warriors & project file: a deadline from the date-time picker, a
@@ -162,15 +164,18 @@ func TestBrowserAdmin(t *testing.T) {
 		chromedp.SetJavascriptAttribute(chromedp.CSS(`#cfg-description`), "value", "<b>Everything</b> before it closes"),
 		chromedp.Click(chromedp.CSS(`[data-testid=config-save]`)))
 	flash("Saved description, deadline.")
-	if got, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`[data-testid=preview-description] b`))); got != "Everything" {
-		t.Fatalf("description preview: %q", got)
+	if got, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`[data-testid=preview-description] b`))); err != nil || got != "Everything" {
+		t.Fatalf("description preview: %q %v", got, err)
 	}
 	resp, err := http.Get(s.url + "/projects.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _ := io.ReadAll(resp.Body)
+	list, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(string(list), `"deadline":"2027-01-31T23:59:30Z"`) {
 		t.Fatalf("projects file: %s", list)
 	}
@@ -182,8 +187,8 @@ func TestBrowserAdmin(t *testing.T) {
 	section("archive")
 	do(chromedp.SetValue(chromedp.CSS(`#cfg-archive_mode`), "discard"), chromedp.Click(chromedp.CSS(`[data-testid=config-save]`)))
 	flash("Saved archive_mode.")
-	if got, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#cfg-archive_mode`))); got != "discard" {
-		t.Fatalf("archive mode shown: %q", got)
+	if got, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#cfg-archive_mode`))); err != nil || got != "discard" {
+		t.Fatalf("archive mode shown: %q %v", got, err)
 	}
 	screenshot(t, ctx, "admin-archive.png")
 
@@ -208,18 +213,4 @@ func TestBrowserAdmin(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "admin-audit.png")
-}
-
-// eventually waits for a change an admin made to reach the warrior routes,
-// which see a project's settings and blocks as they were up to a second
-// ago: it asks again until ok holds, for ten seconds at most.
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for deadline := time.Now().Add(10 * time.Second); !ok(); <-tick.C {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
-		}
-	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"tracker/db/dbtest"
 )
 
 // chromium finds the browser: $TRACKER_CHROME, or Debian's package
@@ -94,20 +96,21 @@ func textOf(t *testing.T, ctx context.Context, sel string) string {
 	return strings.TrimSpace(s)
 }
 
-// waitText waits up to d for the element's text to satisfy ok.
+// waitText waits up to d for the element's text to satisfy ok: d is part
+// of what is tested (a change shows at once, without a reload).
 func waitText(t *testing.T, ctx context.Context, sel string, d time.Duration, ok func(string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		s := textOf(t, ctx, sel)
-		if ok(s) {
-			return s
+	var s string
+	done := false
+	// Deferred, so it also runs when EventuallyWithin fails the test.
+	defer func() {
+		if !done {
+			t.Logf("%s still %q", sel, s)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still %q after %s", sel, s, d)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	}()
+	dbtest.EventuallyWithin(t, d, func() bool { s = textOf(t, ctx, sel); return ok(s) }, "the text of "+sel)
+	done = true
+	return s
 }
 
 // A volunteer watches a leaderboard: a done posted through the warrior API

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"tracker/db/dbtest"
 )
 
 var binary string
@@ -163,7 +165,10 @@ func post(t *testing.T, url, body string) (int, string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return resp.StatusCode, string(b)
 }
 
@@ -184,7 +189,10 @@ func postgresPID(t *testing.T, dataDir string) int {
 	if err != nil {
 		t.Fatalf("no running PostgreSQL: %v", err)
 	}
-	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	pid, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	if err != nil || pid <= 0 {
+		t.Fatalf("postmaster.pid: %q: %v", b, err)
+	}
 	return pid
 }
 
@@ -208,17 +216,14 @@ func processesIn(dir string) []string {
 
 func waitNoProcesses(t *testing.T, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		left := processesIn(dir)
-		if len(left) == 0 {
-			return
+	var left []string
+	// Deferred, so it also runs when Eventually fails the test.
+	defer func() {
+		if len(left) > 0 {
+			t.Logf("processes left running on %s: %q", dir, left)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left running on %s: %q", dir, left)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	}()
+	dbtest.Eventually(t, func() bool { left = processesIn(dir); return len(left) == 0 }, "no process left running on "+dir)
 }
 
 // The foundation's promise: serve on the embedded cluster with nothing
@@ -339,45 +344,43 @@ func TestUnfinishedClaimsComeBack(t *testing.T) {
 	// Paused while the claim expires, so no request hands anything out on
 	// the server's view of the project from before the reclaim.
 	cli(t, "", "project", "set", "demo", "paused=true", "--data-dir", dir)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	dbtest.Eventually(t, func() bool {
 		resp, err := http.Get(s.url + "/demo/items/user:1.json")
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer resp.Body.Close()
 		var st struct{ Status string }
-		json.NewDecoder(resp.Body).Decode(&st)
-		resp.Body.Close()
-		if st.Status == "todo" {
-			break
+		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+			t.Fatalf("user:1.json: %d: %v", resp.StatusCode, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("user:1 still %q after 30 s", st.Status)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return st.Status == "todo"
+	}, "user:1 back in todo")
 	// Resumed after the reclaim: once the server answers with an item, its
 	// view of the project is newer than the reclaim, and the item is back
 	// in its old place: the next warrior gets it first.
 	cli(t, "", "project", "set", "demo", "paused=false", "--data-dir", dir)
-	for {
+	dbtest.Eventually(t, func() bool {
 		resp, err := http.Post(s.url+"/demo/request", "application/json", strings.NewReader(`{"downloader":"bob"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(resp.Body)
+		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if resp.StatusCode == 200 {
 			if string(body) != `{"item_name":"user:1"}` {
 				t.Fatalf("request after reclaim: %q", body)
 			}
-			break
+			return true
 		}
-		if reason := resp.Header.Get("X-Tracker-Reason"); reason != "paused" || time.Now().After(deadline) {
+		if reason := resp.Header.Get("X-Tracker-Reason"); reason != "paused" {
 			t.Fatalf("request after reclaim: %d %s %q", resp.StatusCode, reason, body)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	}, "a request served after the resume")
 	var jobs []struct {
 		Name        string
 		LastOutcome string `json:"last_outcome"`

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"tracker/db/dbtest"
 	"tracker/pgcluster"
 )
 
@@ -69,17 +70,13 @@ func TestDatabaseAway(t *testing.T) {
 	pgctl(t, dir, "start", "--wait", "--log", filepath.Join(dir, "postgres.log"))
 
 	// Back: the same process answers again, within a few tries.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	dbtest.Eventually(t, func() bool {
 		code, body := post(t, s.url+"/demo/request", `{"downloader":"bob"}`)
-		if code == 200 {
-			break
-		}
-		if code != 503 || time.Now().After(deadline) {
+		if code != 200 && code != 503 {
 			t.Fatalf("after the database came back: %d %q", code, body)
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return code == 200
+	}, "a request served after the database came back")
 	if code, body := post(t, s.url+"/demo/done", `{"downloader":"alice","item":"a:1","bytes":{"data":1}}`); code != 200 || body != "OK" {
 		t.Fatalf("done after: %d %q", code, body)
 	}

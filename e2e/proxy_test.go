@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tracker/db/dbtest"
 )
 
 // nginx finds Debian's nginx ($TRACKER_NGINX, or on PATH, or in
@@ -77,18 +79,23 @@ http {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		// Read once nginx is gone: its complaints say why it did not start.
+		if t.Failed() {
+			t.Logf("nginx:\n%s", stderr.String())
+		}
+	})
+	dbtest.Eventually(t, func() bool {
 		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return addr
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nginx did not start: %v\n%s", err, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		c.Close()
+		return true
+	}, "nginx listening on "+addr)
+	return addr
 }
 
 // from is an HTTP client whose connections come from local address ip (any

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"testing"
-
-	"tracker/users"
 )
 
 // An admin action and its audit entry commit together: when the entry
@@ -19,9 +17,7 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 	}
 	f := setup(t, names...)
 	ctx := t.Context()
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 
 	// The log refuses configuration entries, and any count past one batch
 	// of a queue move (5,000 items).
@@ -39,7 +35,7 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 	if a.status != 500 {
 		t.Fatalf("config with its entry refused: %d", a.status)
 	}
-	if p, _ := f.store.Get(ctx, "test"); p.Config.ReclaimTTL == 600 {
+	if p := f.stored(t, "test"); p.Config.ReclaimTTL == 600 {
 		t.Fatal("the configuration changed without its audit entry")
 	}
 

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"tracker/users"
 )
 
 // The settings form refuses a value past its key's range with 400
@@ -17,9 +15,7 @@ import (
 func TestAdminConfigOutOfRange(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"claims"}, "reclaim_ttl": {"5000000000000"}, "claims_limit": {"10"}})
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(a.body))
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"tracker/handlers"
-	"tracker/users"
 )
 
 // An items file that arrives slowly, for longer than the server's read
@@ -20,9 +19,7 @@ func TestAdminItemsUploadTrickles(t *testing.T) {
 	t.Parallel()
 	const readTimeout = 300 * time.Millisecond
 	f := setup(t)
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	// Another server on the database, with short timeouts, takes the
 	// upload; the admin's session (and cookie) is good there too.
 	slow := f.serve(t, io.Discard, func(h *handlers.Handler, srv *http.Server) {
@@ -69,9 +66,7 @@ func TestAdminItemsUploadTrickles(t *testing.T) {
 func TestAdminItemsFormParts(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	upload := func(parts int) answer {
 		t.Helper()
 		var body strings.Builder

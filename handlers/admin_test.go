@@ -17,6 +17,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"tracker/archive"
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/jobs"
 	"tracker/users"
@@ -116,6 +117,25 @@ func (f fixture) user(t *testing.T, name, role string) {
 	}
 }
 
+// signedIn is a browser of the admin panel signed in as user name, made
+// with the password f.user gives. A sign-in refused fails the test.
+func (f fixture) signedIn(t *testing.T, name string) *adminClient {
+	t.Helper()
+	c := f.adminClient(t)
+	if a := c.login(t, name, "correct horse battery"); a.status != http.StatusSeeOther {
+		t.Fatalf("%s's sign-in: %d %q %s", name, a.status, a.reason, a.body)
+	}
+	return c
+}
+
+// admin makes user root, a global admin, and returns a browser signed in
+// as root.
+func (f fixture) admin(t *testing.T) *adminClient {
+	t.Helper()
+	f.user(t, "root", users.RoleAdmin)
+	return f.signedIn(t, "root")
+}
+
 func TestAdminSignIn(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -189,9 +209,7 @@ func TestAdminLoginThrottled(t *testing.T) {
 func TestAdminCrossOriginRefused(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	for _, h := range []map[string]string{
 		{"Sec-Fetch-Site": "cross-site"},
 		{"Origin": "https://evil.example"},
@@ -206,7 +224,7 @@ func TestAdminCrossOriginRefused(t *testing.T) {
 			t.Errorf("%v: %d %q", h, a.status, a.reason)
 		}
 	}
-	if p, _ := f.store.Get(context.Background(), "test"); p.Config.Paused {
+	if p := f.stored(t, "test"); p.Config.Paused {
 		t.Fatal("a cross-site request paused the project")
 	}
 }
@@ -216,12 +234,8 @@ func TestAdminProjectActions(t *testing.T) {
 	ctx := context.Background()
 	f := setup(t, "a:1", "a:2", "b:1")
 	f.user(t, "root", users.RoleAdmin)
-	other, err := f.store.Create(ctx, "other", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	other := dbtest.Project(t, f.pool, "other", "")
+	c := f.signedIn(t, "root")
 
 	// Configuration: changed keys only, all or none, in the audit log.
 	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"claims"}, "reclaim_ttl": {"600"}, "claims_limit": {"0"}}); a.status != 303 || c.flash(t, a) != "Saved reclaim_ttl." {
@@ -230,7 +244,7 @@ func TestAdminProjectActions(t *testing.T) {
 	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"warriors"}, "title": {"Renamed"}}); a.status != 303 {
 		t.Fatalf("config: %d %s", a.status, a.body)
 	}
-	p, _ := f.store.Get(ctx, "test")
+	p := f.stored(t, "test")
 	if p.Config.ReclaimTTL != 600 || p.Title != "Renamed" {
 		t.Fatalf("config not saved: %+v", p)
 	}
@@ -242,7 +256,7 @@ func TestAdminProjectActions(t *testing.T) {
 		doc.Find(`#cfg-max_multi`).AttrOr("value", "") != "50" || doc.Find(`#cfg-order`).AttrOr("aria-invalid", "") != "true" {
 		t.Fatalf("bad config: %d %s", a.status, a.body)
 	}
-	if p, _ := f.store.Get(ctx, "test"); p.Config.MaxMulti != 100 {
+	if p := f.stored(t, "test"); p.Config.MaxMulti != 100 {
 		t.Fatal("half a bad form was saved")
 	}
 	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"queues"}, "title": {"x"}}); a.status != 400 || a.reason != "unknown-key" {
@@ -252,11 +266,11 @@ func TestAdminProjectActions(t *testing.T) {
 	if a := c.post(t, "/admin/projects/test/pause", nil); a.status != 303 {
 		t.Fatalf("pause: %d", a.status)
 	}
-	if p, _ := f.store.Get(ctx, "test"); !p.Config.Paused {
+	if p := f.stored(t, "test"); !p.Config.Paused {
 		t.Fatal("not paused")
 	}
 	c.post(t, "/admin/projects/test/resume", nil)
-	if p, _ := f.store.Get(ctx, "test"); p.Config.Paused {
+	if p := f.stored(t, "test"); p.Config.Paused {
 		t.Fatal("not resumed")
 	}
 
@@ -306,8 +320,7 @@ func TestAdminProjectActions(t *testing.T) {
 	if _, err := f.pool.Exec(ctx, "INSERT INTO project_admins SELECT id, $1 FROM users WHERE username = 'helper'", other.ID); err != nil {
 		t.Fatal(err)
 	}
-	h := f.adminClient(t)
-	h.login(t, "helper", "correct horse battery")
+	h := f.signedIn(t, "helper")
 	if a := h.get(t, "/admin/projects/test/"); a.status != 403 {
 		t.Errorf("project admin on another project: %d", a.status)
 	}
@@ -344,9 +357,7 @@ func TestAdminProjectActions(t *testing.T) {
 func TestAdminUsers(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	if a := c.post(t, "/admin/users", url.Values{"username": {"helper"}, "password": {"short"}, "role": {"project_admin"}}); a.status != 400 {
 		t.Fatalf("short password: %d", a.status)
 	}
@@ -354,8 +365,8 @@ func TestAdminUsers(t *testing.T) {
 		t.Fatalf("create: %d %s", a.status, a.body)
 	}
 	var rootID, helperID int32
-	f.pool.QueryRow(context.Background(), "SELECT id FROM users WHERE username = 'root'").Scan(&rootID)
-	f.pool.QueryRow(context.Background(), "SELECT id FROM users WHERE username = 'helper'").Scan(&helperID)
+	dbtest.MustScan(t, f.pool.QueryRow(context.Background(), "SELECT id FROM users WHERE username = 'root'"), &rootID)
+	dbtest.MustScan(t, f.pool.QueryRow(context.Background(), "SELECT id FROM users WHERE username = 'helper'"), &helperID)
 	path := func(id int32, action string) string { return "/admin/users/" + strconv.Itoa(int(id)) + "/" + action }
 	if a := c.post(t, path(helperID, "grant"), url.Values{"project": {"test"}}); a.status != 303 {
 		t.Fatalf("grant: %d", a.status)
@@ -415,9 +426,7 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := setup(t, "a:1")
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	if a := c.post(t, "/admin/projects/test/blocks/add", url.Values{"kind": {"nick"}, "value": {"spammer"}, "reason": {"bad data"}}); a.status != 303 {
 		t.Fatalf("block: %d %s", a.status, a.body)
 	}
@@ -434,22 +443,22 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 	if a := c.post(t, "/admin/projects/test/targets/add", url.Values{"url": {"rsync://up.example/data/:downloader/"}, "weight": {"3"}, "enabled": {"true"}}); a.status != 303 {
 		t.Fatalf("target: %d", a.status)
 	}
-	if ts, _ := f.store.Targets(ctx, f.project); len(ts) != 1 || ts[0].Weight != 3 || !ts[0].Enabled {
-		t.Fatalf("targets %+v", ts)
+	if ts, err := f.store.Targets(ctx, f.project); err != nil || len(ts) != 1 || ts[0].Weight != 3 || !ts[0].Enabled {
+		t.Fatalf("targets %+v %v", ts, err)
 	}
 	if a := c.post(t, "/admin/projects/test/targets/add", url.Values{"url": {"ftp://x/"}}); a.status != 400 {
 		t.Fatalf("bad target: %d", a.status)
 	}
 	old := f.project.Config.BackfeedKey
 	c.post(t, "/admin/projects/test/backfeed-key", nil)
-	if p, _ := f.store.Get(ctx, "test"); p.Config.BackfeedKey == old {
+	if p := f.stored(t, "test"); p.Config.BackfeedKey == old {
 		t.Fatal("backfeed key not rotated")
 	}
 	if a := c.post(t, "/admin/settings", url.Values{"seesaw_version": {"0.9.1"}, "tracker_banner_html": {"<em>Hi</em>"}}); a.status != 303 {
 		t.Fatalf("settings: %d", a.status)
 	}
-	if s, _ := f.store.Settings(ctx); s.SeesawVersion != "0.9.1" {
-		t.Fatalf("settings %+v", s)
+	if s, err := f.store.Settings(ctx); err != nil || s.SeesawVersion != "0.9.1" {
+		t.Fatalf("settings %+v %v", s, err)
 	}
 	// The warriors parse seesaw_version as a StrictVersion: anything else
 	// is refused beside the field, and nothing is saved.
@@ -457,8 +466,8 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 	if a.status != 400 || !strings.Contains(a.body, `data-testid="error-seesaw_version"`) {
 		t.Fatalf("empty seesaw_version: %d", a.status)
 	}
-	if s, _ := f.store.Settings(ctx); s.SeesawVersion != "0.9.1" || s.BannerHTML != "<em>Hi</em>" {
-		t.Fatalf("settings after a refused save %+v", s)
+	if s, err := f.store.Settings(ctx); err != nil || s.SeesawVersion != "0.9.1" || s.BannerHTML != "<em>Hi</em>" {
+		t.Fatalf("settings after a refused save %+v %v", s, err)
 	}
 	if a := f.do(t, "GET", "/", ""); !strings.Contains(a.body, "<em>Hi</em>") {
 		t.Fatal("banner not on the home page")
@@ -468,9 +477,7 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 func TestAdminQueuesAndItems(t *testing.T) {
 	t.Parallel()
 	f := setup(t, "user:1", "user:2", "post:1", "post:2", "post:3")
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	p := "/admin/projects/test/"
 
 	// Move by type prefix; a pattern PostgreSQL refuses is a 400.
@@ -542,9 +549,7 @@ func TestAdminClaimsList(t *testing.T) {
 	f.set(t, "max_multi=200")
 	f.do(t, "POST", "/test/multi=200//request", `{"downloader":"alice"}`)
 	f.do(t, "POST", "/test/multi=200//request", `{"downloader":"bob"}`)
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 
 	seen := map[string]bool{}
 	path := "/admin/projects/test/claims"
@@ -568,7 +573,10 @@ func TestAdminClaimsList(t *testing.T) {
 	}
 	var aged int
 	doc.Find(`[data-testid="age-claims"]`).Each(func(_ int, s *goquery.Selection) {
-		n, _ := strconv.Atoi(s.Text())
+		n, err := strconv.Atoi(s.Text())
+		if err != nil {
+			t.Errorf("claims of an age: %v", err)
+		}
 		aged += n
 	})
 	if aged != 250 {
@@ -593,9 +601,7 @@ func TestAdminProjectDelete(t *testing.T) {
 	ctx := context.Background()
 	f := setup(t, "a:1", "a:2", "a:3")
 	f.do(t, "POST", "/test/request", `{"downloader":"alice"}`)
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	if a := c.post(t, "/admin/projects/test/delete", url.Values{"confirm": {"tset"}}); a.status != 400 {
 		t.Fatalf("unconfirmed delete: %d", a.status)
 	}
@@ -646,9 +652,7 @@ func TestAdminProjectDelete(t *testing.T) {
 func TestAdminItemsUploadLarge(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	const n = 400_000
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)

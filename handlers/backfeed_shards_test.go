@@ -2,11 +2,12 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"tracker/db/dbtest"
 	"tracker/stats"
 )
 
@@ -37,19 +38,12 @@ func TestBackfeedShardsOnTheBoard(t *testing.T) {
 	post("", "u:9\x00", `{"duplicates":1,"new":0,"status_code":200}`)
 
 	want := []stats.ShardNew{{Shard: "onetime", New: 4}, {Shard: "periodic2026327", New: 2}, {Shard: "", New: 1}}
-	var b stats.Board
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b = stats.Board{}
+	shards := func() bool {
+		var b stats.Board
 		getJSON(t, f.srv.URL+"/test/stats.json", nil, &b)
-		if slices.Equal(b.Shards, want) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+		return slices.Equal(b.Shards, want)
 	}
-	if !slices.Equal(b.Shards, want) {
-		t.Fatalf("shards %+v, want %+v", b.Shards, want)
-	}
+	dbtest.Eventually(t, shards, fmt.Sprintf("stats.json's shards %+v", want))
 	a := f.do(t, "GET", "/test/", "")
 	if a.status != 200 || !strings.Contains(a.body, "New from backfeed, last hour") {
 		t.Fatalf("page: %d, no backfeed table", a.status)
@@ -65,16 +59,5 @@ func TestBackfeedShardsOnTheBoard(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = want[1:]
-	deadline = time.Now().Add(5 * time.Second)
-	for {
-		b = stats.Board{}
-		getJSON(t, f.srv.URL+"/test/stats.json", nil, &b)
-		if slices.Equal(b.Shards, want) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if !slices.Equal(b.Shards, want) {
-		t.Fatalf("shards after an hour %+v, want %+v", b.Shards, want)
-	}
+	dbtest.Eventually(t, shards, fmt.Sprintf("stats.json's shards after an hour %+v", want))
 }

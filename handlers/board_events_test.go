@@ -13,7 +13,6 @@ import (
 	"tracker/db/dbtest"
 	"tracker/handlers"
 	"tracker/items"
-	"tracker/projects"
 )
 
 // Live streams are bounded per address and in total: past the bound a
@@ -24,10 +23,7 @@ func TestStreamLimits(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	p, err := projects.NewStore(pool).Create(ctx, "test", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "test", "")
 	log := slog.New(slog.DiscardHandler)
 	if _, err := items.NewEngine(pool, log).Add(ctx, p, "todo", strings.NewReader("a:1\na:2\na:3")); err != nil {
 		t.Fatal(err)
@@ -70,19 +66,12 @@ func TestStreamLimits(t *testing.T) {
 	}
 	// A stream that ends gives its slot back (once the server sees it end).
 	cancels[0]()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	dbtest.Eventually(t, func() bool {
 		resp, cancel := open()
 		cancels = append(cancels, cancel)
-		if resp.StatusCode == 200 {
-			resp.Body.Close()
-			break
-		}
 		resp.Body.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("the slot of a closed stream never came back")
-		}
-	}
+		return resp.StatusCode == 200
+	}, "the slot of a closed stream back")
 	for _, c := range cancels {
 		c()
 	}
@@ -96,7 +85,7 @@ func TestStreamLimits(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel2()
 	req, _ = http.NewRequestWithContext(ctx2, "GET", srv2.URL+"/test/events", nil)
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("stream: %v %v", resp, err)
 	}

@@ -65,7 +65,10 @@ func TestBackfeedBodyCutShort(t *testing.T) {
 	if err != nil {
 		t.Fatalf("answer %q: %v", got, err)
 	}
-	answer, _ := io.ReadAll(resp.Body)
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if resp.StatusCode != 400 || resp.Header.Get("X-Tracker-Reason") != "incomplete-body" || !strings.Contains(string(answer), `"status_code":400`) {
 		t.Fatalf("a body cut short: %d %q %s", resp.StatusCode, resp.Header.Get("X-Tracker-Reason"), answer)
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"tracker/dictionaries"
-	"tracker/users"
 )
 
 // dictionarySamples are pages alike in markup, different in text.
@@ -63,9 +62,7 @@ func TestDictionaryRoundTrip(t *testing.T) {
 		t.Fatalf("unknown project: %d %q", a.status, a.reason)
 	}
 
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	if a := uploadDictionary(t, c, []byte("not a dictionary")); a.status != 400 || a.reason != "invalid-dictionary" || !strings.Contains(a.body, "dictionary magic") {
 		t.Fatalf("garbage upload: %d %q", a.status, a.reason)
 	}
@@ -101,8 +98,11 @@ func TestDictionaryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	sum := sha256.Sum256(b)
 	if resp.StatusCode != 200 || hex.EncodeToString(sum[:]) != got.SHA256 || !bytes.Equal(b, packed) {
 		t.Fatalf("GET %s: %d, %d bytes, sha256 %x, want %s", got.URL, resp.StatusCode, len(b), sum, got.SHA256)

@@ -11,7 +11,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"tracker/items"
-	"tracker/users"
 )
 
 // expireClaims makes every claim of the project old enough to expire, and runs
@@ -61,9 +60,7 @@ func TestFailedItems(t *testing.T) {
 		t.Fatal("the public lookup does not say the item failed")
 	}
 
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	a := c.get(t, "/admin/projects/test/queues")
 	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(a.body))
 	if rows := doc.Find(`[data-testid="error-item"]`); rows.Length() != 1 || !strings.Contains(rows.Text(), "user:lost") || !strings.Contains(rows.Text(), "alice") {

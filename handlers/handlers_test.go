@@ -36,10 +36,7 @@ func setup(t *testing.T, names ...string) fixture {
 	t.Helper()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(context.Background(), "test", "Test project")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "test", "Test project")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if len(names) > 0 {
 		if _, err := items.NewEngine(pool, log).Add(context.Background(), p, "todo", strings.NewReader(strings.Join(names, "\n"))); err != nil {
@@ -144,6 +141,16 @@ func (f fixture) send(method, path, contentType, body string) (answer, error) {
 		return answer{}, err
 	}
 	return answer{status: resp.StatusCode, reason: resp.Header.Get("X-Tracker-Reason"), body: string(b), header: resp.Header}, nil
+}
+
+// stored is project slug as stored now.
+func (f fixture) stored(t *testing.T, slug string) projects.Project {
+	t.Helper()
+	p, err := f.store.Get(context.Background(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func (f fixture) summary(t *testing.T) projects.Summary {

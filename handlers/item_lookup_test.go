@@ -29,15 +29,9 @@ func TestItemLookupShowsHoldersOnlyToAdmins(t *testing.T) {
 	if a := f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"finished","bytes":{"data":1},"result":{"finished":{"verdict":"r-secret"}}}`); a.status != 200 {
 		t.Fatalf("done: %d %s", a.status, a.body)
 	}
-	f.user(t, "root", users.RoleAdmin)
+	root := f.admin(t)
 	f.user(t, "helper", users.RoleProjectAdmin) // granted no project
-	root, helper := f.adminClient(t), f.adminClient(t)
-	if a := root.login(t, "root", "correct horse battery"); a.status != 303 {
-		t.Fatalf("root's sign-in: %d", a.status)
-	}
-	if a := helper.login(t, "helper", "correct horse battery"); a.status != 303 {
-		t.Fatalf("helper's sign-in: %d", a.status)
-	}
+	helper := f.signedIn(t, "helper")
 
 	secrets := []string{"alice", "bob", "p-secret", "r-secret"}
 	// seen is what a viewer's lookups of the three items show of secrets.

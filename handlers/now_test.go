@@ -53,7 +53,7 @@ func TestNowRaw(t *testing.T) {
 	if m == nil {
 		t.Fatalf("answer does not match the scripts' pattern:\n%q", raw)
 	}
-	if n, _ := strconv.Atoi(string(m[1])); n != len(m[2]) {
+	if n, err := strconv.Atoi(string(m[1])); err != nil || n != len(m[2]) {
 		t.Errorf("Content-Length %s for a body of %d bytes", m[1], len(m[2]))
 	}
 	secs, err := strconv.ParseFloat(string(m[2]), 64)

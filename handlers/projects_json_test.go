@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tracker/db/dbtest"
 )
 
 // What seesaw requires of the projects file, read the way it reads it
@@ -31,9 +33,7 @@ func TestProjectsFileAsSeesawReadsIt(t *testing.T) {
 	if _, err := f.store.Set(ctx, f.project, []string{"deadline=2026-12-31T23:00:00+01:00"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.store.Create(ctx, "nodeadline", ""); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Project(t, f.pool, "nodeadline", "")
 
 	var file map[string]json.RawMessage
 	getJSON(t, f.srv.URL+"/projects.json", nil, &file)
@@ -129,9 +129,7 @@ func TestProjectsFileForBrowsers(t *testing.T) {
 func TestProjectsFileTitleAndDescriptionAlways(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	if _, err := f.store.Create(context.Background(), "bare", ""); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Project(t, f.pool, "bare", "")
 	plain := f.do(t, "GET", "/projects.json", "")
 	script := f.do(t, "GET", "/projects.json?callback=show", "")
 	if plain.status != 200 || script.status != 200 || !strings.HasPrefix(script.body, "/**/show(") {

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"tracker/books"
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/projects"
 	"tracker/stats"
@@ -274,7 +275,10 @@ func TestBlocks(t *testing.T) {
 	if _, a := f.request(t, "alice", 1); a.status != 403 {
 		t.Fatalf("blocked network: %d", a.status)
 	}
-	b, _ := projects.ParseBlock("ip", "127.0.0.0/8")
+	b, err := projects.ParseBlock("ip", "127.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.ProjectID = &f.project.ID
 	if found, err := f.store.RemoveBlock(ctx, b); err != nil || !found {
 		t.Fatal("unblock", found, err)
@@ -456,9 +460,15 @@ func TestDoneRequestReleaseUpload(t *testing.T) {
 		t.Fatalf("no target: %d %q", a.status, a.reason)
 	}
 	ctx := context.Background()
-	f.store.AddTarget(ctx, f.project, projects.Target{URL: "rsync://one.example/module/:downloader/", Weight: 3, Enabled: true})
-	f.store.AddTarget(ctx, f.project, projects.Target{URL: "https://two.example/up/", Weight: 1, Enabled: true})
-	f.store.AddTarget(ctx, f.project, projects.Target{URL: "https://off.example/", Weight: 100, Enabled: false})
+	for _, target := range []projects.Target{
+		{URL: "rsync://one.example/module/:downloader/", Weight: 3, Enabled: true},
+		{URL: "https://two.example/up/", Weight: 1, Enabled: true},
+		{URL: "https://off.example/", Weight: 100, Enabled: false},
+	} {
+		if err := f.store.AddTarget(ctx, f.project, target); err != nil {
+			t.Fatal(err)
+		}
+	}
 	counts := map[string]int{}
 	for range 400 {
 		a := f.do(t, "POST", "/test/upload", `{"downloader":"alice","item_name":"a","version":"1"}`)
@@ -495,8 +505,13 @@ func TestItemStatus(t *testing.T) {
 
 	show := func(name string) (int, map[string]any) {
 		a := f.do(t, "GET", "/test/items/"+url.PathEscape(name)+".json", "")
+		t.Helper()
 		var v map[string]any
-		json.Unmarshal([]byte(a.body), &v)
+		if a.status == 200 {
+			if err := json.Unmarshal([]byte(a.body), &v); err != nil {
+				t.Fatalf("%s: %v: %s", name, err, a.body)
+			}
+		}
 		return a.status, v
 	}
 	code, v := show(got[0])
@@ -712,10 +727,9 @@ func TestTwoServersManyWarriors(t *testing.T) {
 	if _, err := stats.NewStore(f.pool).Fold(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var doneRows, items, seen int64
-	f.pool.QueryRow(context.Background(), "SELECT count(*) FROM done").Scan(&doneRows)
-	f.pool.QueryRow(context.Background(), "SELECT sum(items) FROM downloaders").Scan(&items)
-	f.pool.QueryRow(context.Background(), "SELECT count(DISTINCT id) FROM done").Scan(&seen)
+	doneRows := dbtest.Count(t, f.pool, "SELECT count(*) FROM done")
+	items := dbtest.Count(t, f.pool, "SELECT sum(items) FROM downloaders")
+	seen := dbtest.Count(t, f.pool, "SELECT count(DISTINCT id) FROM done")
 	if doneRows != total || items != total || seen != total {
 		t.Fatalf("done rows %d, downloader items %d, distinct %d; want %d", doneRows, items, seen, total)
 	}

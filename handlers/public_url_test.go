@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -12,7 +11,6 @@ import (
 
 	"tracker/db/dbtest"
 	"tracker/handlers"
-	"tracker/projects"
 )
 
 // The absolute URLs of /projects.json start with the public URL when one is
@@ -21,9 +19,7 @@ import (
 func TestProjectsJSONPublicURL(t *testing.T) {
 	t.Parallel()
 	pool := dbtest.New(t)
-	if _, err := projects.NewStore(pool).Create(context.Background(), "test", "Test"); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Project(t, pool, "test", "Test")
 	serve := func(public string) *httptest.Server {
 		u, err := handlers.ParsePublicURL(public)
 		if err != nil {

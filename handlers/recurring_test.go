@@ -11,8 +11,8 @@ import (
 
 	"tracker/archive"
 	"tracker/books"
+	"tracker/db/dbtest"
 	"tracker/items"
-	"tracker/users"
 )
 
 // A recurring project over HTTP: a done with an outcome schedules the next
@@ -51,9 +51,7 @@ func TestRecurringOverHTTP(t *testing.T) {
 	}
 
 	// tor:2 retired (0.5 below 0.6): the admin panel lists it.
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(c.get(t, "/admin/projects/test/queues").body))
 	if rows := doc.Find(`[data-testid="retired-item"]`); rows.Length() != 1 || !strings.Contains(rows.Text(), "tor:2") {
 		t.Fatalf("retired items: %q", rows.Text())
@@ -82,13 +80,9 @@ func TestDropRetiredLeavesNothing(t *testing.T) {
 	// rows counts the score and parameters the item named has.
 	rows := func(name string) int64 {
 		t.Helper()
-		var n int64
-		if err := f.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM item_scores x WHERE x.project_id = $1 AND x.id = s.id)
+		return dbtest.Count(t, f.pool, `SELECT (SELECT count(*) FROM item_scores x WHERE x.project_id = $1 AND x.id = s.id)
 			+ (SELECT count(*) FROM item_params x WHERE x.project_id = $1 AND x.id = s.id)
-			FROM seen s WHERE s.project_id = $1 AND s.hash = item_hash($2)`, f.project.ID, name).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+			FROM seen s WHERE s.project_id = $1 AND s.hash = item_hash($2)`, f.project.ID, name)
 	}
 	balanced := func(when string) {
 		t.Helper()
@@ -112,9 +106,7 @@ func TestDropRetiredLeavesNothing(t *testing.T) {
 	if rows("tor:1") != 2 || rows("tor:2") != 2 {
 		t.Fatalf("retired: %d and %d rows, want a score and parameters each", rows("tor:1"), rows("tor:2"))
 	}
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 
 	// tor:1 dropped while its completion is in the hot table, which holds
 	// its score and parameters until the archive takes it.

@@ -18,7 +18,6 @@ import (
 	"tracker/db/dbtest"
 	"tracker/handlers"
 	"tracker/items"
-	"tracker/projects"
 	"tracker/users"
 )
 
@@ -39,14 +38,8 @@ const (
 func FuzzRoutes(f *testing.F) {
 	pool := dbtest.New(f)
 	ctx := context.Background()
-	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "test", "Test project")
-	if err != nil {
-		f.Fatal(err)
-	}
-	if _, err := store.Create(ctx, "other", "Another project"); err != nil {
-		f.Fatal(err)
-	}
+	p := dbtest.Project(f, pool, "test", "Test project")
+	dbtest.Project(f, pool, "other", "Another project")
 	logs := &errorLog{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelError}))
 	names := "item:1\nitem:2\nitem:3\nuser:alice\nhttps://example.com/a//b?c=d\nitem:4\nitem:5"
@@ -88,8 +81,12 @@ func FuzzRoutes(f *testing.F) {
 			return
 		}
 		// A case changed the admin's password or role.
-		accounts.SetPassword(ctx, root, password)
-		accounts.SetRole(ctx, root, users.RoleAdmin)
+		if err := accounts.SetPassword(ctx, root, password); err != nil {
+			t.Fatalf("admin's password: %v", err)
+		}
+		if err := accounts.SetRole(ctx, root, users.RoleAdmin); err != nil {
+			t.Fatalf("admin's role: %v", err)
+		}
 		if code := signIn(); code != http.StatusSeeOther {
 			t.Fatalf("admin sign-in: %d", code)
 		}

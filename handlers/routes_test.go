@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"tracker/db/dbtest"
-	"tracker/projects"
 	"tracker/users"
 )
 
@@ -58,9 +57,7 @@ func TestEveryAdminRouteNeedsSignInAndSameOrigin(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	if _, err := projects.NewStore(pool).Create(context.Background(), "test", ""); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Project(t, pool, "test", "")
 	routes := h.adminRoutes()
 	if len(routes) < 38 {
 		t.Fatalf("only %d admin routes in the table", len(routes))

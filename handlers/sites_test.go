@@ -7,10 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/sites"
 	"tracker/stats"
@@ -67,21 +67,11 @@ func TestSitesVisible(t *testing.T) {
 	}
 	// Request counts are written at most once a second, by a later
 	// request: ask until the refusal is counted.
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	dbtest.Eventually(t, func() bool {
 		f.do(t, "POST", "/test/request", `{"downloader":"carol"}`)
-		var waited int64
-		if err := f.pool.QueryRow(ctx, `SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = $2`,
-			f.project.ID, sites.RequestsWaitedCounter).Scan(&waited); err != nil {
-			t.Fatal(err)
-		}
-		if waited > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the sites-waiting refusals were never counted")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return dbtest.Count(t, f.pool, `SELECT coalesce(sum(value), 0)::bigint FROM counters WHERE project_id = $1 AND name = $2`,
+			f.project.ID, sites.RequestsWaitedCounter) > 0
+	}, "the sites-waiting refusals counted")
 
 	// The board and stats.json.
 	var b stats.Board
@@ -113,9 +103,7 @@ func TestSitesVisible(t *testing.T) {
 	}
 
 	// The admin panel.
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	limits := c.get(t, "/admin/projects/test/limits")
 	if limits.status != 200 || testid(t, limits.body, "admin-sites-total") != "2" || testid(t, limits.body, "admin-sites-waiting") != "1" {
 		t.Fatalf("limits: %d, sites %q", limits.status, testid(t, limits.body, "admin-sites-total"))
@@ -193,8 +181,7 @@ func TestSitesVisible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := f.adminClient(t)
-	h.login(t, "helper", "correct horse battery")
+	h := f.signedIn(t, "helper")
 	if a := h.post(t, "/admin/projects/test/sites/block", url.Values{"site": {"a.example"}}); a.status != 403 {
 		t.Fatalf("an ungranted project admin: %d", a.status)
 	}
@@ -211,15 +198,8 @@ func TestSitesVisible(t *testing.T) {
 // hidden project's sites stay out of /metrics.
 func TestSitesAbsentWithoutSites(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	f := setup(t, "https://a.example/1")
-	secret, err := f.store.Create(ctx, "secret", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.store.Set(ctx, secret, []string{"hidden=true", "site_key=host"}); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Project(t, f.pool, "secret", "", "hidden=true", "site_key=host")
 	var b stats.Board
 	getJSON(t, f.srv.URL+"/test/stats.json", nil, &b)
 	if b.Sites != nil {
@@ -232,9 +212,7 @@ func TestSitesAbsentWithoutSites(t *testing.T) {
 	if strings.Contains(body, "tracker_project_sites{") || strings.Contains(body, "tracker_project_requests_sites_waited_total{") || strings.Contains(body, `"secret"`) {
 		t.Fatal("/metrics has sites of a project without, or of a hidden one")
 	}
-	f.user(t, "root", users.RoleAdmin)
-	c := f.adminClient(t)
-	c.login(t, "root", "correct horse battery")
+	c := f.admin(t)
 	if a := c.get(t, "/admin/projects/test/limits"); a.status != 200 || strings.Contains(a.body, `data-testid="admin-sites-summary"`) {
 		t.Fatalf("limits of a project without sites: %d", a.status)
 	}

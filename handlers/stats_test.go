@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"tracker/db/dbtest"
 	"tracker/stats"
 )
 
@@ -90,13 +91,7 @@ func TestProjectsJSON(t *testing.T) {
 		"description=Saving it", "logo=https://example.org/logo.png", "repository=https://github.com/x/test-grab.git"}); err != nil {
 		t.Fatal(err)
 	}
-	hidden, err := f.store.Create(ctx, "secret", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.store.Set(ctx, hidden, []string{"hidden=true"}); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Project(t, f.pool, "secret", "", "hidden=true")
 	// Before any setting: auto_project is null.
 	var raw map[string]json.RawMessage
 	getJSON(t, f.srv.URL+"/projects.json", nil, &raw)

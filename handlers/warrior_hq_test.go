@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"tracker/db/dbtest"
 	"tracker/warriors"
 )
 
@@ -52,13 +53,9 @@ func (f fixture) register(t *testing.T) string {
 	return got["warrior_id"]
 }
 
-func (f fixture) warriorRows(t *testing.T) int {
+func (f fixture) warriorRows(t *testing.T) int64 {
 	t.Helper()
-	var n int
-	if err := f.pool.QueryRow(context.Background(), "SELECT count(*) FROM warriors").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return dbtest.Count(t, f.pool, "SELECT count(*) FROM warriors")
 }
 
 func updateBody(id string) string {

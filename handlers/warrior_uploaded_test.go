@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"tracker/db/dbtest"
 )
 
 // Upload receipts are kept for items the project has out or done, and for
@@ -12,13 +14,9 @@ import (
 func TestUploadReceipts(t *testing.T) {
 	t.Parallel()
 	f := setup(t, "out:1", "done:1", "queued:1")
-	receipts := func() int {
+	receipts := func() int64 {
 		t.Helper()
-		var n int
-		if err := f.pool.QueryRow(t.Context(), "SELECT count(*) FROM uploads").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+		return dbtest.Count(t, f.pool, "SELECT count(*) FROM uploads")
 	}
 	receipt := func(uploader, item, server string) answer {
 		return f.do(t, "POST", "/test/uploaded", fmt.Sprintf(`{"uploader":%q,"item":%s,"server":%q}`, uploader, jsonString(item), server))

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"tracker/db/dbtest"
 )
 
 // The Warriors page counts the warriors online by project and by seesaw
@@ -17,13 +19,7 @@ func TestWarriorsPage(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	ctx := context.Background()
-	if _, err := f.store.Create(ctx, "secret", ""); err != nil {
-		t.Fatal(err)
-	}
-	secret, _ := f.store.Get(ctx, "secret")
-	if _, err := f.store.Set(ctx, secret, []string{"hidden=true"}); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Project(t, f.pool, "secret", "", "hidden=true")
 	if _, err := f.store.SetSettings(ctx, []string{"seesaw_version=0.9.0"}); err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +49,11 @@ func TestWarriorsPage(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("GET /warriors/: %v %v", resp, err)
 	}
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	page := string(body)
 	if strings.Contains(page, "nick-") {
 		t.Error("a nick on the Warriors page")
@@ -107,8 +106,11 @@ func TestWarriorsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := io.ReadAll(resp.Body)
+	m, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, label, value string
 		want               float64

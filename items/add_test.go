@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"tracker/db/dbtest"
-	"tracker/projects"
 )
 
 // bigParams is the parameters of import line i: every third line has
@@ -101,10 +100,7 @@ func TestAddBatchesBoundedByBytes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	p, err := projects.NewStore(pool).Create(ctx, "test", "Test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "test", "Test")
 	e := NewEngine(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	const lines, maxBytes = 300, 256 << 10
 	var in strings.Builder

@@ -136,8 +136,8 @@ func TestBackfeedDefaultScope(t *testing.T) {
 			t.Fatalf("lookup %q: %+v %v", name, st, err)
 		}
 	}
-	if st, _ := f.lookup(t, "", "url:b"); st.Name != "item:b" || st.Queue != "backfeed" {
-		t.Fatalf("the key finds %+v, want the backfed item", st)
+	if st, err := f.lookup(t, "", "url:b"); err != nil || st.Name != "item:b" || st.Queue != "backfeed" {
+		t.Fatalf("the key finds %+v %v, want the backfed item", st, err)
 	}
 	f.balanced(t)
 	// item:b twice: backfed under the key url:b, imported as itself.

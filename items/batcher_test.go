@@ -121,19 +121,11 @@ func TestBatcherGroupsAndIsolatesFailures(t *testing.T) {
 	}
 
 	// The last leader gives up its slot just after its callers return.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	dbtest.Eventually(t, func() bool {
 		b.mu.Lock()
-		active, pending := b.active, len(b.pending)
-		b.mu.Unlock()
-		if active == 0 && pending == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d batches active, %d operations pending 10 s after every operation returned", active, pending)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer b.mu.Unlock()
+		return b.active == 0 && len(b.pending) == 0
+	}, "no batch active and no operation pending once every operation returned")
 }
 
 func sorted(s []int) []int {
@@ -196,7 +188,12 @@ func TestBatcherStartsBesideASlowBatch(t *testing.T) {
 		}
 		var wg sync.WaitGroup
 		wg.Add(1)
-		go func() { defer wg.Done(); b.do(context.Background(), &scratchOp{n: 0}) }()
+		go func() {
+			defer wg.Done()
+			if err := b.do(context.Background(), &scratchOp{n: 0}); err != nil {
+				t.Error(err)
+			}
+		}()
 		<-running
 		// Op 1: beside the slow batch, or pending behind it.
 		errs := make(chan error, 1)
@@ -211,22 +208,15 @@ func TestBatcherStartsBesideASlowBatch(t *testing.T) {
 				t.Fatal("op 1 still waits for the slow batch after 10 s")
 			}
 		} else {
-			deadline := time.Now().Add(10 * time.Second)
-			for {
+			dbtest.Eventually(t, func() bool {
 				b.mu.Lock()
 				pending, active := len(b.pending), b.active
 				b.mu.Unlock()
-				if pending == 1 {
-					if active != 1 {
-						t.Fatalf("%d batches running, want the slow one alone", active)
-					}
-					break
+				if pending == 1 && active != 1 {
+					t.Fatalf("%d batches running, want the slow one alone", active)
 				}
-				if time.Now().After(deadline) {
-					t.Fatal("op 1 never queued")
-				}
-				time.Sleep(time.Millisecond)
-			}
+				return pending == 1
+			}, "op 1 queued")
 		}
 		close(release)
 		wg.Wait()

@@ -30,12 +30,8 @@ type fixture struct {
 func setup(t *testing.T) fixture {
 	t.Helper()
 	pool := dbtest.New(t)
-	store := projects.NewStore(pool)
-	p, err := store.Create(context.Background(), "test", "Test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fixture{pool: pool, engine: items.NewEngine(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), store: store, project: p}
+	p := dbtest.Project(t, pool, "test", "Test")
+	return fixture{pool: pool, engine: items.NewEngine(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), store: projects.NewStore(pool), project: p}
 }
 
 func (f fixture) add(t *testing.T, queue string, names ...string) items.AddResult {
@@ -270,6 +266,9 @@ func TestCompleteCountsOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = append(got, fmt.Sprintf("%s %d %s %s %s %d", name, bytes, domains, clientID, version, claims))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	want := []string{
 		`a 501 {"data": 1001, "media": 0} {"checksum":"\u0000abc"} 1.2 1`,

@@ -94,21 +94,6 @@ func runFailing(t *testing.T, pool *pgxpool.Pool, job Job, fault, broken string,
 	return summary
 }
 
-func create(t *testing.T, store *projects.Store, slug string, assignments ...string) projects.Project {
-	t.Helper()
-	ctx := context.Background()
-	p, err := store.Create(ctx, slug, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(assignments) > 0 {
-		if p, err = store.Set(ctx, p, assignments); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return p
-}
-
 // complete queues, hands out and completes n items of the project named
 // prefix:0…, as warriors would, and returns their names.
 func complete(t *testing.T, store *projects.Store, engine *items.Engine, p projects.Project, prefix string, n int) []string {
@@ -135,15 +120,6 @@ func complete(t *testing.T, store *projects.Store, engine *items.Engine, p proje
 	return names
 }
 
-func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int64 {
-	t.Helper()
-	var n int64
-	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
-}
-
 // A project whose reclaim_ttl was stored out of range before the ranges
 // existed is reclaimed with the clamped value, a project whose claims
 // cannot go back to their queue is reported, and the project after both
@@ -153,9 +129,9 @@ func TestReclaimGoesOnPastAFailingProject(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	outOfRange := create(t, store, "aaa")
-	broken := create(t, store, "abc", "reclaim_ttl=60")
-	healthy := create(t, store, "bbb", "reclaim_ttl=3600")
+	outOfRange := dbtest.Project(t, pool, "aaa", "")
+	broken := dbtest.Project(t, pool, "abc", "", "reclaim_ttl=60")
+	healthy := dbtest.Project(t, pool, "bbb", "", "reclaim_ttl=3600")
 	// Eleven years old: expired under the clamped TTL of ten years.
 	claimed(t, pool, outOfRange, 10, 11*366*24*time.Hour)
 	claimed(t, pool, broken, 10, 2*time.Hour)
@@ -179,8 +155,8 @@ func TestReclaimGoesOnPastAFailingProject(t *testing.T) {
 		p             projects.Project
 		claims, todos int64
 	}{{outOfRange, 1, 9}, {broken, 10, 0}, {healthy, 0, 10}} {
-		claims := count(t, pool, "SELECT count(*) FROM claims WHERE project_id = $1", c.p.ID)
-		todos := count(t, pool, "SELECT count(*) FROM todo WHERE project_id = $1", c.p.ID)
+		claims := dbtest.Count(t, pool, "SELECT count(*) FROM claims WHERE project_id = $1", c.p.ID)
+		todos := dbtest.Count(t, pool, "SELECT count(*) FROM todo WHERE project_id = $1", c.p.ID)
 		if claims != c.claims || todos != c.todos {
 			t.Errorf("%s: %d claims, %d queued; want %d and %d", c.p.Slug, claims, todos, c.claims, c.todos)
 		}
@@ -195,8 +171,8 @@ func TestRevisitGoesOnPastAFailingProject(t *testing.T) {
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
 	engine := items.NewEngine(pool, quietLog())
-	broken := create(t, store, "aaa", "mode=recurring")
-	healthy := create(t, store, "bbb", "mode=recurring")
+	broken := dbtest.Project(t, pool, "aaa", "", "mode=recurring")
+	healthy := dbtest.Project(t, pool, "bbb", "", "mode=recurring")
 	for _, p := range []projects.Project{broken, healthy} {
 		complete(t, store, engine, p, "item", 3)
 	}
@@ -212,8 +188,8 @@ func TestRevisitGoesOnPastAFailingProject(t *testing.T) {
 		p                projects.Project
 		revisits, queued int64
 	}{{broken, 3, 0}, {healthy, 0, 3}} {
-		revisits := count(t, pool, "SELECT count(*) FROM revisits WHERE project_id = $1", c.p.ID)
-		queued := count(t, pool, "SELECT count(*) FROM todo WHERE project_id = $1", c.p.ID)
+		revisits := dbtest.Count(t, pool, "SELECT count(*) FROM revisits WHERE project_id = $1", c.p.ID)
+		queued := dbtest.Count(t, pool, "SELECT count(*) FROM todo WHERE project_id = $1", c.p.ID)
 		if revisits != c.revisits || queued != c.queued {
 			t.Errorf("%s: %d scheduled, %d queued; want %d and %d", c.p.Slug, revisits, queued, c.revisits, c.queued)
 		}
@@ -228,8 +204,8 @@ func TestArchiveGoesOnPastAFailingProject(t *testing.T) {
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
 	engine := items.NewEngine(pool, quietLog())
-	broken := create(t, store, "aaa", "archive_after=86400", "archive_mode=discard")
-	healthy := create(t, store, "bbb", "archive_after=86400", "archive_mode=discard")
+	broken := dbtest.Project(t, pool, "aaa", "", "archive_after=86400", "archive_mode=discard")
+	healthy := dbtest.Project(t, pool, "bbb", "", "archive_after=86400", "archive_mode=discard")
 	for _, p := range []projects.Project{broken, healthy} {
 		complete(t, store, engine, p, "item", 4)
 		// Completed three days ago, in that day's partition.
@@ -250,7 +226,7 @@ func TestArchiveGoesOnPastAFailingProject(t *testing.T) {
 		p    projects.Project
 		left int64
 	}{{broken, 4}, {healthy, 0}} {
-		if n := count(t, pool, "SELECT count(*) FROM done WHERE project_id = $1", c.p.ID); n != c.left {
+		if n := dbtest.Count(t, pool, "SELECT count(*) FROM done WHERE project_id = $1", c.p.ID); n != c.left {
 			t.Errorf("%s: %d completions left in the hot tables, want %d", c.p.Slug, n, c.left)
 		}
 	}
@@ -264,8 +240,8 @@ func TestPurgeGoesOnPastAFailingProject(t *testing.T) {
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
 	engine := items.NewEngine(pool, quietLog())
-	broken := create(t, store, "aaa")
-	healthy := create(t, store, "bbb")
+	broken := dbtest.Project(t, pool, "aaa", "")
+	healthy := dbtest.Project(t, pool, "bbb", "")
 	for _, p := range []projects.Project{broken, healthy} {
 		complete(t, store, engine, p, "item", 3)
 		if err := store.MarkDeleting(ctx, p); err != nil {
@@ -281,11 +257,11 @@ func TestPurgeGoesOnPastAFailingProject(t *testing.T) {
 		p    projects.Project
 		left int64
 	}{{broken, 1}, {healthy, 0}} {
-		if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", c.p.ID); n != c.left {
+		if n := dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", c.p.ID); n != c.left {
 			t.Errorf("%s: %d projects rows, want %d", c.p.Slug, n, c.left)
 		}
 	}
-	if n := count(t, pool, "SELECT count(*) FROM seen WHERE project_id = $1", healthy.ID); n != 0 {
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM seen WHERE project_id = $1", healthy.ID); n != 0 {
 		t.Errorf("bbb: %d names left", n)
 	}
 }
@@ -302,7 +278,7 @@ func dropDay(t *testing.T, pool *pgxpool.Pool, p projects.Project, at time.Time)
 func partitionExists(t *testing.T, pool *pgxpool.Pool, p projects.Project, at time.Time) bool {
 	t.Helper()
 	name := fmt.Sprintf("done_p%d_%s", p.ID, at.UTC().Format("20060102"))
-	return count(t, pool, "SELECT count(*) FROM pg_class WHERE relname = $1", name) == 1
+	return dbtest.Count(t, pool, "SELECT count(*) FROM pg_class WHERE relname = $1", name) == 1
 }
 
 // breakDay makes the project's partition of the day of at impossible to
@@ -323,8 +299,8 @@ func TestEnsurePartitionsGoesOnPastAFailingProject(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	broken := create(t, store, "aaa")
-	healthy := create(t, store, "bbb")
+	broken := dbtest.Project(t, pool, "aaa", "")
+	healthy := dbtest.Project(t, pool, "bbb", "")
 	later := time.Now().AddDate(0, 0, 30)
 	breakDay(t, pool, broken, later)
 
@@ -344,8 +320,8 @@ func TestHousekeepingGoesOnPastAFailingProject(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	broken := create(t, store, "aaa")
-	healthy := create(t, store, "bbb")
+	broken := dbtest.Project(t, pool, "aaa", "")
+	healthy := dbtest.Project(t, pool, "bbb", "")
 	day := time.Now().AddDate(0, 0, 6)
 	for _, p := range []projects.Project{broken, healthy} {
 		dropDay(t, pool, p, day)
@@ -363,7 +339,7 @@ func TestHousekeepingGoesOnPastAFailingProject(t *testing.T) {
 	if !partitionExists(t, pool, healthy, day) {
 		t.Fatal("bbb's partition was not made")
 	}
-	if n := count(t, pool, "SELECT count(*) FROM backfeed_minutes"); n != 0 {
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM backfeed_minutes"); n != 0 {
 		t.Fatalf("%d old backfeed minutes left: housekeeping stopped at the failing project", n)
 	}
 }

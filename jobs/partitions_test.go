@@ -17,10 +17,7 @@ func TestEnsurePartitionsCreatesDaysAhead(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "")
 	exists := func(day time.Time) bool {
 		var ok bool
 		name := fmt.Sprintf("done_p%d_%s", p.ID, day.UTC().Format("20060102"))

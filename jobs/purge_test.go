@@ -50,7 +50,7 @@ func rowsOf(t *testing.T, pool *pgxpool.Pool, tables []string, p projects.Projec
 	t.Helper()
 	out := map[string]int64{}
 	for _, table := range tables {
-		if n := count(t, pool, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()+" WHERE project_id = $1", p.ID); n > 0 {
+		if n := dbtest.Count(t, pool, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()+" WHERE project_id = $1", p.ID); n > 0 {
 			out[table] = n
 		}
 	}
@@ -223,7 +223,7 @@ func TestPurgeRemovesEveryTable(t *testing.T) {
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
 	engine := items.NewEngine(pool, quietLog())
-	ps := fill(t, pool, store, engine, create(t, store, "doomed"), create(t, store, "kept"))
+	ps := fill(t, pool, store, engine, dbtest.Project(t, pool, "doomed", ""), dbtest.Project(t, pool, "kept", ""))
 	doomed, kept := ps[0], ps[1]
 	// Counters of two batches and more.
 	if _, err := pool.Exec(ctx, `INSERT INTO counters (project_id, name, shard, value)
@@ -262,7 +262,7 @@ func TestPurgeRemovesEveryTable(t *testing.T) {
 	if midway["todo"] != 0 || midway["counters"] != 0 || midway["archived"] == 0 {
 		t.Fatalf("rows after a purge stopped by a fault: %v", midway)
 	}
-	if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", doomed.ID); n != 1 {
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", doomed.ID); n != 1 {
 		t.Fatalf("project's row gone before its rows: %d", n)
 	}
 	if _, err := pool.Exec(ctx, "DROP TRIGGER injected_fault_archived_delete ON archived"); err != nil {
@@ -274,13 +274,13 @@ func TestPurgeRemovesEveryTable(t *testing.T) {
 	if left := rowsOf(t, pool, tables, doomed); len(left) > 0 {
 		t.Fatalf("rows of the purged project left: %v", left)
 	}
-	if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", doomed.ID); n != 0 {
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", doomed.ID); n != 0 {
 		t.Fatalf("the purged project's row left")
 	}
-	if n := count(t, pool, "SELECT count(*) FROM pg_class WHERE relname LIKE $1", fmt.Sprintf("done\\_p%d\\_%%", doomed.ID)); n != 0 {
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM pg_class WHERE relname LIKE $1", fmt.Sprintf("done\\_p%d\\_%%", doomed.ID)); n != 0 {
 		t.Fatalf("%d partitions of the purged project left", n)
 	}
-	if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", kept.ID); n != 1 {
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", kept.ID); n != 1 {
 		t.Fatalf("the kept project's row: %d", n)
 	}
 	keptAfter := fingerprints(t, pool, tables, kept)
@@ -300,7 +300,7 @@ func TestPurgeRefusesALiveProject(t *testing.T) {
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
 	engine := items.NewEngine(pool, quietLog())
-	p := create(t, store, "live")
+	p := dbtest.Project(t, pool, "live", "")
 	complete(t, store, engine, p, "item", 3)
 	tables := projectTables(t, pool)
 	before := fingerprints(t, pool, tables, p)
@@ -323,7 +323,7 @@ func TestPurgeRefusesALiveProject(t *testing.T) {
 	if after := fingerprints(t, pool, tables, p); !maps.Equal(after, before) {
 		t.Errorf("rows of the live project: %v, had %v", after, before)
 	}
-	if n := count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", p.ID); n != 1 {
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", p.ID); n != 1 {
 		t.Errorf("the live project's row: %d", n)
 	}
 }

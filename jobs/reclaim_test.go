@@ -40,10 +40,7 @@ func TestReclaimPutsExpiredClaimsBack(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "")
 	const n = 100_000
 	claimed(t, pool, p, n, 2*time.Hour)
 	engine := items.NewEngine(pool, quietLog())
@@ -54,7 +51,8 @@ func TestReclaimPutsExpiredClaimsBack(t *testing.T) {
 		t.Fatalf("no TTL: %q, %v", s, err)
 	}
 	// With one of an hour, a first claim two hours old has expired.
-	if p, err = store.Set(ctx, p, []string{"reclaim_ttl=3600"}); err != nil {
+	p, err := store.Set(ctx, p, []string{"reclaim_ttl=3600"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if s, err := r.RunNow(ctx, "reclaim"); err != nil || s != "reclaimed 100000 items, 0 failed" {
@@ -64,9 +62,8 @@ func TestReclaimPutsExpiredClaimsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var claims, todo int64
-	pool.QueryRow(ctx, "SELECT count(*) FROM claims").Scan(&claims)
-	pool.QueryRow(ctx, "SELECT count(*) FROM todo WHERE queue = 'todo' AND claim_count = 1").Scan(&todo)
+	claims := dbtest.Count(t, pool, "SELECT count(*) FROM claims")
+	todo := dbtest.Count(t, pool, "SELECT count(*) FROM todo WHERE queue = 'todo' AND claim_count = 1")
 	if claims != 0 || todo != n || sum.Claims != 0 || sum.Queues["todo"] != n || sum.Reclaims != n {
 		t.Fatalf("claims %d, todo %d, summary %+v", claims, todo, sum)
 	}
@@ -86,15 +83,13 @@ func TestReclaimTTLGrowsWithClaimCount(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "")
 	claimed(t, pool, p, 10, 90*time.Minute)
 	if _, err := pool.Exec(ctx, "UPDATE claims SET claim_count = 2 WHERE id <= 4"); err != nil {
 		t.Fatal(err)
 	}
-	if p, err = store.Set(ctx, p, []string{"reclaim_ttl=3600"}); err != nil {
+	p, err := store.Set(ctx, p, []string{"reclaim_ttl=3600"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	n, _, err := items.NewEngine(pool, quietLog()).ReclaimExpired(ctx, p, 100)
@@ -110,13 +105,11 @@ func TestReclaimStoppedAndRestarted(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "")
 	const n = 60_000
 	claimed(t, pool, p, n, 2*time.Hour)
-	if p, err = store.Set(ctx, p, []string{"reclaim_ttl=60"}); err != nil {
+	p, err := store.Set(ctx, p, []string{"reclaim_ttl=60"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	job := Reclaim(store, items.NewEngine(pool, quietLog()))
@@ -164,25 +157,14 @@ func TestReclaimStoppedAndRestarted(t *testing.T) {
 	}
 	// The statement the stop cut off may still be ending in the database
 	// (committed or rolled back): the counts are read once it has.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var busy int
-		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`).Scan(&busy); err != nil {
-			t.Fatal(err)
-		}
-		if busy == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d statements still running 30 s after the stop", busy)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	dbtest.Eventually(t, func() bool {
+		return dbtest.Count(t, pool, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`) == 0
+	}, "no statement running after the stop")
 	balanced := func() (claims, todo int64) {
 		t.Helper()
-		pool.QueryRow(ctx, "SELECT count(*) FROM claims").Scan(&claims)
-		pool.QueryRow(ctx, "SELECT count(*) FROM todo").Scan(&todo)
+		claims = dbtest.Count(t, pool, "SELECT count(*) FROM claims")
+		todo = dbtest.Count(t, pool, "SELECT count(*) FROM todo")
 		sum, err := store.Summary(ctx, p)
 		if err != nil {
 			t.Fatal(err)

@@ -17,14 +17,9 @@ func TestRollupFailsPerProject(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	store := projects.NewStore(pool)
 	var ps []projects.Project
 	for _, slug := range []string{"first", "broken", "last"} {
-		p, err := store.Create(ctx, slug, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, p)
+		ps = append(ps, dbtest.Project(t, pool, slug, ""))
 	}
 	tally := func(p projects.Project, nick, domains string) {
 		t.Helper()

@@ -52,11 +52,9 @@ func TestBlockMatchesNickAsRead(t *testing.T) {
 func TestStoredBlockMatchesNickAsRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := projects.NewStore(dbtest.New(t))
-	p, err := store.Create(ctx, "blocks", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	p := dbtest.Project(t, pool, "blocks", "")
 	for _, v := range []string{"alice", "straße"} {
 		b, err := projects.ParseBlock(projects.BlockNick, v)
 		if err != nil {

@@ -76,17 +76,14 @@ func TestConfigClampedOnRead(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "")
 	if _, err := pool.Exec(ctx, `UPDATE projects SET config = config || '{"reclaim_ttl": 5000000000000, "revisit_after": -5,
 		"archive_after": 9223372036854775807, "max_claims": 9223372036854775807, "rate_limit": 9000000000000000000,
 		"type_limits": {"post": 9223372036854775807}, "max_multi": 0, "site_interval": 9223372036854775807,
 		"score_full": 1e300}'::jsonb WHERE id = $1`, p.ID); err != nil {
 		t.Fatal(err)
 	}
-	p, err = store.Get(ctx, "demo")
+	p, err := store.Get(ctx, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,11 +73,9 @@ func TestValidSlug(t *testing.T) {
 func TestCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := projects.NewStore(dbtest.New(t))
-	p, err := store.Create(ctx, "cached", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	p := dbtest.Project(t, pool, "cached", "")
 	const ttl = time.Minute
 	var mu sync.Mutex
 	clock := time.Now()
@@ -99,21 +97,25 @@ func TestCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	advance(ttl - time.Nanosecond)
-	if live, _ = cache.Get(ctx, "cached"); live.Config.Paused {
-		t.Fatal("the cache read the database again within its ttl")
+	if live, err = cache.Get(ctx, "cached"); err != nil || live.Config.Paused {
+		t.Fatal("the cache read the database again within its ttl", err)
 	}
 	advance(time.Nanosecond)
-	if live, _ = cache.Get(ctx, "cached"); !live.Config.Paused {
-		t.Fatal("a change is not seen after the ttl")
+	if live, err = cache.Get(ctx, "cached"); err != nil || !live.Config.Paused {
+		t.Fatal("a change is not seen after the ttl", err)
 	}
 	if _, err := cache.Get(ctx, "missing"); !errors.Is(err, projects.ErrNotFound) {
 		t.Fatalf("missing project: %v", err)
 	}
 	// With a ttl of 0 every read is fresh.
 	fresh := projects.NewCache(store, 0)
-	fresh.Get(ctx, "cached")
-	store.Set(ctx, live.Project, []string{"paused=false"})
-	if live, _ = fresh.Get(ctx, "cached"); live.Config.Paused {
-		t.Fatal("a ttl-0 cache served a stale project")
+	if _, err := fresh.Get(ctx, "cached"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Set(ctx, live.Project, []string{"paused=false"}); err != nil {
+		t.Fatal(err)
+	}
+	if live, err = fresh.Get(ctx, "cached"); err != nil || live.Config.Paused {
+		t.Fatal("a ttl-0 cache served a stale project", err)
 	}
 }

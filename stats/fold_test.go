@@ -18,10 +18,7 @@ func TestFoldTotalsAndSeries(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "")
 	engine := items.NewEngine(pool, nil)
 	var names []string
 	for i := range 30 {
@@ -72,6 +69,9 @@ func TestFoldTotalsAndSeries(t *testing.T) {
 			t.Fatal(err)
 		}
 		got[nick] = x
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if want := map[string]total{"alice": {20, 1500, "2"}, "bob": {10, 10, "1"}}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("totals %v, want %v", got, want)

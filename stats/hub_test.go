@@ -28,10 +28,7 @@ func setup(t *testing.T, n int) fixture {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
-	p, err := store.Create(ctx, "demo", "Demo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := dbtest.Project(t, pool, "demo", "Demo")
 	engine := items.NewEngine(pool, nil)
 	var names []string
 	for i := range n {
@@ -151,7 +148,10 @@ func TestRankingsAndDownloader(t *testing.T) {
 			t.Errorf("%s by %s from %d: %v of %d, want %s", c.period, c.order, c.offset, nicks, r.Total, c.want)
 		}
 	}
-	r, _ := f.hub.Ranking(ctx, f.project, AllTime, ByBytes, 0, -1)
+	r, err := f.hub.Ranking(ctx, f.project, AllTime, ByBytes, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var share float64
 	for _, l := range r.Leaders {
 		share += l.Share
@@ -161,7 +161,10 @@ func TestRankingsAndDownloader(t *testing.T) {
 	}
 
 	// Alice holds claims now too.
-	sum, _ := f.store.Summary(ctx, f.project)
+	sum, err := f.store.Summary(ctx, f.project)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := f.engine.Request(ctx, &projects.Live{Project: f.project, Queues: sum.Queues, Summary: sum},
 		items.ClaimRequest{Downloader: "alice", Max: 3}); err != nil {
 		t.Fatal(err)

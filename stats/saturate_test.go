@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"tracker/books"
+	"tracker/db/dbtest"
 	"tracker/items"
 )
 
@@ -17,27 +18,18 @@ func TestBytesNearTheMaximumSaturate(t *testing.T) {
 	ctx := context.Background()
 	f := setup(t, 20)
 	const top = math.MaxInt64
-	exec := func(sql string, args ...any) {
-		t.Helper()
-		if _, err := f.pool.Exec(ctx, sql, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Every shard of the bytes counter next to the maximum: the next
 	// done's bytes would overflow whichever shard it adds to.
-	exec("INSERT INTO counters (project_id, name, shard, value) SELECT $1, 'bytes', s, $2 FROM generate_series(0, 1023) s",
+	dbtest.MustExec(t, f.pool, "INSERT INTO counters (project_id, name, shard, value) SELECT $1, 'bytes', s, $2 FROM generate_series(0, 1023) s",
 		f.project.ID, int64(top-1))
 	f.work(t, "alice", "1", 10, 10*items.MaxItemBytes)
 
 	// Tallies of (almost) the maximum each, as a done of that size would
 	// have appended, twice over and on two projects.
-	other, err := f.store.Create(ctx, "other", "Other")
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := dbtest.Project(t, f.pool, "other", "Other")
 	tally := func(project int32, nick string) {
 		t.Helper()
-		exec(`INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item)
+		dbtest.MustExec(t, f.pool, `INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item)
 		      VALUES ($1, $2, 1, $3, '1', jsonb_build_object('data', $3::bigint), 'item:x')`, project, nick, int64(top-10))
 	}
 	s := NewStore(f.pool)

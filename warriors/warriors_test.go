@@ -117,14 +117,12 @@ func TestRecordsAndLimits(t *testing.T) {
 			t.Fatalf("empty id: %v %v", ok, err)
 		}
 	}
-	if ok, _ := s.Update(ctx, warriors.Contact{ID: warriors.Anonymous, Nick: "carol", Address: addr}); ok {
-		t.Error("the anonymous id was recorded")
+	if ok, err := s.Update(ctx, warriors.Contact{ID: warriors.Anonymous, Nick: "carol", Address: addr}); err != nil || ok {
+		t.Error("the anonymous id was recorded", err)
 	}
-	count := func() (n int) {
-		if err := pool.QueryRow(ctx, "SELECT count(*) FROM warriors").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+	count := func() int64 {
+		t.Helper()
+		return dbtest.Count(t, pool, "SELECT count(*) FROM warriors")
 	}
 	if n := count(); n != 2 {
 		t.Fatalf("%d records, want 2", n)
@@ -145,27 +143,27 @@ func TestRecordsAndLimits(t *testing.T) {
 	if n := count(); n != warriors.RegistrationsPerHour || anonymous != 7 {
 		t.Fatalf("%d records and %d anonymous ids after the flood", n, anonymous)
 	}
-	if ok, _ := s.Update(ctx, warriors.Contact{ID: "made-up", Address: addr}); ok {
-		t.Error("an unknown id past the limit was recorded")
+	if ok, err := s.Update(ctx, warriors.Contact{ID: "made-up", Address: addr}); err != nil || ok {
+		t.Error("an unknown id past the limit was recorded", err)
 	}
-	if ok, _ := s.Update(ctx, warriors.Contact{ID: "made-up", Address: netip.MustParseAddr("2001:db8::1")}); !ok {
-		t.Error("another address was refused")
+	if ok, err := s.Update(ctx, warriors.Contact{ID: "made-up", Address: netip.MustParseAddr("2001:db8::1")}); err != nil || !ok {
+		t.Error("another address was refused", err)
 	}
 	// Known warriors keep being recorded past the limit.
-	if ok, _ := s.Update(ctx, alice); !ok {
-		t.Error("a known warrior's update was refused")
+	if ok, err := s.Update(ctx, alice); err != nil || !ok {
+		t.Error("a known warrior's update was refused", err)
 	}
 
 	o, err := s.Online(ctx, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Total != int64(count()) || o.Projects["auto"] != 1 || o.Versions["0.10.3"] != o.Total-1 || o.Versions[""] != 1 ||
+	if o.Total != count() || o.Projects["auto"] != 1 || o.Versions["0.10.3"] != o.Total-1 || o.Versions[""] != 1 ||
 		len(o.Places) != 1 || o.Places[0] != (warriors.Place{Lat: 52, Lng: 5, Warriors: 1}) {
 		t.Errorf("online: %+v", o)
 	}
-	if o, _ := s.Online(ctx, time.Now().Add(warriors.OnlineWindow+time.Minute)); o.Total != 0 {
-		t.Errorf("%d online a quarter of an hour later", o.Total)
+	if o, err := s.Online(ctx, time.Now().Add(warriors.OnlineWindow+time.Minute)); err != nil || o.Total != 0 {
+		t.Errorf("%d online a quarter of an hour later: %v", o.Total, err)
 	}
 
 	// Records not seen for Kept go.

@@ -36,6 +36,17 @@ func tracker(t *testing.T, dsn, stdin string, env map[string]string, args ...str
 	return code, out.String(), errOut.String()
 }
 
+// trackerOK runs the command line as tracker does, fails the test unless it
+// exits 0, and returns its stdout: a step that sets a test up.
+func trackerOK(t *testing.T, dsn, stdin string, args ...string) string {
+	t.Helper()
+	code, out, errOut := tracker(t, dsn, stdin, nil, args...)
+	if code != 0 {
+		t.Fatalf("tracker %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	return out
+}
+
 func showProject(t *testing.T, dsn, slug string) projectJSON {
 	t.Helper()
 	code, out, errOut := tracker(t, dsn, "", nil, "project", "show", slug)
@@ -102,7 +113,7 @@ func TestProjectCommands(t *testing.T) {
 func TestItemsAdd(t *testing.T) {
 	t.Parallel()
 	dsn := dbtest.NewDSN(t)
-	tracker(t, dsn, "", nil, "project", "create", "demo")
+	trackerOK(t, dsn, "", "project", "create", "demo")
 
 	// From stdin, with no FILE and with "-".
 	code, out, errOut := tracker(t, dsn, "user:a\nuser:b\nuser:a\n", nil, "items", "add", "demo")
@@ -259,7 +270,7 @@ func openPool(t *testing.T, dsn string) *pgxpool.Pool {
 func TestProjectSet(t *testing.T) {
 	t.Parallel()
 	dsn := dbtest.NewDSN(t)
-	tracker(t, dsn, "", nil, "project", "create", "demo")
+	trackerOK(t, dsn, "", "project", "create", "demo")
 
 	code, out, errOut := tracker(t, dsn, "", nil, "project", "set", "demo",
 		"title=Demo 2", "paused=true", "order=random", "min_version=20240101.01", "rate_limit=600",
@@ -309,7 +320,7 @@ func TestProjectSet(t *testing.T) {
 func TestBlockAndTargetCommands(t *testing.T) {
 	t.Parallel()
 	dsn := dbtest.NewDSN(t)
-	tracker(t, dsn, "", nil, "project", "create", "demo")
+	trackerOK(t, dsn, "", "project", "create", "demo")
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -339,9 +350,8 @@ func TestBlockAndTargetCommands(t *testing.T) {
 		}
 	}
 	pool := openPool(t, dsn)
-	var blocks, targets int
-	pool.QueryRow(context.Background(), "SELECT count(*) FROM blocks").Scan(&blocks)
-	pool.QueryRow(context.Background(), "SELECT count(*) FROM upload_targets").Scan(&targets)
+	blocks := dbtest.Count(t, pool, "SELECT count(*) FROM blocks")
+	targets := dbtest.Count(t, pool, "SELECT count(*) FROM upload_targets")
 	if blocks != 2 || targets != 1 {
 		t.Fatalf("%d blocks, %d targets; want 2 and 1", blocks, targets)
 	}
@@ -474,7 +484,7 @@ func TestSettingsCommands(t *testing.T) {
 	if code, _, _ := tracker(t, dsn, "", nil, "settings", "set", "nope=1"); code != 1 {
 		t.Fatalf("unknown key: exit %d", code)
 	}
-	_, out, _ = tracker(t, dsn, "", nil, "settings")
+	out = trackerOK(t, dsn, "", "settings")
 	if err := json.Unmarshal([]byte(out), &s); err != nil || s["seesaw_version"] != "0.8.5" || s["tracker_banner_html"] != "<b>hi</b>" {
 		t.Fatalf("settings printed %q", out)
 	}
@@ -483,8 +493,8 @@ func TestSettingsCommands(t *testing.T) {
 func TestCheckCommand(t *testing.T) {
 	t.Parallel()
 	dsn := dbtest.NewDSN(t)
-	tracker(t, dsn, "", nil, "project", "create", "demo")
-	tracker(t, dsn, "a:1\na:2\n", nil, "items", "add", "demo")
+	trackerOK(t, dsn, "", "project", "create", "demo")
+	trackerOK(t, dsn, "a:1\na:2\n", "items", "add", "demo")
 	code, out, errOut := tracker(t, dsn, "", nil, "check", "demo")
 	var reports []map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &reports) != nil || len(reports) != 1 || reports[0]["balanced"] != true || reports[0]["seen"] != 2.0 {

@@ -15,7 +15,7 @@ func TestDictionaryCommands(t *testing.T) {
 	t.Parallel()
 	dsn := dbtest.NewDSN(t)
 	dir := t.TempDir()
-	tracker(t, dsn, "", nil, "project", "create", "demo")
+	trackerOK(t, dsn, "", "project", "create", "demo")
 
 	// Samples: pages alike in markup, different in text.
 	var sampleFiles []string
@@ -42,7 +42,9 @@ func TestDictionaryCommands(t *testing.T) {
 
 	// Not a dictionary: exit 1, saying why; nothing installed.
 	bad := filepath.Join(dir, "bad.zstdict")
-	os.WriteFile(bad, []byte("hello"), 0o644)
+	if err := os.WriteFile(bad, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, errOut := tracker(t, dsn, "", nil, "dictionary", "set", "demo", bad); code != 1 || !strings.Contains(errOut, "does not start with the dictionary magic 37 A4 30 EC") {
 		t.Fatalf("bad file: exit %d: %s", code, errOut)
 	}
