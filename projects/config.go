@@ -101,6 +101,9 @@ type Config struct {
 	Deadline string    `json:"deadline"`
 	Host     string    `json:"host"`
 	LatLng   []float64 `json:"lat_lng"`
+	// FilesPerItem is how many files the project's pipeline uploads per
+	// item: warriors upload to an http(s) target only an item of one file.
+	FilesPerItem int64 `json:"files_per_item"`
 
 	// Deleting marks a project an admin deleted: it is gone for every
 	// route, and the purge job removes its rows in the background. Not a
@@ -129,6 +132,8 @@ func DefaultConfig() Config {
 		Domains:     []string{},
 		ArchiveMode: "files",
 		LatLng:      []float64{},
+		// Most pipelines upload one file (a WARC) per item.
+		FilesPerItem: 1,
 		// The torrent scorer's: no peers halves the score, some peers take
 		// a fifth off, a full swarm adds a fifth; below 0.5^8 the item
 		// retires.
@@ -343,6 +348,17 @@ var Keys = []Key[Project]{
 			}
 			return ""
 		}},
+	{Name: "files_per_item", Label: "Files uploaded per item", Section: SectionWarriors, Input: InputCount, Unit: "files",
+		Help: fmt.Sprintf("How many files the project's pipeline uploads per item (the files of its UploadWithTracker). Warriors upload to an http(s) target only an item of exactly one file; with more, only rsync targets work, and the upload targets below say so when http(s) ones are on (1 to %d).", maxFilesPerItem),
+		set: func(p *Project, s string) error {
+			n, err := parseCount(s)
+			if err != nil || n < 1 || n > maxFilesPerItem {
+				return fmt.Errorf("%q: a whole number from 1 to %d", s, maxFilesPerItem)
+			}
+			p.Config.FilesPerItem = n
+			return nil
+		},
+		get: getCount(func(c *Config) *int64 { return &c.FilesPerItem })},
 	{Name: "archive_after", Label: "Archive after", Section: SectionArchive, Input: InputCount, Unit: "seconds",
 		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time (0: never; at most ten years, 316224000).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.ArchiveAfter }, maxSeconds), get: getCount(func(c *Config) *int64 { return &c.ArchiveAfter })},
@@ -452,6 +468,7 @@ const (
 	maxSiteClaimsLimit = 1_000_000
 	maxSiteInterval    = 366 * 86400 // a year
 	maxRecrawlAfter    = maxSeconds
+	maxFilesPerItem    = 1000
 )
 
 // clamp brings every numeric value into its key's range: a configuration
@@ -468,6 +485,7 @@ func (c *Config) clamp() {
 	bound(&c.ReclaimTTL, 0, maxSeconds)
 	bound(&c.MaxClaims, 0, maxMaxClaims)
 	bound(&c.RevisitAfter, 1, maxSeconds)
+	bound(&c.FilesPerItem, 1, maxFilesPerItem)
 	bound(&c.SiteClaimsLimit, 0, maxSiteClaimsLimit)
 	bound(&c.SiteInterval, 0, maxSiteInterval)
 	bound(&c.RecrawlAfter, 0, maxRecrawlAfter)
