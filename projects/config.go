@@ -21,6 +21,9 @@ import (
 type Config struct {
 	// Paused projects hand out nothing.
 	Paused bool `json:"paused"`
+	// Finished projects are over: they hand out nothing and leave the
+	// warriors' project list, so warriors move on by themselves.
+	Finished bool `json:"finished"`
 	// Order within a queue: "fifo" (import order) or "random".
 	Order string `json:"order"`
 	// MinVersion is the lowest script version served; older ones get 455.
@@ -110,6 +113,10 @@ type Config struct {
 	// key operators set.
 	Deleting bool `json:"deleting,omitempty"`
 }
+
+// Listed says whether the project is in the warriors' project list
+// (/projects.json): neither hidden nor finished.
+func (c Config) Listed() bool { return !c.Hidden && !c.Finished }
 
 // DeadlineFormat is the deadline's form in the projects file, which the
 // warriors parse as exactly %Y-%m-%dT%H:%M:%SZ.
@@ -306,6 +313,9 @@ var Keys = []Key[Project]{
 	{Name: "hidden", Label: "Hidden", Section: SectionWarriors, Input: InputBool, GlobalOnly: true,
 		Help: "Leave the project out of the home page and the warriors' project list (its leaderboard still works).",
 		set:  setBool(func(c *Config) *bool { return &c.Hidden }), get: getBool(func(c *Config) *bool { return &c.Hidden })},
+	{Name: "finished", Label: "Finished", Section: SectionWarriors, Input: InputBool, GlobalOnly: true,
+		Help: "The project is over (done, paused for good, archived): it leaves the warriors' project list and is never their auto project, so a warrior running it stops at its next update and one on auto moves to the auto project; requests get 404 finished; what warriors still report (completions, releases, uploads, backfeed) is taken, and its pages stay.",
+		set:  setBool(func(c *Config) *bool { return &c.Finished }), get: getBool(func(c *Config) *bool { return &c.Finished })},
 	{Name: "public_items", Label: "Item details public", Section: SectionWarriors, Input: InputBool,
 		Help: "Show everyone who holds or did an item, the nicks of its claims that ran out, its parameters and its result in the item lookups (the leaderboard's and /SLUG/items/NAME.json); off, only the project's admins see them, so a stranger cannot take a holder's nick to complete or release its claim.",
 		set:  setBool(func(c *Config) *bool { return &c.PublicItems }), get: getBool(func(c *Config) *bool { return &c.PublicItems })},

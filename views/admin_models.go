@@ -316,6 +316,9 @@ type HiddenField struct{ Name, Value string }
 type AdminSettingsView struct {
 	AdminPage
 	Fields []Field
+	// AutoProjectWarning says why warriors on "auto" get no project
+	// ("" when they get one).
+	AutoProjectWarning string
 }
 
 // AdminAuditEntry is one entry of the audit log.
