@@ -39,7 +39,7 @@ const (
 	logPollFor = 20 * time.Second
 	// logQueued bounds the packets waiting for a slow client: past it the
 	// oldest are dropped (a log line lost, not the session).
-	logQueued = 256
+	logQueued = 128
 	// logChannels bounds the namespaces one session joins.
 	logChannels = 16
 	// logPacketMax bounds what a client may send at once: its packets are

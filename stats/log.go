@@ -24,7 +24,7 @@ type LogMessage struct {
 	Downloader string `json:"downloader"`
 	UserAgent  string `json:"user_agent"`
 	// Item is the first of the done's items by name; Items are its first
-	// items.LogNames by name.
+	// items.LogNames by name, as many as fit in logNamesBytes.
 	Item  string   `json:"item"`
 	Items []string `json:"items"`
 	// Megabytes are the done's bytes in MiB; Bytes and DomainBytes what it
@@ -59,8 +59,12 @@ const (
 	// broadcaster kept.
 	LogRecent = 20
 	// logKept is how many messages a project's log keeps for the readers
-	// that fell behind.
-	logKept = 500
+	// that fell behind: two reads' worth at the most a read takes.
+	logKept = 4 * FeedKept
+	// logNamesBytes bounds the names a message lists (items.LogNames of
+	// them at most), so that the messages kept, and those waiting for a
+	// slow reader, stay small whatever the names.
+	logNamesBytes = 16 << 10
 	// logWindow is how far back each read looks for done requests not told
 	// yet: a done is stamped when its transaction began, and may commit a
 	// while later.
@@ -129,9 +133,12 @@ func NewLogHub(pool *pgxpool.Pool, log *slog.Logger) *LogHub {
 		ctx: ctx, cancel: cancel, tails: map[int32]*tail{}}
 }
 
-// Close stops every read loop.
+// Close stops every read loop. A log asked for afterwards is read once,
+// and never again.
 func (h *LogHub) Close() {
+	h.mu.Lock()
 	h.cancel()
+	h.mu.Unlock()
 	h.wg.Wait()
 }
 
@@ -196,9 +203,12 @@ func (h *LogHub) tailOf(p projects.Project) *tail {
 	t := h.tails[p.ID]
 	if t == nil {
 		t = &tail{project: p, changed: make(chan struct{}), seen: map[logKey]time.Time{}}
-		h.tails[p.ID] = t
-		h.wg.Add(1)
-		go h.loop(t)
+		// Under mu, as Close cancels: no loop starts once Close waits.
+		if h.ctx.Err() == nil {
+			h.tails[p.ID] = t
+			h.wg.Add(1)
+			go h.loop(t)
+		}
 	}
 	t.mu.Lock()
 	t.wanted = h.now()
@@ -351,6 +361,13 @@ func logMessage(p projects.Project, r logRow, counts LogCounts) LogMessage {
 	if len(m.Items) == 0 {
 		// Recorded before the names were kept.
 		m.Items = []string{r.item}
+	}
+	size := 0
+	for i, name := range m.Items {
+		if size += len(name); size > logNamesBytes && i > 0 {
+			m.Items = m.Items[:i]
+			break
+		}
 	}
 	if len(r.domains) > 0 {
 		_ = json.Unmarshal(r.domains, &m.DomainBytes)
