@@ -8,7 +8,9 @@ require (
 	github.com/alexedwards/scs/pgxstore v0.0.0-20240316134038-7e11d57e8885
 	github.com/alexedwards/scs/v2 v2.9.0
 	github.com/chromedp/chromedp v0.22.1
+	github.com/coder/websocket v1.8.15
 	github.com/golang-migrate/migrate/v4 v4.20.1
+	github.com/googollee/go-socket.io v0.9.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.3
 	github.com/prometheus/client_golang v1.25.0
@@ -17,6 +19,7 @@ require (
 	golang.org/x/net v0.60.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/text v0.43.0
+	pgregory.net/rapid v1.3.0
 )
 
 require (
@@ -34,5 +37,4 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )

@@ -101,14 +101,15 @@ WITH reported AS (
            ($4::bigint[])[q.req] AS bytes,
            ($5::text[])[q.req] AS domains,
            ($6::text[])[q.req] AS client_id,
-           ($7::text[])[q.req] AS ip
-    FROM unnest($8::text[]) WITH ORDINALITY AS q (downloader, req)
+           ($7::text[])[q.req] AS ip,
+           ($8::text[])[q.req] AS user_agent
+    FROM unnest($9::text[]) WITH ORDINALITY AS q (downloader, req)
 ), held AS (
     -- The claims of the items reported, locked: who holds each now. "=
     -- ANY" of an array makes each hash a probe of the key; a join could be
     -- planned as a read of all the project's claims.
     SELECT claims.hash, claims.downloader, claims.last_downloader FROM claims
-    WHERE claims.project_id = $9 AND claims.hash = ANY(ARRAY(SELECT DISTINCT reported.hash FROM reported))
+    WHERE claims.project_id = $10 AND claims.hash = ANY(ARRAY(SELECT DISTINCT reported.hash FROM reported))
     FOR UPDATE
 ), held_by AS (
     SELECT DISTINCT ON (h.hash) h.hash, r.req
@@ -125,19 +126,19 @@ WITH reported AS (
     -- probe of its key: OFFSET 0 keeps the probes from being planned as
     -- a read of all the project's keys, as they were before statistics.
     SELECT seen.id FROM seen
-    WHERE seen.project_id = $9 AND seen.hash = ANY(ARRAY(SELECT unheld.hash FROM unheld))
+    WHERE seen.project_id = $10 AND seen.hash = ANY(ARRAY(SELECT unheld.hash FROM unheld))
     UNION
     SELECT k.id FROM unheld, LATERAL (
         SELECT seen.id FROM seen
-        WHERE seen.project_id = $9 AND seen.item = unheld.hash AND seen.item IS NOT NULL
+        WHERE seen.project_id = $10 AND seen.item = unheld.hash AND seen.item IS NOT NULL
         OFFSET 0) k
 ), waiting AS (
     -- Each a probe of the queue key, queue by queue and type by type.
     SELECT w.id, item_hash(w.name) AS hash, w.last_downloader
-    FROM (SELECT DISTINCT known.id FROM known) k, unnest($10::text[]) q (queue), unnest($11::text[]) ty (type),
+    FROM (SELECT DISTINCT known.id FROM known) k, unnest($11::text[]) q (queue), unnest($12::text[]) ty (type),
          LATERAL (
              SELECT todo.id, todo.name, todo.last_downloader FROM todo
-             WHERE todo.project_id = $9 AND todo.queue = q.queue AND todo.type = ty.type AND todo.id = k.id
+             WHERE todo.project_id = $10 AND todo.queue = q.queue AND todo.type = ty.type AND todo.id = k.id
              OFFSET 0
              FOR UPDATE SKIP LOCKED) w
 ), waiting_for AS (
@@ -154,17 +155,17 @@ WITH reported AS (
 ), finished_claims AS (
     -- Locked by held: still as read there.
     DELETE FROM claims
-    WHERE claims.project_id = $9 AND claims.hash = ANY(ARRAY(SELECT held_by.hash FROM held_by))
+    WHERE claims.project_id = $10 AND claims.hash = ANY(ARRAY(SELECT held_by.hash FROM held_by))
     RETURNING claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count
 ), finished_todo AS (
     -- Locked by waiting: probed again, then deleted by their physical
     -- address.
     DELETE FROM todo
     WHERE todo.ctid = ANY(ARRAY(
-        SELECT t.ctid FROM waiting_for wf, unnest($10::text[]) q (queue), unnest($11::text[]) ty (type),
+        SELECT t.ctid FROM waiting_for wf, unnest($11::text[]) q (queue), unnest($12::text[]) ty (type),
              LATERAL (
                  SELECT x.ctid FROM todo x
-                 WHERE x.project_id = $9 AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
+                 WHERE x.project_id = $10 AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
                  OFFSET 0) t))
     RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
 ), finished AS (
@@ -176,47 +177,48 @@ WITH reported AS (
     SELECT f.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
     FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
 ), results AS (
-    SELECT ($12::integer[])[r.ord] AS req, item_hash(r.name) AS hash, ($13::text[])[r.ord]::jsonb AS result
-    FROM unnest($14::text[]) WITH ORDINALITY AS r (name, ord)
+    SELECT ($13::integer[])[r.ord] AS req, item_hash(r.name) AS hash, ($14::text[])[r.ord]::jsonb AS result
+    FROM unnest($15::text[]) WITH ORDINALITY AS r (name, ord)
 ), shared AS (
     SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+           reqs.user_agent,
            div(reqs.bytes, count(*) OVER w)
              + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
     FROM finished f JOIN reqs ON reqs.req = f.req
     WINDOW w AS (PARTITION BY f.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
     INSERT INTO done (project_id, id, name, site, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip, result)
-    SELECT $9, shared.id, shared.name, shared.site, shared.downloader, shared.version, shared.share,
+    SELECT $10, shared.id, shared.name, shared.site, shared.downloader, shared.version, shared.share,
            shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet,
            results.result
     FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
 ), outcomes AS (
-    SELECT ($15::integer[])[o.ord] AS req, item_hash(o.name) AS hash, ($16::float8[])[o.ord] AS factor
-    FROM unnest($17::text[]) WITH ORDINALITY AS o (name, ord)
+    SELECT ($16::integer[])[o.ord] AS req, item_hash(o.name) AS hash, ($17::float8[])[o.ord] AS factor
+    FROM unnest($18::text[]) WITH ORDINALITY AS o (name, ord)
 ), rescored AS (
     -- Nothing at all unless the project is recurring. The score is a probe
     -- of its key per item: a join could be planned as a read of all the
     -- project's scores. Scores stay within 1e-200 and 1e200, so with
     -- factors of at most 100 and at least 1e-6 no product overflows.
     SELECT shared.id, shared.name, shared.site,
-           least(greatest(coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = $9 AND s.id = shared.id), 1)
+           least(greatest(coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = $10 AND s.id = shared.id), 1)
                           * coalesce(o.factor, 1), 1e-200), 1e200) AS score
     FROM shared
     LEFT JOIN outcomes o ON o.req = shared.req AND o.hash = shared.hash
-    WHERE $18::boolean
+    WHERE $19::boolean
 ), scores AS (
     INSERT INTO item_scores AS s (project_id, id, score)
-    SELECT $9, rescored.id, rescored.score FROM rescored
+    SELECT $10, rescored.id, rescored.score FROM rescored
     ON CONFLICT (project_id, id) DO UPDATE SET score = excluded.score
 ), scheduled AS (
     INSERT INTO revisits (project_id, due_at, id, name, score, site)
-    SELECT $9, now() + $19::interval, rescored.id, rescored.name, rescored.score, rescored.site
-    FROM rescored WHERE rescored.score >= $20::float8
+    SELECT $10, now() + $20::interval, rescored.id, rescored.name, rescored.score, rescored.site
+    FROM rescored WHERE rescored.score >= $21::float8
     RETURNING 1
 ), retired AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $9, 'retired', '', rescored.site, rescored.id, rescored.name
-    FROM rescored WHERE rescored.score < $20::float8
+    SELECT $10, 'retired', '', rescored.site, rescored.id, rescored.name
+    FROM rescored WHERE rescored.score < $21::float8
     ON CONFLICT DO NOTHING
     RETURNING 1
 ), site_counts AS (
@@ -231,7 +233,7 @@ WITH reported AS (
     GROUP BY shared.site
 ), sites_locked AS (
     SELECT s.id FROM sites s
-    WHERE s.project_id = $9 AND s.id = ANY(ARRAY(SELECT site_counts.site FROM site_counts))
+    WHERE s.project_id = $10 AND s.id = ANY(ARRAY(SELECT site_counts.site FROM site_counts))
     ORDER BY s.id
     FOR UPDATE
 ), sites_counted AS (
@@ -244,20 +246,23 @@ WITH reported AS (
         -- its page (HOT).
         at_limit = s.at_limit AND c.out = 0
     FROM site_counts c
-    WHERE s.project_id = $9 AND s.id = c.site
+    WHERE s.project_id = $10 AND s.id = c.site
       AND (SELECT count(*) FROM sites_locked) >= 0
 ), credit AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
-    -- them in (see done_tallies). One row per request.
-    INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item)
-    SELECT $9, shared.downloader, count(*), sum(shared.share), shared.version,
-           CASE WHEN ($4::bigint[])[shared.req] = 0 THEN '{}' ELSE shared.domains::jsonb END, min(shared.name)
+    -- them in (see done_tallies). One row per request, with the first
+    -- @log_names of its items (by name, the first being item) and its
+    -- client's User-Agent for the live log.
+    INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item, user_agent, names)
+    SELECT $10, shared.downloader, count(*), sum(shared.share), shared.version,
+           CASE WHEN ($4::bigint[])[shared.req] = 0 THEN '{}' ELSE shared.domains::jsonb END, min(shared.name),
+           shared.user_agent, (array_agg(shared.name ORDER BY shared.name))[1:$22::integer]
     FROM shared
-    GROUP BY shared.req, shared.downloader, shared.version, shared.domains
+    GROUP BY shared.req, shared.downloader, shared.version, shared.domains, shared.user_agent
 ), counted AS (
     -- Bytes saturate at the largest bigint rather than fail the batch.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $9, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    SELECT $10, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM (
         SELECT v.name, v.delta
         FROM (SELECT count(*) AS n, count(*) FILTER (WHERE shared.queue = '') AS claims,
@@ -296,6 +301,7 @@ type DoneRecordBatchParams struct {
 	Domains        []string
 	ClientIds      []string
 	Ips            []string
+	UserAgents     []string
 	Downloaders    []string
 	ProjectID      int32
 	Queues         []string
@@ -309,6 +315,7 @@ type DoneRecordBatchParams struct {
 	Recurring      bool
 	RevisitAfter   pgtype.Interval
 	RetireBelow    float64
+	LogNames       int32
 }
 
 type DoneRecordBatchRow struct {
@@ -348,6 +355,7 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 		arg.Domains,
 		arg.ClientIds,
 		arg.Ips,
+		arg.UserAgents,
 		arg.Downloaders,
 		arg.ProjectID,
 		arg.Queues,
@@ -361,6 +369,7 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 		arg.Recurring,
 		arg.RevisitAfter,
 		arg.RetireBelow,
+		arg.LogNames,
 	)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,8 @@ WITH taken AS (
     WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t
                            WHERE $1::integer = 0 OR t.project_id = $1::integer LIMIT $2))
     RETURNING done_tallies.project_id, done_tallies.downloader, done_tallies.items, done_tallies.bytes,
-              done_tallies.version, done_tallies.domains, done_tallies.item, done_tallies.at
+              done_tallies.version, done_tallies.domains, done_tallies.item, done_tallies.at,
+              done_tallies.user_agent, done_tallies.names
 ), totals AS (
     INSERT INTO downloaders AS d (project_id, nick, items, bytes, version, first_seen, last_seen)
     SELECT taken.project_id, taken.downloader, sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint,
@@ -91,9 +92,10 @@ WITH taken AS (
     ON CONFLICT (project_id, domain) DO UPDATE SET bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), fed AS (
     -- The newest of the batch only: the feed keeps feedKept per project.
-    INSERT INTO feed (project_id, at, downloader, items, bytes, item)
-    SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item
-    FROM (SELECT taken.project_id, taken.downloader, taken.items, taken.bytes, taken.version, taken.domains, taken.item, taken.at, row_number() OVER (PARTITION BY taken.project_id ORDER BY taken.at DESC) AS n FROM taken) newest
+    INSERT INTO feed (project_id, at, downloader, items, bytes, item, version, domains, user_agent, names)
+    SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item,
+           newest.version, newest.domains, newest.user_agent, newest.names
+    FROM (SELECT taken.project_id, taken.downloader, taken.items, taken.bytes, taken.version, taken.domains, taken.item, taken.at, taken.user_agent, taken.names, row_number() OVER (PARTITION BY taken.project_id ORDER BY taken.at DESC) AS n FROM taken) newest
     WHERE newest.n <= $4::integer
 )
 SELECT count(*) FROM taken
@@ -122,6 +124,63 @@ func (q *Queries) DoneTalliesFold(ctx context.Context, arg DoneTalliesFoldParams
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const doneTalliesLog = `-- name: DoneTalliesLog :many
+SELECT at, downloader, items, bytes, version, domains, item, names, user_agent FROM done_tallies
+WHERE project_id = $1 AND at > $2
+ORDER BY at DESC
+LIMIT $3
+`
+
+type DoneTalliesLogParams struct {
+	ProjectID int32
+	Since     time.Time
+	Max       int32
+}
+
+type DoneTalliesLogRow struct {
+	At         time.Time
+	Downloader string
+	Items      int64
+	Bytes      int64
+	Version    string
+	Domains    []byte
+	Item       string
+	Names      []string
+	UserAgent  string
+}
+
+// The newest @max tallies not folded yet of a project since @since, with
+// what the live log tells of each done.
+func (q *Queries) DoneTalliesLog(ctx context.Context, arg DoneTalliesLogParams) ([]DoneTalliesLogRow, error) {
+	rows, err := q.db.Query(ctx, doneTalliesLog, arg.ProjectID, arg.Since, arg.Max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DoneTalliesLogRow{}
+	for rows.Next() {
+		var i DoneTalliesLogRow
+		if err := rows.Scan(
+			&i.At,
+			&i.Downloader,
+			&i.Items,
+			&i.Bytes,
+			&i.Version,
+			&i.Domains,
+			&i.Item,
+			&i.Names,
+			&i.UserAgent,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const doneTalliesPending = `-- name: DoneTalliesPending :many

@@ -127,6 +127,63 @@ func (q *Queries) FeedLatest(ctx context.Context, arg FeedLatestParams) ([]FeedL
 	return items, nil
 }
 
+const feedLog = `-- name: FeedLog :many
+SELECT at, downloader, items, bytes, version, domains, item, names, user_agent FROM feed
+WHERE project_id = $1 AND at > $2
+ORDER BY at DESC
+LIMIT $3
+`
+
+type FeedLogParams struct {
+	ProjectID int32
+	Since     time.Time
+	Max       int32
+}
+
+type FeedLogRow struct {
+	At         time.Time
+	Downloader string
+	Items      int64
+	Bytes      int64
+	Version    string
+	Domains    []byte
+	Item       string
+	Names      []string
+	UserAgent  string
+}
+
+// The newest @max folded done requests of a project since @since, with
+// what the live log tells of each.
+func (q *Queries) FeedLog(ctx context.Context, arg FeedLogParams) ([]FeedLogRow, error) {
+	rows, err := q.db.Query(ctx, feedLog, arg.ProjectID, arg.Since, arg.Max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FeedLogRow{}
+	for rows.Next() {
+		var i FeedLogRow
+		if err := rows.Scan(
+			&i.At,
+			&i.Downloader,
+			&i.Items,
+			&i.Bytes,
+			&i.Version,
+			&i.Domains,
+			&i.Item,
+			&i.Names,
+			&i.UserAgent,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const feedPurgeBatch = `-- name: FeedPurgeBatch :execrows
 DELETE FROM feed WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.project_id = $1 LIMIT $2))
 `

@@ -132,6 +132,8 @@ type DoneTally struct {
 	Domains    []byte
 	Item       string
 	At         time.Time
+	UserAgent  string
+	Names      []string
 }
 
 type Downloader struct {
@@ -159,6 +161,10 @@ type Feed struct {
 	Items      int64
 	Bytes      int64
 	Item       string
+	Version    string
+	Domains    []byte
+	UserAgent  string
+	Names      []string
 }
 
 type ItemParam struct {

@@ -56,5 +56,16 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, s proje
 	if st.err != "" {
 		v.Flash, v.Error = "", st.err
 	}
+	if s.AutoProject != "" {
+		p, err := h.projects.Get(r.Context(), s.AutoProject)
+		switch {
+		case errors.Is(err, projects.ErrNotFound):
+			v.AutoProjectWarning = "auto_project names no project: the projects file says null, and warriors on auto run nothing."
+		case err != nil:
+			return err
+		case !p.Config.Listed():
+			v.AutoProjectWarning = "auto_project names a project that is not in the warriors' list (finished or hidden): the projects file says null, and warriors on auto run nothing. Name a project that runs."
+		}
+	}
 	return render(w, r, st.status, views.Layout("Settings", views.AdminSettings(v)))
 }

@@ -20,7 +20,9 @@ func (h *Handler) renderWarriors(w http.ResponseWriter, r *http.Request, p proje
 		return err
 	}
 	for _, t := range targets {
-		v.Targets = append(v.Targets, views.AdminTarget{URL: t.URL, Weight: t.Weight, Enabled: t.Enabled})
+		v.Targets = append(v.Targets, views.AdminTarget{URL: t.URL, Weight: t.Weight, Enabled: t.Enabled,
+			Problem: projects.TargetProblem(t.URL)})
 	}
+	v.TargetsWarning = projects.TargetsWarning(p.Config, targets)
 	return render(w, r, st.status, views.Layout("Warriors · "+displayTitle(p), views.AdminWarriors(v)))
 }

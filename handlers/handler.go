@@ -36,8 +36,11 @@ type Handler struct {
 	live     *projects.Cache
 	items    *items.Engine
 	// sites are the frontier of projects whose items have sites.
-	sites    *sites.Store
-	stats    *stats.Hub
+	sites *sites.Store
+	stats *stats.Hub
+	// logs tells the projects' completions to the live log's clients.
+	logs     *stats.LogHub
+	polls    logPolls
 	metrics  *metrics
 	users    *users.Store
 	audit    *audit.Log
@@ -76,6 +79,8 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		items:      items.NewEngine(pool, log),
 		sites:      frontier,
 		stats:      stats.NewHub(pool, store, log),
+		logs:       stats.NewLogHub(pool, log),
+		polls:      logPolls{sessions: map[string]*logPoll{}},
 		metrics:    newMetrics(pool, store, counter, frontier),
 		users:      users.NewStore(pool),
 		audit:      audit.New(pool),
@@ -103,10 +108,11 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 // shutting down (http.Server.RegisterOnShutdown).
 func (h *Handler) EndStreams() { h.endOnce.Do(func() { close(h.streamsEnd) }) }
 
-// Close ends the streams and stops the live boards' refreshing.
+// Close ends the streams and stops the live boards' and logs' refreshing.
 func (h *Handler) Close() {
 	h.EndStreams()
 	h.stats.Close()
+	h.logs.Close()
 }
 
 // api adapts a handler of the machine-facing routes: errors become a plain

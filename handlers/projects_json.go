@@ -98,15 +98,20 @@ func (h *Handler) projectsFile(w http.ResponseWriter, r *http.Request) ([]byte, 
 	}
 	var f projectsFile
 	f.Warrior.SeesawVersion = settings.SeesawVersion
-	if settings.AutoProject != "" {
-		f.AutoProject = &settings.AutoProject
-	}
 	f.BroadcastMessage, f.BannerHTML = settings.BroadcastMessage, settings.BannerHTML
 	f.Projects = []projectsFileItem{}
 	base := h.baseURL(w, r)
 	for _, p := range ps {
-		if p.Config.Hidden {
+		// A warrior runs only a project of the list: one that leaves it
+		// (finished, hidden, deleted) is stopped at the warrior's next
+		// update.
+		if !p.Config.Listed() {
 			continue
+		}
+		// auto_project only when it names a project of the list: a
+		// warrior on "auto" then moves to it, and with null stops.
+		if p.Slug == settings.AutoProject {
+			f.AutoProject = &settings.AutoProject
 		}
 		item := projectsFileItem{
 			Name: p.Slug, Title: displayTitle(p), Description: p.Config.Description, Repository: p.Config.Repository,

@@ -37,6 +37,14 @@ func (h *Handler) Routes() http.Handler {
 	mux.Handle("GET /downloader/{nick}/{$}", named("nick", h.page(h.nickShow)))
 	mux.Handle("GET /warriors/{$}", named("warriors", h.page(h.warriorsShow)))
 
+	// The live log of completions, in socket.io's protocol 0.9, and its
+	// latest messages (docs/PROTOCOL.md, "Live log socket").
+	mux.Handle("GET /socket.io/1/{$}", named("log.handshake", h.api(h.logHandshake)))
+	mux.Handle("GET /socket.io/1/websocket/{sid}", named("log.websocket", h.api(h.logWebsocket)))
+	mux.Handle("GET /socket.io/1/xhr-polling/{sid}", named("log.polling", h.api(h.logPollGet)))
+	mux.Handle("POST /socket.io/1/xhr-polling/{sid}", named("log.polling", h.api(h.logPollPost)))
+	mux.Handle("GET /recent/{channel}", named("log.recent", h.api(h.logRecent)))
+
 	// The admin panel: every route goes through admin (a signed-in admin,
 	// cross-origin state changes refused) but the login form's, which go
 	// through adminPublic.

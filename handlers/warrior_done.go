@@ -56,6 +56,7 @@ func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) e
 		ClientID:   body.ID,
 		Results:    body.Result,
 		Outcomes:   body.Outcome,
+		UserAgent:  r.UserAgent(),
 	}
 	_, err := h.items.Complete(r.Context(), p, c)
 	return err

@@ -81,6 +81,7 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects
 var refusalStatus = map[string]int{
 	items.ReasonNoItems:               http.StatusNotFound,
 	items.ReasonPaused:                http.StatusNotFound,
+	items.ReasonFinished:              http.StatusNotFound,
 	items.ReasonClaimsLimit:           http.StatusNotFound,
 	items.ReasonVersion:               455,
 	items.ReasonBlocked:               http.StatusForbidden,

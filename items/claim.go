@@ -81,6 +81,10 @@ const ExpiredClaimsWindow = time.Hour
 // same statements.
 func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequest) (Handout, error) {
 	p, cfg := live.Project, live.Project.Config
+	if cfg.Finished {
+		// The warrior's next update (every 10 minutes) drops the project.
+		return Handout{}, &Refusal{Reason: ReasonFinished, Detail: "the project is finished", RetryAfter: time.Hour}
+	}
 	if cfg.Paused {
 		return Handout{}, &Refusal{Reason: ReasonPaused, Detail: "the project is paused", RetryAfter: 5 * time.Minute}
 	}

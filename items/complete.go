@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -32,6 +34,9 @@ type Completion struct {
 	// "full" or a number, the factor of the item's score in a recurring
 	// project (see projects.Config.Outcome).
 	Outcomes map[string]Outcome
+	// UserAgent is the client's User-Agent, which the live log tells
+	// (kept to MaxUserAgent bytes of text).
+	UserAgent string
 }
 
 // Outcome is what a visit of an item found: a word or a number.
@@ -78,6 +83,31 @@ const MaxItemBytes = 1 << 40 // 1 TiB
 
 // MaxClientID bounds the "id" a done carries, kept with the completion.
 const MaxClientID = 64 << 10
+
+// MaxUserAgent bounds the User-Agent kept with a done for the live log:
+// seesaw's is some 40 bytes.
+const MaxUserAgent = 256
+
+// LogNames is how many of a done's item names (the first by name) the live
+// log tells; a done names up to MaxDoneItems.
+const LogNames = 100
+
+// keptUserAgent is ua as it is kept: valid UTF-8 without control
+// characters, cut to at most MaxUserAgent bytes on a character boundary.
+// A User-Agent is whatever the client sends; it is told, never refused.
+func keptUserAgent(ua string) string {
+	ua = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(ua, "\uFFFD"))
+	for len(ua) > MaxUserAgent {
+		_, size := utf8.DecodeLastRuneInString(ua)
+		ua = ua[:len(ua)-size]
+	}
+	return ua
+}
 
 // Validate says why c cannot be recorded, or returns nil.
 func (c *Completion) Validate() error {
@@ -251,6 +281,7 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 	if c.Bytes == nil {
 		domains = []byte("{}")
 	}
+	c.UserAgent = keptUserAgent(c.UserAgent)
 	return &doneOp{project: p.ID, c: c, credited: c.TotalBytes(), domains: string(domains),
 		types: p.Config.Stretches(), factors: factors, cfg: p.Config}, nil
 }
@@ -303,7 +334,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 		}
 		p := db.DoneRecordBatchParams{ProjectID: id, Queues: queues, Types: group[0].types,
 			Recurring: cfg.Recurring(), RetireBelow: cfg.RetireBelow,
-			RevisitAfter: pgtype.Interval{Microseconds: cfg.RevisitAfter * 1e6, Valid: true}}
+			RevisitAfter: pgtype.Interval{Microseconds: cfg.RevisitAfter * 1e6, Valid: true}, LogNames: LogNames}
 		for i, o := range group {
 			if q := DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
 				p.Queues = append(p.Queues, q)
@@ -322,6 +353,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 			p.Domains = append(p.Domains, o.domains)
 			p.ClientIds = append(p.ClientIds, string(o.c.ClientID))
 			p.Ips = append(p.Ips, ip)
+			p.UserAgents = append(p.UserAgents, o.c.UserAgent)
 			for name, f := range o.factors {
 				p.OutcomeReqs = append(p.OutcomeReqs, int32(i+1))
 				p.OutcomeNames = append(p.OutcomeNames, name)

@@ -9,6 +9,7 @@ import (
 // X-Tracker-Reason header, so they are part of the protocol.
 const (
 	ReasonPaused                = "paused"
+	ReasonFinished              = "finished"
 	ReasonVersion               = "version-too-old"
 	ReasonBlocked               = "blocked"
 	ReasonRateLimited           = "rate-limited"

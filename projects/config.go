@@ -21,6 +21,9 @@ import (
 type Config struct {
 	// Paused projects hand out nothing.
 	Paused bool `json:"paused"`
+	// Finished projects are over: they hand out nothing and leave the
+	// warriors' project list, so warriors move on by themselves.
+	Finished bool `json:"finished"`
 	// Order within a queue: "fifo" (import order) or "random".
 	Order string `json:"order"`
 	// MinVersion is the lowest script version served; older ones get 455.
@@ -101,12 +104,19 @@ type Config struct {
 	Deadline string    `json:"deadline"`
 	Host     string    `json:"host"`
 	LatLng   []float64 `json:"lat_lng"`
+	// FilesPerItem is how many files the project's pipeline uploads per
+	// item: warriors upload to an http(s) target only an item of one file.
+	FilesPerItem int64 `json:"files_per_item"`
 
 	// Deleting marks a project an admin deleted: it is gone for every
 	// route, and the purge job removes its rows in the background. Not a
 	// key operators set.
 	Deleting bool `json:"deleting,omitempty"`
 }
+
+// Listed says whether the project is in the warriors' project list
+// (/projects.json): neither hidden nor finished.
+func (c Config) Listed() bool { return !c.Hidden && !c.Finished }
 
 // DeadlineFormat is the deadline's form in the projects file, which the
 // warriors parse as exactly %Y-%m-%dT%H:%M:%SZ.
@@ -129,6 +139,8 @@ func DefaultConfig() Config {
 		Domains:     []string{},
 		ArchiveMode: "files",
 		LatLng:      []float64{},
+		// Most pipelines upload one file (a WARC) per item.
+		FilesPerItem: 1,
 		// The torrent scorer's: no peers halves the score, some peers take
 		// a fifth off, a full swarm adds a fifth; below 0.5^8 the item
 		// retires.
@@ -301,6 +313,9 @@ var Keys = []Key[Project]{
 	{Name: "hidden", Label: "Hidden", Section: SectionWarriors, Input: InputBool, GlobalOnly: true,
 		Help: "Leave the project out of the home page and the warriors' project list (its leaderboard still works).",
 		set:  setBool(func(c *Config) *bool { return &c.Hidden }), get: getBool(func(c *Config) *bool { return &c.Hidden })},
+	{Name: "finished", Label: "Finished", Section: SectionWarriors, Input: InputBool, GlobalOnly: true,
+		Help: "The project is over (done, paused for good, archived): it leaves the warriors' project list and is never their auto project, so a warrior running it stops at its next update and one on auto moves to the auto project; requests get 404 finished; what warriors still report (completions, releases, uploads, backfeed) is taken, and its pages stay.",
+		set:  setBool(func(c *Config) *bool { return &c.Finished }), get: getBool(func(c *Config) *bool { return &c.Finished })},
 	{Name: "public_items", Label: "Item details public", Section: SectionWarriors, Input: InputBool,
 		Help: "Show everyone who holds or did an item, the nicks of its claims that ran out, its parameters and its result in the item lookups (the leaderboard's and /SLUG/items/NAME.json); off, only the project's admins see them, so a stranger cannot take a holder's nick to complete or release its claim.",
 		set:  setBool(func(c *Config) *bool { return &c.PublicItems }), get: getBool(func(c *Config) *bool { return &c.PublicItems })},
@@ -343,6 +358,17 @@ var Keys = []Key[Project]{
 			}
 			return ""
 		}},
+	{Name: "files_per_item", Label: "Files uploaded per item", Section: SectionWarriors, Input: InputCount, Unit: "files",
+		Help: fmt.Sprintf("How many files the project's pipeline uploads per item (the files of its UploadWithTracker). Warriors upload to an http(s) target only an item of exactly one file; with more, only rsync targets work, and the upload targets below say so when http(s) ones are on (1 to %d).", maxFilesPerItem),
+		set: func(p *Project, s string) error {
+			n, err := parseCount(s)
+			if err != nil || n < 1 || n > maxFilesPerItem {
+				return fmt.Errorf("%q: a whole number from 1 to %d", s, maxFilesPerItem)
+			}
+			p.Config.FilesPerItem = n
+			return nil
+		},
+		get: getCount(func(c *Config) *int64 { return &c.FilesPerItem })},
 	{Name: "archive_after", Label: "Archive after", Section: SectionArchive, Input: InputCount, Unit: "seconds",
 		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time (0: never; at most ten years, 316224000).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.ArchiveAfter }, maxSeconds), get: getCount(func(c *Config) *int64 { return &c.ArchiveAfter })},
@@ -452,6 +478,7 @@ const (
 	maxSiteClaimsLimit = 1_000_000
 	maxSiteInterval    = 366 * 86400 // a year
 	maxRecrawlAfter    = maxSeconds
+	maxFilesPerItem    = 1000
 )
 
 // clamp brings every numeric value into its key's range: a configuration
@@ -468,6 +495,7 @@ func (c *Config) clamp() {
 	bound(&c.ReclaimTTL, 0, maxSeconds)
 	bound(&c.MaxClaims, 0, maxMaxClaims)
 	bound(&c.RevisitAfter, 1, maxSeconds)
+	bound(&c.FilesPerItem, 1, maxFilesPerItem)
 	bound(&c.SiteClaimsLimit, 0, maxSiteClaimsLimit)
 	bound(&c.SiteInterval, 0, maxSiteInterval)
 	bound(&c.RecrawlAfter, 0, maxRecrawlAfter)

@@ -26,6 +26,7 @@ var countRanges = map[string][2]int64{
 	"recrawl_after":           {0, 316_224_000},
 	"archive_after":           {0, 316_224_000},
 	"revisit_after":           {1, 316_224_000},
+	"files_per_item":          {1, 1000},
 }
 
 // Every whole-number key takes the values of its range and refuses the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"tracker/audit"
@@ -19,18 +20,66 @@ type Target struct {
 	Enabled bool
 }
 
+// The upload targets seesaw takes (UploadWithTracker in its tracker.py):
+// it runs rsync for a target matching rsyncTarget, curl for one matching
+// httpTarget, and refuses any other ("Received invalid upload URI"),
+// asking the tracker again, for ever.
+var (
+	rsyncTarget = regexp.MustCompile(`^rsync://.+/$`)
+	httpTarget  = regexp.MustCompile(`^https?://.+/$`)
+)
+
 // ValidTargetURL says why u cannot be an upload target: the warrior runs
-// rsync for rsync:// and curl for http(s):// and knows nothing else.
+// rsync for rsync://…/ and curl for http(s)://…/, each naming the directory
+// the files go into, and knows nothing else.
 func ValidTargetURL(u string) error {
 	parsed, err := url.Parse(u)
 	if err != nil || parsed.Host == "" {
 		return fmt.Errorf("%q is not an absolute URL", u)
 	}
-	switch parsed.Scheme {
-	case "rsync", "http", "https":
-		return nil
+	if !rsyncTarget.MatchString(u) && !httpTarget.MatchString(u) {
+		if !strings.HasPrefix(u, "rsync://") && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			return fmt.Errorf("%q: an upload target is rsync://, http:// or https:// (in lower case)", u)
+		}
+		return fmt.Errorf("%q: an upload target ends in \"/\" (the directory the files go into): warriors take only rsync://…/ and http(s)://…/ and refuse any other", u)
 	}
-	return fmt.Errorf("%q: an upload target is rsync://, http:// or https://", u)
+	return nil
+}
+
+// TargetProblem says why warriors refuse a stored target, one added before
+// ValidTargetURL checked what they take ("" when they take it).
+func TargetProblem(u string) string {
+	if err := ValidTargetURL(u); err != nil {
+		return "Warriors refuse this target and ask again: " + err.Error()
+	}
+	return ""
+}
+
+// TargetsWarning says what goes wrong with a project's targets given how
+// many files its pipeline uploads per item ("" when nothing does): seesaw
+// uploads to an http(s) target with curl, and only an item of exactly one
+// file.
+func TargetsWarning(c Config, ts []Target) string {
+	if c.FilesPerItem <= 1 {
+		return ""
+	}
+	var rsync, http int
+	for _, t := range ts {
+		switch {
+		case !t.Enabled:
+		case rsyncTarget.MatchString(t.URL):
+			rsync++
+		case httpTarget.MatchString(t.URL):
+			http++
+		}
+	}
+	switch {
+	case http == 0:
+		return ""
+	case rsync == 0:
+		return fmt.Sprintf("The pipeline uploads %d files per item (files_per_item), and warriors upload to an http(s) target only an item of one file: with only http(s) targets on, no upload works. Add an rsync target.", c.FilesPerItem)
+	}
+	return fmt.Sprintf("The pipeline uploads %d files per item (files_per_item), and warriors upload to an http(s) target only an item of one file: a warrior given an http(s) target cannot upload and asks again. Turn the http(s) targets off.", c.FilesPerItem)
 }
 
 // AddTarget stores a target (its weight and switch replaced if it exists).

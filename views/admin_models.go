@@ -269,6 +269,9 @@ type AdminWarriorsView struct {
 	AdminProjectPage
 	Fields  []Field
 	Targets []AdminTarget
+	// TargetsWarning says what goes wrong with the targets for the files
+	// the pipeline uploads per item ("" when nothing does).
+	TargetsWarning string
 }
 
 // AdminTarget is an upload target.
@@ -276,6 +279,8 @@ type AdminTarget struct {
 	URL     string
 	Weight  int32
 	Enabled bool
+	// Problem says why warriors refuse it ("" when they take it).
+	Problem string
 }
 
 // AdminArchiveView is the archive section.
@@ -311,6 +316,9 @@ type HiddenField struct{ Name, Value string }
 type AdminSettingsView struct {
 	AdminPage
 	Fields []Field
+	// AutoProjectWarning says why warriors on "auto" get no project
+	// ("" when they get one).
+	AutoProjectWarning string
 }
 
 // AdminAuditEntry is one entry of the audit log.

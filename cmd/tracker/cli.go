@@ -107,7 +107,7 @@ func commands(getenv func(string) string) []command {
 		// A block is lifted whatever its reason: remove takes no --reason.
 		{name: "block remove", args: "SLUG|all nick|ip VALUE", summary: "lift a block", nargs: [2]int{3, 3},
 			setup: options(func(*flag.FlagSet, *blockOptions) {}, runBlock(false))},
-		{name: "target add", args: "SLUG URL", summary: "add (or change) an upload target: rsync:// or http(s)://, :downloader stands for the nick", nargs: [2]int{2, 2},
+		{name: "target add", args: "SLUG URL", summary: "add (or change) an upload target: rsync://…/ or http(s)://…/ (ending in /), :downloader stands for the nick", nargs: [2]int{2, 2},
 			setup: options(func(fs *flag.FlagSet, o *targetAddOptions) {
 				fs.IntVar(&o.Weight, "weight", 1, "share of uploads relative to the other targets, 1 or more")
 				fs.BoolVar(&o.Disabled, "disabled", false, "keep the target but send no uploads to it")

@@ -339,6 +339,7 @@ func TestBlockAndTargetCommands(t *testing.T) {
 		{[]string{"target", "add", "demo", "https://up.example/", "--disabled=false"}, 0, "upload target https://up.example/ (weight 1, enabled true)\n"},
 		{[]string{"target", "add", "--disabled=true", "demo", "https://up.example/"}, 0, "upload target https://up.example/ (weight 1, enabled false)\n"},
 		{[]string{"target", "add", "demo", "ftp://up.example/"}, 2, ""},
+		{[]string{"target", "add", "demo", "https://up.example/upload"}, 2, ""},
 		{[]string{"target", "add", "demo", "https://up.example/", "--weight", "0"}, 2, ""},
 		{[]string{"target", "add", "demo", "https://up.example/", "--weight", "3000000000"}, 2, ""},
 		{[]string{"target", "remove", "demo", "https://up.example/"}, 0, "removed upload target https://up.example/\n"},

@@ -33,7 +33,8 @@ WITH reported AS (
            (@bytes::bigint[])[q.req] AS bytes,
            (@domains::text[])[q.req] AS domains,
            (@client_ids::text[])[q.req] AS client_id,
-           (@ips::text[])[q.req] AS ip
+           (@ips::text[])[q.req] AS ip,
+           (@user_agents::text[])[q.req] AS user_agent
     FROM unnest(@downloaders::text[]) WITH ORDINALITY AS q (downloader, req)
 ), held AS (
     -- The claims of the items reported, locked: who holds each now. "=
@@ -112,6 +113,7 @@ WITH reported AS (
     FROM unnest(@result_names::text[]) WITH ORDINALITY AS r (name, ord)
 ), shared AS (
     SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
+           reqs.user_agent,
            div(reqs.bytes, count(*) OVER w)
              + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
     FROM finished f JOIN reqs ON reqs.req = f.req
@@ -180,12 +182,15 @@ WITH reported AS (
       AND (SELECT count(*) FROM sites_locked) >= 0
 ), credit AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
-    -- them in (see done_tallies). One row per request.
-    INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item)
+    -- them in (see done_tallies). One row per request, with the first
+    -- @log_names of its items (by name, the first being item) and its
+    -- client's User-Agent for the live log.
+    INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item, user_agent, names)
     SELECT @project_id, shared.downloader, count(*), sum(shared.share), shared.version,
-           CASE WHEN (@bytes::bigint[])[shared.req] = 0 THEN '{}' ELSE shared.domains::jsonb END, min(shared.name)
+           CASE WHEN (@bytes::bigint[])[shared.req] = 0 THEN '{}' ELSE shared.domains::jsonb END, min(shared.name),
+           shared.user_agent, (array_agg(shared.name ORDER BY shared.name))[1:@log_names::integer]
     FROM shared
-    GROUP BY shared.req, shared.downloader, shared.version, shared.domains
+    GROUP BY shared.req, shared.downloader, shared.version, shared.domains, shared.user_agent
 ), counted AS (
     -- Bytes saturate at the largest bigint rather than fail the batch.
     INSERT INTO counters AS c (project_id, name, shard, value)

@@ -10,7 +10,8 @@ WITH taken AS (
     WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t
                            WHERE @project_id::integer = 0 OR t.project_id = @project_id::integer LIMIT @max))
     RETURNING done_tallies.project_id, done_tallies.downloader, done_tallies.items, done_tallies.bytes,
-              done_tallies.version, done_tallies.domains, done_tallies.item, done_tallies.at
+              done_tallies.version, done_tallies.domains, done_tallies.item, done_tallies.at,
+              done_tallies.user_agent, done_tallies.names
 ), totals AS (
     INSERT INTO downloaders AS d (project_id, nick, items, bytes, version, first_seen, last_seen)
     SELECT taken.project_id, taken.downloader, sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint,
@@ -85,8 +86,9 @@ WITH taken AS (
     ON CONFLICT (project_id, domain) DO UPDATE SET bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), fed AS (
     -- The newest of the batch only: the feed keeps feedKept per project.
-    INSERT INTO feed (project_id, at, downloader, items, bytes, item)
-    SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item
+    INSERT INTO feed (project_id, at, downloader, items, bytes, item, version, domains, user_agent, names)
+    SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item,
+           newest.version, newest.domains, newest.user_agent, newest.names
     FROM (SELECT taken.*, row_number() OVER (PARTITION BY taken.project_id ORDER BY taken.at DESC) AS n FROM taken) newest
     WHERE newest.n <= @feed_kept::integer
 )
@@ -123,6 +125,14 @@ GROUP BY downloader;
 SELECT at, downloader, items, bytes, item, domains, version FROM done_tallies
 WHERE project_id = @project_id
 ORDER BY at DESC;
+
+-- name: DoneTalliesLog :many
+-- The newest @max tallies not folded yet of a project since @since, with
+-- what the live log tells of each done.
+SELECT at, downloader, items, bytes, version, domains, item, names, user_agent FROM done_tallies
+WHERE project_id = @project_id AND at > @since
+ORDER BY at DESC
+LIMIT @max;
 
 -- name: DoneTalliesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).

@@ -4,6 +4,14 @@ WHERE project_id = @project_id
 ORDER BY at DESC
 LIMIT @max;
 
+-- name: FeedLog :many
+-- The newest @max folded done requests of a project since @since, with
+-- what the live log tells of each.
+SELECT at, downloader, items, bytes, version, domains, item, names, user_agent FROM feed
+WHERE project_id = @project_id AND at > @since
+ORDER BY at DESC
+LIMIT @max;
+
 -- name: DomainTotals :many
 -- A project's bytes per domain, most first: the rollup keeps at most
 -- stats.DomainsKept of them and 'other', @max bounds the read besides.
