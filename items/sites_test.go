@@ -456,6 +456,47 @@ func TestSiteKeyChangeStrandsNothing(t *testing.T) {
 	}
 }
 
+// A site_claims_limit lowered below what a site has out holds up that site
+// alone: the site due longest, now over the limit, is passed over and the
+// sites behind it are served. Raised, it lets a site at its old limit hand
+// out again at once, without waiting for one of its items to come back.
+func TestSitesLimitChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t)
+	f.set(t, "site_key=host", "site_claims_limit=3")
+	f.add(t, "todo", "https://a.example/1", "https://a.example/2", "https://a.example/3")
+	if got := f.claim(t, "alice", 2); len(got) != 2 || siteOf(got[0]) != "a.example" || siteOf(got[1]) != "a.example" {
+		t.Fatalf("alice got %v", got)
+	}
+	f.add(t, "todo", "https://b.example/1", "https://b.example/2")
+	// a.example is due longest: the first site a request looks at.
+	if _, err := f.pool.Exec(ctx, `UPDATE sites SET due_at = now() - CASE name WHEN 'a.example' THEN interval '1 hour' ELSE interval '1 second' END
+		WHERE project_id = $1`, f.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.set(t, "site_claims_limit=1")
+	if got := f.claim(t, "bob", 1); !slices.Equal(got, []string{"https://b.example/1"}) {
+		t.Fatalf("bob got %v under the lowered limit, want b.example's first item", got)
+	}
+	if s := f.site(t, "a.example"); s.Queued != 1 || s.Out != 2 {
+		t.Fatalf("a.example: %+v", s)
+	}
+	if s := f.site(t, "b.example"); s.Queued != 1 || s.Out != 1 || !s.AtLimit {
+		t.Fatalf("b.example: %+v", s)
+	}
+	// Raised to 3: b.example, at its limit of 1, and a.example, over it,
+	// are both under the new one and hand out their last items.
+	f.set(t, "site_claims_limit=3")
+	f.makeDue(t)
+	got := f.claim(t, "carol", 2)
+	slices.Sort(got)
+	if want := []string{"https://a.example/3", "https://b.example/2"}; !slices.Equal(got, want) {
+		t.Fatalf("carol got %v under the raised limit, want %v", got, want)
+	}
+	f.balanced(t)
+}
+
 // recrawl_after: a name backfed again is a duplicate while its last
 // hand-out is recent and queued again once it is older; another update tag
 // queues it again at once.
