@@ -234,3 +234,28 @@ func TestBooksAfterRecrawlOfScheduled(t *testing.T) {
 	}
 	w.balanced(t)
 }
+
+// TestBooksAfterRequeueOfScheduled: a recurring project's item waiting for
+// its next visit that an admin queues again is visited now: it leaves the
+// schedule, so the revisit job neither queues it a second time nor drops
+// it from the schedule while it waits in its queue.
+func TestBooksAfterRequeueOfScheduled(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newProject(t, "mode=recurring")
+	w.add(t, "p", "t:1")
+	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 1)})
+	p := *w.projects["p"]
+	if n, err := w.engine.RequeueDone(ctx, p, "todo", items.Exactly("t:1")); err != nil || n != 1 {
+		t.Fatalf("requeued %d: %v", n, err)
+	}
+	w.balanced(t)
+	w.exec(t, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", p.ID)
+	if n, err := w.engine.RevisitDue(ctx, p, 100); err != nil || n != 0 {
+		t.Fatalf("revisited %d: %v; want none waiting", n, err)
+	}
+	w.balanced(t)
+	if got := w.request(t, "p", "bob", 2); !slices.Equal(got, []string{"t:1"}) {
+		t.Errorf("bob got %v, want t:1 once", got)
+	}
+}

@@ -133,9 +133,16 @@ WITH reported AS (
         WHERE seen.project_id = $10 AND seen.item = unheld.hash AND seen.item IS NOT NULL
         OFFSET 0) k
 ), waiting AS (
-    -- Each a probe of the queue key, queue by queue and type by type.
+    -- Each a probe of the queue key, queue by queue and type by type. An
+    -- item of a recurring project waiting for its next visit is in no
+    -- queue (see RevisitsDue): one probe of its visit spares the probes of
+    -- the 100 bands' queues, and a done repeated for items its first
+    -- scheduled, the usual unheld names there, probes none.
     SELECT w.id, item_hash(w.name) AS hash, w.last_downloader
-    FROM (SELECT DISTINCT known.id FROM known) k, unnest($11::text[]) q (queue), unnest($12::text[]) ty (type),
+    FROM (SELECT DISTINCT known.id FROM known
+          -- OFFSET 0: a probe for each, never a read of every visit.
+          WHERE NOT ($11::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $10 AND r.id = known.id OFFSET 0))) k,
+         unnest($12::text[]) q (queue), unnest($13::text[]) ty (type),
          LATERAL (
              SELECT todo.id, todo.name, todo.last_downloader FROM todo
              WHERE todo.project_id = $10 AND todo.queue = q.queue AND todo.type = ty.type AND todo.id = k.id
@@ -162,7 +169,7 @@ WITH reported AS (
     -- address.
     DELETE FROM todo
     WHERE todo.ctid = ANY(ARRAY(
-        SELECT t.ctid FROM waiting_for wf, unnest($11::text[]) q (queue), unnest($12::text[]) ty (type),
+        SELECT t.ctid FROM waiting_for wf, unnest($12::text[]) q (queue), unnest($13::text[]) ty (type),
              LATERAL (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = $10 AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
@@ -177,8 +184,8 @@ WITH reported AS (
     SELECT f.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
     FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
 ), results AS (
-    SELECT ($13::integer[])[r.ord] AS req, item_hash(r.name) AS hash, ($14::text[])[r.ord]::jsonb AS result
-    FROM unnest($15::text[]) WITH ORDINALITY AS r (name, ord)
+    SELECT ($14::integer[])[r.ord] AS req, item_hash(r.name) AS hash, ($15::text[])[r.ord]::jsonb AS result
+    FROM unnest($16::text[]) WITH ORDINALITY AS r (name, ord)
 ), shared AS (
     SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
            reqs.user_agent,
@@ -193,8 +200,8 @@ WITH reported AS (
            results.result
     FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
 ), outcomes AS (
-    SELECT ($16::integer[])[o.ord] AS req, item_hash(o.name) AS hash, ($17::float8[])[o.ord] AS factor
-    FROM unnest($18::text[]) WITH ORDINALITY AS o (name, ord)
+    SELECT ($17::integer[])[o.ord] AS req, item_hash(o.name) AS hash, ($18::float8[])[o.ord] AS factor
+    FROM unnest($19::text[]) WITH ORDINALITY AS o (name, ord)
 ), rescored AS (
     -- Nothing at all unless the project is recurring. The score is a probe
     -- of its key per item: a join could be planned as a read of all the
@@ -205,7 +212,7 @@ WITH reported AS (
                           * coalesce(o.factor, 1), 1e-200), 1e200) AS score
     FROM shared
     LEFT JOIN outcomes o ON o.req = shared.req AND o.hash = shared.hash
-    WHERE $19::boolean
+    WHERE $11::boolean
 ), scores AS (
     INSERT INTO item_scores AS s (project_id, id, score)
     SELECT $10, rescored.id, rescored.score FROM rescored
@@ -304,6 +311,7 @@ type DoneRecordBatchParams struct {
 	UserAgents     []string
 	Downloaders    []string
 	ProjectID      int32
+	Recurring      bool
 	Queues         []string
 	Types          []string
 	ResultReqs     []int32
@@ -312,7 +320,6 @@ type DoneRecordBatchParams struct {
 	OutcomeReqs    []int32
 	OutcomeFactors []float64
 	OutcomeNames   []string
-	Recurring      bool
 	RevisitAfter   pgtype.Interval
 	RetireBelow    float64
 	LogNames       int32
@@ -358,6 +365,7 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 		arg.UserAgents,
 		arg.Downloaders,
 		arg.ProjectID,
+		arg.Recurring,
 		arg.Queues,
 		arg.Types,
 		arg.ResultReqs,
@@ -366,7 +374,6 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 		arg.OutcomeReqs,
 		arg.OutcomeFactors,
 		arg.OutcomeNames,
-		arg.Recurring,
 		arg.RevisitAfter,
 		arg.RetireBelow,
 		arg.LogNames,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +23,11 @@ import (
 // so a test reads the plans of exactly the generated queries.
 type explainer struct {
 	conn *pgxpool.Conn
-	plan string
-	err  error
+	// analyze runs the statement (EXPLAIN ANALYZE, in a transaction
+	// rolled back after), so the plan counts what each node did.
+	analyze bool
+	plan    string
+	err     error
 	// runs counts the statements explained: a check whose call never
 	// reached the database must not read the plan of the check before.
 	runs int
@@ -45,8 +49,17 @@ func (e *explainer) explain(ctx context.Context, sql string, args ...any) {
 	for i := range args {
 		params[i] = fmt.Sprintf("$%d", i+1)
 	}
+	explain := "EXPLAIN"
+	if e.analyze {
+		explain = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)"
+		if _, err := e.conn.Exec(ctx, "BEGIN"); err != nil {
+			e.err = err
+			return
+		}
+		defer e.conn.Exec(ctx, "ROLLBACK")
+	}
 	// The values go in as literals: an EXPLAIN takes no parameters.
-	rows, err := e.conn.Query(ctx, "EXPLAIN EXECUTE explained("+strings.Join(params, ", ")+")",
+	rows, err := e.conn.Query(ctx, explain+" EXECUTE explained("+strings.Join(params, ", ")+")",
 		append([]any{pgx.QueryExecModeSimpleProtocol}, args...)...)
 	if err != nil {
 		e.err = err
@@ -301,3 +314,82 @@ func TestHashFunctionsInline(t *testing.T) {
 }
 
 var notInlined = regexp.MustCompile(`\b(item_hash|item_key_hash|item_type|queue_type)\(`)
+
+// TestRepeatedDoneProbesNoBands: a done repeated for items of a recurring
+// project that are waiting for their next visit (the first done scheduled
+// them; seesaw sends a done again when its answer was lost) looks for none
+// of them in the queues. Such an item is in no queue, and a done naming
+// thousands of them would otherwise probe each in the 100 bands' queues,
+// the standard ones and every reporter's own, in every stretch: seconds of
+// the database's time for one request anyone may send.
+func TestRepeatedDoneProbesNoBands(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	q := db.New(pool)
+	p, err := q.ProjectInsert(ctx, db.ProjectInsertParams{Slug: "recurring", Config: []byte(`{"mode":"recurring"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 1_000)
+	for i := range names {
+		names[i] = fmt.Sprintf("item:%d", i)
+	}
+	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: names}); err != nil {
+		t.Fatal(err)
+	}
+	// Visited: waiting for the next visit, seen and in no queue.
+	if _, err := pool.Exec(ctx, `WITH visited AS (DELETE FROM todo WHERE project_id = $1 RETURNING id, name)
+		INSERT INTO revisits (project_id, due_at, id, name, score) SELECT $1, now() + interval '1 day', id, name, 1 FROM visited`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	// The queues and stretches a recurring project's done looks in (see
+	// items.Engine.runDones), for three reporters.
+	queues := []string{"todo", "backfeed", "secondary", "redo", "error"}
+	for i := range 100 {
+		queues = append(queues, fmt.Sprintf("revisit:%02d", i))
+	}
+	queues = append(queues, "downloader:a", "downloader:b", "downloader:c")
+	arg := db.DoneRecordBatchParams{ProjectID: p.ID, Queues: queues, Types: []string{"", ":site"},
+		Downloaders: []string{"a", "b", "c"}, Versions: []string{"", "", ""}, Bytes: []int64{1, 1, 1},
+		Domains: []string{"{}", "{}", "{}"}, ClientIds: []string{"", "", ""}, Ips: []string{"", "", ""},
+		Recurring: true, RetireBelow: 0.005, RevisitAfter: pgtype.Interval{Microseconds: 3600e6, Valid: true}}
+	for i, name := range names {
+		arg.Names = append(arg.Names, name)
+		arg.Requests = append(arg.Requests, int32(i%3+1))
+	}
+
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	ex := &explainer{conn: conn, analyze: true}
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		if _, err := conn.Exec(ctx, "SET plan_cache_mode = "+mode); err != nil {
+			t.Fatal(err)
+		}
+		db.New(ex).DoneRecordBatch(ctx, arg)
+		if ex.err != nil {
+			t.Fatalf("%s: EXPLAIN ANALYZE: %v", mode, ex.err)
+		}
+		probes := 0
+		for _, m := range todoProbes.FindAllStringSubmatch(ex.plan, -1) {
+			n, err := strconv.Atoi(m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			probes += n
+		}
+		if probes > len(names) {
+			t.Errorf("%s: a repeated done of %d items waiting for their visit probed the queues %d times:\n%s", mode, len(names), probes, ex.plan)
+		}
+	}
+}
+
+// todoProbes finds the scans of todo in an analyzed plan, with how many
+// times each ran.
+var todoProbes = regexp.MustCompile(`Scan using \w+ on todo(?: \w+)? +\(actual rows=\d+ loops=(\d+)\)`)

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/handlers"
+	"tracker/users"
 )
 
 // rawExchange sends head and body on a new connection to f's server, closes
@@ -131,5 +134,59 @@ func TestBackfeedKeyNotLogged(t *testing.T) {
 	}
 	if strings.Contains(logged, key) {
 		t.Fatalf("the key is in the log: %s", logged)
+	}
+}
+
+// A warrior's done and an admin's items file cut short are the client's
+// failures as well, whichever reader meets the end: 400 incomplete-body,
+// nothing done or queued, nothing logged as an outage.
+func TestBodiesCutShort(t *testing.T) {
+	t.Parallel()
+	logs := &errorLog{}
+	f := setup(t, "item:1").serve(t, logs, nil)
+	f.request(t, "alice", 1)
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	if a := c.login(t, "root", "correct horse battery"); a.status != 303 {
+		t.Fatalf("sign-in: %d", a.status)
+	}
+	srvURL, err := url.Parse(f.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cookies []string
+	for _, ck := range c.client.Jar.Cookies(srvURL) {
+		cookies = append(cookies, ck.Name+"="+ck.Value)
+	}
+
+	var upload strings.Builder
+	mw := multipart.NewWriter(&upload)
+	mw.WriteField("queue", "todo")
+	fw, _ := mw.CreateFormFile("file", "items.txt")
+	io.WriteString(fw, "cut:1\ncut:2\n") // and no closing boundary
+	for _, post := range []struct{ path, header, body string }{
+		{"/test/done", "Content-Type: application/json\r\n", `{"downloader":"alice","item":"item:1","bytes":{"da`},
+		{"/admin/projects/test/items", "Content-Type: " + mw.FormDataContentType() + "\r\nSec-Fetch-Site: same-origin\r\nCookie: " +
+			strings.Join(cookies, "; ") + "\r\n", upload.String()},
+	} {
+		head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: tracker.example\r\n%sContent-Length: %d\r\n\r\n", post.path, post.header, len(post.body)+100)
+		got := f.rawExchange(t, head, post.body)
+		resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(got)), nil)
+		if err != nil {
+			t.Fatalf("%s: answer %q: %v", post.path, got, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 400 || resp.Header.Get("X-Tracker-Reason") != "incomplete-body" {
+			t.Errorf("%s cut short: %d %q", post.path, resp.StatusCode, resp.Header.Get("X-Tracker-Reason"))
+		}
+	}
+	if s := f.summary(t); s.Done != 0 || s.Claims != 1 || s.Queues["todo"] != 0 {
+		t.Fatalf("bodies cut short changed something: %+v", s)
+	}
+	logged := logs.take()
+	for _, bad := range []string{"database unavailable", "request failed", "superfluous", "499"} {
+		if strings.Contains(logged, bad) {
+			t.Fatalf("the log holds %q:\n%s", bad, logged)
+		}
 	}
 }

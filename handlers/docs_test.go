@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"tracker/projects"
+	"tracker/views"
 )
 
 // TestDocReferences checks that every reference in the code and the docs
@@ -310,6 +312,52 @@ func TestConfigKeysDocumented(t *testing.T) {
 	for _, k := range projects.Keys {
 		if !documented[k.Name] {
 			t.Errorf("configuration key %s has no row in README.md's configuration table (section Project configuration)", k.Name)
+		}
+	}
+}
+
+// TestConfigRangesDocumented: every whole-number key's row in README.md's
+// configuration table gives the range the key takes, "MIN to MAX", as the
+// code takes it: the least and the most values a project set accepts.
+func TestConfigRangesDocumented(t *testing.T) {
+	rows := map[string]string{}
+	for _, row := range tableRows(docSection(t, filepath.Join("..", "README.md"), "Project configuration")) {
+		for _, name := range codeSpans(row[0]) {
+			rows[name] = strings.Join(row[1:], " | ")
+		}
+	}
+	base := projects.Project{Slug: "demo", Config: projects.DefaultConfig()}
+	takes := func(name string, v int64) bool {
+		_, err := base.With([]string{name + "=" + strconv.FormatInt(v, 10)})
+		return err == nil
+	}
+	for _, k := range projects.Keys {
+		if k.Input != projects.InputCount {
+			continue
+		}
+		least := int64(0)
+		for !takes(k.Name, least) {
+			if least++; least > 10 {
+				t.Fatalf("%s takes none of 0 to 10", k.Name)
+			}
+		}
+		// The most it takes: it refuses every value above, so a search
+		// between the least and the largest int64 finds it.
+		lo, hi := least, int64(math.MaxInt64)
+		if takes(k.Name, hi) {
+			t.Errorf("%s takes %d: no range", k.Name, hi)
+			continue
+		}
+		for hi-lo > 1 {
+			if mid := lo + (hi-lo)/2; takes(k.Name, mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		want := views.FormatInt(least) + " to " + views.FormatInt(lo)
+		if !strings.Contains(rows[k.Name], want) {
+			t.Errorf("README.md's row of %s does not say %q: %q", k.Name, want, rows[k.Name])
 		}
 	}
 }

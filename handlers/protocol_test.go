@@ -663,6 +663,22 @@ func TestDomainsListKeepsStrangeBytesOutOfTheStats(t *testing.T) {
 	if s := f.summary(t); s.Done != 2 || s.Bytes != 10 {
 		t.Fatalf("summary %+v: want both done, only the listed domain's bytes", s)
 	}
+	// Folded, the unlisted domain is on no board and in no row.
+	if _, err := stats.NewStore(f.pool).Fold(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var board stats.Board
+	if resp := getJSON(t, f.srv.URL+"/test/stats.json", nil, &board); resp.StatusCode != 200 ||
+		len(board.Domains) != 1 || board.Domains[0].Domain != "data" || board.Domains[0].Bytes != 10 {
+		t.Fatalf("stats.json: %d, domains %+v; want data's 10 bytes alone", resp.StatusCode, board.Domains)
+	}
+	var rows int
+	if err := f.pool.QueryRow(context.Background(), "SELECT count(*) FROM domain_totals WHERE project_id = $1 AND domain <> 'data'", f.project.ID).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Fatalf("%d rows of domains the project does not list", rows)
+	}
 }
 
 // Two tracker processes, 32 warriors each, one project of 50,000 items:

@@ -354,6 +354,149 @@ func TestSitesTurnedOff(t *testing.T) {
 	f.balanced(t)
 }
 
+// Whatever site_key becomes (host, registrable, off) and whenever, every
+// item stays servable: one out, completed or waiting for its visit when the
+// key changes goes back to be handed out (a release, an expiry, a revisit,
+// an admin's requeue), and an import, a backfeed or a move run on a view of
+// the project read before the change queues it where the requests look. A
+// process may hold such a view for a moment after the change, so every
+// step after it is given the old one.
+func TestSiteKeyChangeStrandsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const name = "https://www.a.example/1"
+	// Each path: what happens under the old key, and what puts the item
+	// (back) in a queue under the new one, with the old view.
+	paths := []struct {
+		name   string
+		config []string
+		before func(t *testing.T, f *fixture)
+		after  func(t *testing.T, f *fixture, old projects.Project)
+	}{
+		{"release", nil, func(t *testing.T, f *fixture) {
+			f.add(t, "todo", name)
+			f.claim(t, "alice", 1)
+		}, func(t *testing.T, f *fixture, old projects.Project) {
+			if got, err := f.engine.Release(ctx, old, []string{name}, "alice"); err != nil || len(got) != 1 {
+				t.Fatalf("released %v: %v", got, err)
+			}
+		}},
+		{"expiry", []string{"reclaim_ttl=60"}, func(t *testing.T, f *fixture) {
+			f.add(t, "todo", name)
+			f.claim(t, "alice", 1)
+		}, func(t *testing.T, f *fixture, old projects.Project) {
+			f.age(t)
+			if n, _, err := f.engine.ReclaimExpired(ctx, old, 100); err != nil || n != 1 {
+				t.Fatalf("reclaimed %d: %v", n, err)
+			}
+		}},
+		{"revisit", []string{"mode=recurring"}, func(t *testing.T, f *fixture) {
+			f.add(t, "todo", name)
+			f.complete(t, items.Completion{Downloader: "alice", Items: f.claim(t, "alice", 1)})
+		}, func(t *testing.T, f *fixture, old projects.Project) {
+			if _, err := f.pool.Exec(ctx, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", old.ID); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := f.engine.RevisitDue(ctx, old, 100); err != nil || n != 1 {
+				t.Fatalf("revisited %d: %v", n, err)
+			}
+		}},
+		{"requeue", nil, func(t *testing.T, f *fixture) {
+			f.add(t, "todo", name)
+			f.complete(t, items.Completion{Downloader: "alice", Items: f.claim(t, "alice", 1)})
+		}, func(t *testing.T, f *fixture, old projects.Project) {
+			if n, err := f.engine.RequeueDone(ctx, old, "todo", items.Exactly(name)); err != nil || n != 1 {
+				t.Fatalf("requeued %d: %v", n, err)
+			}
+		}},
+		{"move", nil, func(t *testing.T, f *fixture) {
+			f.add(t, "todo", name)
+		}, func(t *testing.T, f *fixture, old projects.Project) {
+			if n, err := f.engine.MoveQueue(ctx, old, "todo", "secondary", items.Selection{}); err != nil || n != 1 {
+				t.Fatalf("moved %d: %v", n, err)
+			}
+		}},
+		{"import", nil, func(*testing.T, *fixture) {}, func(t *testing.T, f *fixture, old projects.Project) {
+			if res, err := f.engine.Add(ctx, old, "todo", strings.NewReader(name)); err != nil || res.Added != 1 {
+				t.Fatalf("imported %+v: %v", res, err)
+			}
+		}},
+		{"backfeed", nil, func(*testing.T, *fixture) {}, func(t *testing.T, f *fixture, old projects.Project) {
+			if n, _, err := f.engine.Backfeed(ctx, old, "", []items.BackfeedEntry{{Key: name, Item: name}}); err != nil || n != 1 {
+				t.Fatalf("backfed %d: %v", n, err)
+			}
+		}},
+	}
+	keys := []string{"off", "host", "registrable"}
+	for _, path := range paths {
+		for _, from := range keys {
+			for _, to := range keys {
+				if from == to {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%s-to-%s", path.name, from, to), func(t *testing.T) {
+					t.Parallel()
+					f := setup(t)
+					f.set(t, append([]string{"site_key=" + from}, path.config...)...)
+					path.before(t, &f)
+					old := f.project
+					f.set(t, "site_key="+to)
+					path.after(t, &f, old)
+					if st := f.status(t, name); st.Status != items.StatusTodo {
+						t.Fatalf("the item is %q, want queued", st.Status)
+					}
+					f.balanced(t)
+					if got := f.claim(t, "bob", 2); !slices.Equal(got, []string{name}) {
+						t.Fatalf("bob got %q, want %s", got, name)
+					}
+					f.balanced(t)
+				})
+			}
+		}
+	}
+}
+
+// A site_claims_limit lowered below what a site has out holds up that site
+// alone: the site due longest, now over the limit, is passed over and the
+// sites behind it are served. Raised, it lets a site at its old limit hand
+// out again at once, without waiting for one of its items to come back.
+func TestSitesLimitChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t)
+	f.set(t, "site_key=host", "site_claims_limit=3")
+	f.add(t, "todo", "https://a.example/1", "https://a.example/2", "https://a.example/3")
+	if got := f.claim(t, "alice", 2); len(got) != 2 || siteOf(got[0]) != "a.example" || siteOf(got[1]) != "a.example" {
+		t.Fatalf("alice got %v", got)
+	}
+	f.add(t, "todo", "https://b.example/1", "https://b.example/2")
+	// a.example is due longest: the first site a request looks at.
+	if _, err := f.pool.Exec(ctx, `UPDATE sites SET due_at = now() - CASE name WHEN 'a.example' THEN interval '1 hour' ELSE interval '1 second' END
+		WHERE project_id = $1`, f.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.set(t, "site_claims_limit=1")
+	if got := f.claim(t, "bob", 1); !slices.Equal(got, []string{"https://b.example/1"}) {
+		t.Fatalf("bob got %v under the lowered limit, want b.example's first item", got)
+	}
+	if s := f.site(t, "a.example"); s.Queued != 1 || s.Out != 2 {
+		t.Fatalf("a.example: %+v", s)
+	}
+	if s := f.site(t, "b.example"); s.Queued != 1 || s.Out != 1 || !s.AtLimit {
+		t.Fatalf("b.example: %+v", s)
+	}
+	// Raised to 3: b.example, at its limit of 1, and a.example, over it,
+	// are both under the new one and hand out their last items.
+	f.set(t, "site_claims_limit=3")
+	f.makeDue(t)
+	got := f.claim(t, "carol", 2)
+	slices.Sort(got)
+	if want := []string{"https://a.example/3", "https://b.example/2"}; !slices.Equal(got, want) {
+		t.Fatalf("carol got %v under the raised limit, want %v", got, want)
+	}
+	f.balanced(t)
+}
+
 // recrawl_after: a name backfed again is a duplicate while its last
 // hand-out is recent and queued again once it is older; another update tag
 // queues it again at once.

@@ -104,3 +104,39 @@ func TestConfigClampedOnRead(t *testing.T) {
 		t.Fatalf("stored reclaim_ttl %d, %v", ttl, err)
 	}
 }
+
+// recrawl_after and mode=recurring are refused together, whichever is set
+// first: a recrawl would queue an item that also waits for its visit. The
+// refusal names recrawl_after and changes nothing.
+func TestRecrawlRefusedInRecurringProjects(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := projects.NewStore(dbtest.New(t))
+	for i, c := range []struct{ first, then []string }{
+		{[]string{"mode=recurring"}, []string{"recrawl_after=60"}},
+		{[]string{"recrawl_after=60"}, []string{"mode=recurring"}},
+		{nil, []string{"mode=recurring", "recrawl_after=60"}},
+	} {
+		p, err := store.Create(ctx, "p"+strconv.Itoa(i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.first != nil {
+			if p, err = store.Set(ctx, p, c.first); err != nil {
+				t.Fatalf("%v: %v", c.first, err)
+			}
+		}
+		_, err = store.Set(ctx, p, c.then)
+		var fe projects.FieldErrors
+		if !errors.As(err, &fe) || fe["recrawl_after"] == "" {
+			t.Fatalf("%v then %v: %v; want recrawl_after refused", c.first, c.then, err)
+		}
+		stored, err := store.Get(ctx, p.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored.Config.Recurring() != p.Config.Recurring() || stored.Config.RecrawlAfter != p.Config.RecrawlAfter {
+			t.Fatalf("%v then %v: the refused change was stored: %+v", c.first, c.then, stored.Config)
+		}
+	}
+}

@@ -149,6 +149,12 @@ func TestItemsAdd(t *testing.T) {
 	if code != 1 || out != "added 2, skipped 0, invalid 1\n" || !strings.Contains(errOut, "line 2:") {
 		t.Errorf("invalid line: exit %d, out %q, err %q", code, out, errOut)
 	}
+	// So is a line whose parameters PostgreSQL would refuse: the lines
+	// around it are added all the same.
+	code, out, errOut = tracker(t, dsn, "ok:3\nbad:2\t{\"n\":1e-20000}\nok:4\n", nil, "items", "add", "demo")
+	if code != 1 || out != "added 2, skipped 0, invalid 1\n" || !strings.Contains(errOut, "line 2:") {
+		t.Errorf("parameters PostgreSQL refuses: exit %d, out %q, err %q", code, out, errOut)
+	}
 
 	for _, args := range [][]string{
 		{"items", "add", "demo", "--queue", "nope"},

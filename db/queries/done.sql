@@ -65,9 +65,16 @@ WITH reported AS (
         WHERE seen.project_id = @project_id AND seen.item = unheld.hash AND seen.item IS NOT NULL
         OFFSET 0) k
 ), waiting AS (
-    -- Each a probe of the queue key, queue by queue and type by type.
+    -- Each a probe of the queue key, queue by queue and type by type. An
+    -- item of a recurring project waiting for its next visit is in no
+    -- queue (see RevisitsDue): one probe of its visit spares the probes of
+    -- the 100 bands' queues, and a done repeated for items its first
+    -- scheduled, the usual unheld names there, probes none.
     SELECT w.id, item_hash(w.name) AS hash, w.last_downloader
-    FROM (SELECT DISTINCT known.id FROM known) k, unnest(@queues::text[]) q (queue), unnest(@types::text[]) ty (type),
+    FROM (SELECT DISTINCT known.id FROM known
+          -- OFFSET 0: a probe for each, never a read of every visit.
+          WHERE NOT (@recurring::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = known.id OFFSET 0))) k,
+         unnest(@queues::text[]) q (queue), unnest(@types::text[]) ty (type),
          LATERAL (
              SELECT todo.id, todo.name, todo.last_downloader FROM todo
              WHERE todo.project_id = @project_id AND todo.queue = q.queue AND todo.type = ty.type AND todo.id = k.id
