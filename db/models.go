@@ -161,6 +161,15 @@ type Feed struct {
 	Item       string
 }
 
+type ItemBatch struct {
+	ProjectID int32
+	Block     int64
+	QueuedAt  time.Time
+	Source    string
+	Queue     string
+	Shard     string
+}
+
 type ItemParam struct {
 	ProjectID int32
 	ID        int64
