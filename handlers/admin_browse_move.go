@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"tracker/items"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -22,6 +23,9 @@ func (h *Handler) adminBrowseMove(w http.ResponseWriter, r *http.Request) error 
 	if to == "" || to == from {
 		w.Header().Set("X-Tracker-Reason", "same-queue")
 		return h.renderBrowse(w, r, p, refused("Choose another queue to move the items to."))
+	}
+	if err := items.ValidQueue(to); err != nil {
+		return h.refuseBrowse(w, r, p, &items.InvalidError{Reason: "unknown-queue", Err: err})
 	}
 	if browseKind(from) != "queue" {
 		w.Header().Set("X-Tracker-Reason", "not-a-queue")

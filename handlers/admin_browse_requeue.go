@@ -24,6 +24,11 @@ func (h *Handler) adminBrowseRequeue(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	source, queue := strings.TrimSpace(r.PostForm.Get("source")), strings.TrimSpace(r.PostForm.Get("queue"))
+	if queue != "" {
+		if err := items.ValidQueue(queue); err != nil {
+			return h.refuseBrowse(w, r, p, &items.InvalidError{Reason: "unknown-queue", Err: err})
+		}
+	}
 	switch source {
 	case items.BrowseScheduled:
 		into := cmp.Or(queue, "the queue of its score")

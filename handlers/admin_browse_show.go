@@ -80,13 +80,20 @@ func parseBrowseKey(s string) (*items.BrowseKey, error) {
 	k := &items.BrowseKey{ID: n}
 	if timed {
 		us, err := strconv.ParseInt(at, 10, 64)
-		if err != nil {
+		if err != nil || us < minKeyTime.UnixMicro() || us > maxKeyTime.UnixMicro() {
 			return nil, bad
 		}
 		k.At = time.UnixMicro(us)
 	}
 	return k, nil
 }
+
+// The times a place in a list may name: within PostgreSQL's timestamps,
+// and every claim or visit's.
+var (
+	minKeyTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxKeyTime = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+)
 
 // timed says whether a list is ordered by time first.
 func timed(source string) bool {

@@ -108,15 +108,16 @@ func TestAdminBrowsePaging(t *testing.T) {
 	}
 
 	for path, reason := range map[string]string{
-		"/admin/projects/test/browse?per=0":                    "bad-page-size",
-		"/admin/projects/test/browse?per=501":                  "bad-page-size",
-		"/admin/projects/test/browse?after=abc":                "bad-cursor",
-		"/admin/projects/test/browse?source=claims&after=1.x":  "bad-cursor",
-		"/admin/projects/test/browse?after=5&before=9":         "bad-cursor",
-		"/admin/projects/test/browse?source=downloader:a%20b":  "unknown-queue",
-		"/admin/projects/test/browse?source=nowhere":           "unknown-queue",
-		"/admin/projects/test/browse?contains=((&regex=1":      "bad-pattern",
-		"/admin/projects/test/item?find=x&from=todo&after=z.1": "bad-cursor",
+		"/admin/projects/test/browse?per=0":                                    "bad-page-size",
+		"/admin/projects/test/browse?per=501":                                  "bad-page-size",
+		"/admin/projects/test/browse?after=abc":                                "bad-cursor",
+		"/admin/projects/test/browse?source=claims&after=1.x":                  "bad-cursor",
+		"/admin/projects/test/browse?after=5&before=9":                         "bad-cursor",
+		"/admin/projects/test/browse?source=claims&after=-99999999999999999.1": "bad-cursor",
+		"/admin/projects/test/browse?source=downloader:a%20b":                  "unknown-queue",
+		"/admin/projects/test/browse?source=nowhere":                           "unknown-queue",
+		"/admin/projects/test/browse?contains=((&regex=1":                      "bad-pattern",
+		"/admin/projects/test/item?find=x&from=todo&after=z.1":                 "bad-cursor",
 	} {
 		if a := c.get(t, path); a.status != http.StatusBadRequest || a.reason != reason {
 			t.Errorf("%s: %d %q, want 400 %s", path, a.status, a.reason, reason)
@@ -199,6 +200,8 @@ func TestAdminBrowseSelection(t *testing.T) {
 		{"requeue", url.Values{"source": {"todo"}, "name": {"a:1"}}, "not-requeued"},
 		{"move", url.Values{"source": {"todo"}, "to": {"redo"}, "name": make([]string, 1001), "confirmed": {"1"}}, "too-many-selected"},
 		{"move", url.Values{"source": {"nowhere"}, "to": {"redo"}, "name": {"a:1"}}, "unknown-queue"},
+		{"move", url.Values{"source": {"todo"}, "to": {"bogus"}, "name": {"a:1"}}, "unknown-queue"},
+		{"requeue", url.Values{"source": {"done"}, "queue": {"bogus"}, "name": {"a:1"}}, "unknown-queue"},
 	} {
 		a := c.post(t, p+bad.action, bad.form)
 		if a.status != http.StatusBadRequest || a.reason != bad.reason {
