@@ -70,15 +70,18 @@ func TestBrowsePlans(t *testing.T) {
 		want      []string
 		forbidden []string
 	}{
+		{"TodoPage", func() {
+			eq.TodoPage(ctx, db.TodoPageParams{ProjectID: p.ID, Queue: "todo", Types: []string{"", "post", ":site"}, AfterID: 0, Max: 100})
+		}, []string{"todo_pkey"}, []string{"Seq Scan on todo", stretchesSorted}},
 		{"TodoBrowse", func() {
 			eq.TodoBrowse(ctx, db.TodoBrowseParams{ProjectID: p.ID, Queue: "todo", AfterID: 1 << 20, Scan: 101, Max: 101})
-		}, []string{"todo_pkey"}, []string{"Seq Scan on todo"}},
+		}, []string{"todo_pkey"}, []string{"Seq Scan on todo", stretchesSorted}},
 		{"TodoBrowse filtered", func() {
 			eq.TodoBrowse(ctx, db.TodoBrowseParams{ProjectID: p.ID, Queue: "todo", AfterID: 0, Scan: 10_000, Pattern: "9$", Max: 101})
-		}, []string{"todo_pkey"}, []string{"Seq Scan on todo"}},
+		}, []string{"todo_pkey"}, []string{"Seq Scan on todo", stretchesSorted}},
 		{"TodoBrowseBack", func() {
 			eq.TodoBrowseBack(ctx, db.TodoBrowseBackParams{ProjectID: p.ID, Queue: "todo", BeforeID: 1<<62 - 1, Scan: 101, Max: 101})
-		}, []string{"todo_pkey", "Index Scan Backward"}, []string{"Seq Scan on todo"}},
+		}, []string{"todo_pkey", "Index Scan Backward"}, []string{"Seq Scan on todo", stretchesSorted}},
 		{"TodoCountItems", func() {
 			eq.TodoCountItems(ctx, db.TodoCountItemsParams{ProjectID: p.ID, Queue: "todo", IDs: ids, Names: picked})
 		}, []string{"todo_pkey"}, []string{"Seq Scan on todo"}},
@@ -149,5 +152,9 @@ func TestBrowsePlans(t *testing.T) {
 	}
 	run("analyzed")
 }
+
+// stretchesSorted is a read of a queue's stretches at once: its entries
+// come in type order, so ids in order take a sort of the whole queue.
+const stretchesSorted = "AND (type = ANY"
 
 var existsOnly = regexp.MustCompile(`on item_(params|scores) x(_\d+)? `)

@@ -761,18 +761,23 @@ func (q *Queries) TodoMoveItems(ctx context.Context, arg TodoMoveItemsParams) (i
 }
 
 const todoPage = `-- name: TodoPage :many
-SELECT id, name, claim_count, coalesce(last_downloader, '')::text AS last_downloader FROM todo
-WHERE project_id = $1 AND queue = $2::text AND type = ANY($3::text[])
-  AND id > $4
-  AND ($5::text = '' OR starts_with(name, $5::text))
-ORDER BY id
+SELECT p.id, p.name, p.claim_count, coalesce(p.last_downloader, '')::text AS last_downloader
+FROM unnest($1::text[]) AS s (type)
+CROSS JOIN LATERAL (
+    SELECT t.id, t.name, t.claim_count, t.last_downloader FROM todo t
+    WHERE t.project_id = $2 AND t.queue = $3::text AND t.type = s.type
+      AND t.id > $4
+      AND ($5::text = '' OR starts_with(t.name, $5::text))
+    ORDER BY t.id
+    LIMIT $6) p
+ORDER BY p.id
 LIMIT $6
 `
 
 type TodoPageParams struct {
+	Types     []string
 	ProjectID int32
 	Queue     string
-	Types     []string
 	AfterID   int64
 	Prefix    string
 	Max       int32
@@ -787,13 +792,15 @@ type TodoPageRow struct {
 
 // A page of a queue in order, after item @after_id, of names starting with
 // @prefix (when set): the error queue's items for the admin panel and
-// `tracker queue list`. On the primary key: a page costs the same however
-// long the queue.
+// `tracker queue list`. On the primary key, each stretch of @types read
+// from its place and the stretches merged by id (one scan over them all
+// could only give ids in order by sorting the whole queue): a page costs
+// the same however long the queue.
 func (q *Queries) TodoPage(ctx context.Context, arg TodoPageParams) ([]TodoPageRow, error) {
 	rows, err := q.db.Query(ctx, todoPage,
+		arg.Types,
 		arg.ProjectID,
 		arg.Queue,
-		arg.Types,
 		arg.AfterID,
 		arg.Prefix,
 		arg.Max,

@@ -105,6 +105,25 @@ func TestBrowseQueueKeyset(t *testing.T) {
 		t.Fatalf("previous of the second page: %v, prev %v", names(first)[:3], first.Prev)
 	}
 
+	// QueuePage (tracker queue list) merges the stretches by id too.
+	var listed []string
+	for after := int64(0); ; {
+		page, err := f.engine.QueuePage(ctx, f.project, "todo", "", after, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page {
+			listed = append(listed, it.Name)
+		}
+		if len(page) < 100 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	if !slices.Equal(listed, want) {
+		t.Fatalf("queue pages: %d items, in order %v", len(listed), slices.Equal(listed, want))
+	}
+
 	// Bounds: page sizes, both cursors, a queue that is none.
 	for _, bad := range []items.BrowseQuery{
 		{Source: "todo", Max: 0},

@@ -424,11 +424,18 @@ WHERE t.project_id = @project_id AND t.queue = @queue::text
 -- name: TodoPage :many
 -- A page of a queue in order, after item @after_id, of names starting with
 -- @prefix (when set): the error queue's items for the admin panel and
--- `tracker queue list`. On the primary key: a page costs the same however
--- long the queue.
-SELECT id, name, claim_count, coalesce(last_downloader, '')::text AS last_downloader FROM todo
-WHERE project_id = @project_id AND queue = @queue::text AND type = ANY(@types::text[])
-  AND id > @after_id
-  AND (@prefix::text = '' OR starts_with(name, @prefix::text))
-ORDER BY id
+-- `tracker queue list`. On the primary key, each stretch of @types read
+-- from its place and the stretches merged by id (one scan over them all
+-- could only give ids in order by sorting the whole queue): a page costs
+-- the same however long the queue.
+SELECT p.id, p.name, p.claim_count, coalesce(p.last_downloader, '')::text AS last_downloader
+FROM unnest(@types::text[]) AS s (type)
+CROSS JOIN LATERAL (
+    SELECT t.id, t.name, t.claim_count, t.last_downloader FROM todo t
+    WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = s.type
+      AND t.id > @after_id
+      AND (@prefix::text = '' OR starts_with(t.name, @prefix::text))
+    ORDER BY t.id
+    LIMIT @max) p
+ORDER BY p.id
 LIMIT @max;
