@@ -336,7 +336,7 @@ func of(ctx context.Context, q *db.Queries, p projects.Project) (Report, error) 
 var keyedTables = []string{
 	"archived", "archives", "audit_log", "backfeed_minutes", "blocks", "claim_expiries", "claims", "counters",
 	"dictionaries", "domain_totals", "done", "done_tallies", "downloader_hours", "downloaders", "feed",
-	"item_params", "item_scores", "item_tags", "project_admins", "rate_limits", "revisits", "seen",
+	"item_batches", "item_params", "item_scores", "item_tags", "project_admins", "rate_limits", "revisits", "seen",
 	"series_hours", "series_minutes", "sites", "todo", "upload_targets", "uploads", "volunteer_days",
 	"volunteer_marks",
 }

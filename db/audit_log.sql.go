@@ -158,6 +158,76 @@ func (q *Queries) AuditLogList(ctx context.Context, arg AuditLogListParams) ([]A
 	return items, nil
 }
 
+const auditLogOfItem = `-- name: AuditLogOfItem :many
+WITH named AS MATERIALIZED (
+    SELECT a.id, a.at, a.username, a.ip, a.action, a.detail FROM audit_log a
+    WHERE (a.detail @> jsonb_build_object('item', $2::text)
+           OR a.detail @> jsonb_build_object('pattern', $3::text)
+           OR a.detail @> jsonb_build_object('names', jsonb_build_array($2::text)))
+      AND a.project_id IS NOT DISTINCT FROM $4::integer
+)
+SELECT named.id, named.at, named.username, named.ip, named.action, named.detail::text AS detail
+FROM named
+ORDER BY named.id DESC
+LIMIT $1
+`
+
+type AuditLogOfItemParams struct {
+	Max       int32
+	Name      string
+	Exactly   string
+	ProjectID int32
+}
+
+type AuditLogOfItemRow struct {
+	ID       int64
+	At       time.Time
+	Username string
+	IP       *netip.Addr
+	Action   string
+	Detail   string
+}
+
+// The newest @max entries of project @project_id that name an item: a
+// single-item action as "item", or its whole name as the "pattern" of a
+// selection (@exactly, the item's name quoted as a regular expression), a
+// bulk action on a selection in "names". On audit_log_detail.
+// The entries are found by their details alone, then kept if they are
+// the project's, then ordered: a plan reading the log newest first, or
+// the project's entries, filtered, would read all of them for an item
+// named by none.
+func (q *Queries) AuditLogOfItem(ctx context.Context, arg AuditLogOfItemParams) ([]AuditLogOfItemRow, error) {
+	rows, err := q.db.Query(ctx, auditLogOfItem,
+		arg.Max,
+		arg.Name,
+		arg.Exactly,
+		arg.ProjectID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AuditLogOfItemRow{}
+	for rows.Next() {
+		var i AuditLogOfItemRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.At,
+			&i.Username,
+			&i.IP,
+			&i.Action,
+			&i.Detail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const auditLogPrune = `-- name: AuditLogPrune :execrows
 DELETE FROM audit_log WHERE at < now() - $1::interval
 `

@@ -91,6 +91,53 @@ func (q *Queries) ClaimExpiriesOfItem(ctx context.Context, arg ClaimExpiriesOfIt
 	return items, nil
 }
 
+const claimExpiriesOfItemRecent = `-- name: ClaimExpiriesOfItemRecent :many
+SELECT downloader, claimed_at, expired_at, ip FROM claim_expiries
+WHERE project_id = $1 AND id = $2
+ORDER BY expired_at DESC
+LIMIT $3
+`
+
+type ClaimExpiriesOfItemRecentParams struct {
+	ProjectID int32
+	ID        int64
+	Max       int32
+}
+
+type ClaimExpiriesOfItemRecentRow struct {
+	Downloader string
+	ClaimedAt  time.Time
+	ExpiredAt  time.Time
+	IP         *netip.Addr
+}
+
+// An item's claims that ran out, newest first, with the address each was
+// made from: the claims of its timeline.
+func (q *Queries) ClaimExpiriesOfItemRecent(ctx context.Context, arg ClaimExpiriesOfItemRecentParams) ([]ClaimExpiriesOfItemRecentRow, error) {
+	rows, err := q.db.Query(ctx, claimExpiriesOfItemRecent, arg.ProjectID, arg.ID, arg.Max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimExpiriesOfItemRecentRow{}
+	for rows.Next() {
+		var i ClaimExpiriesOfItemRecentRow
+		if err := rows.Scan(
+			&i.Downloader,
+			&i.ClaimedAt,
+			&i.ExpiredAt,
+			&i.IP,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimExpiriesOverLimit = `-- name: ClaimExpiriesOverLimit :many
 SELECT downloader, ip, expired FROM (
     SELECT downloader, ip, count(*) AS expired, sum(count(*)) OVER (PARTITION BY downloader) AS total

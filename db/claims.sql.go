@@ -100,6 +100,182 @@ func (q *Queries) ClaimOfItem(ctx context.Context, arg ClaimOfItemParams) (Claim
 	return i, err
 }
 
+const claimsBrowse = `-- name: ClaimsBrowse :many
+WITH win AS MATERIALIZED (
+    SELECT c.id, c.name, c.downloader, c.claimed_at, c.claim_count, c.queue FROM claims c
+    WHERE c.project_id = $1
+      AND c.claim_count > 0 -- the condition of the claims indexes
+      AND ($2::text = '' OR c.downloader = $2::text)
+      AND (c.claimed_at, c.id) > ($3::timestamptz, $4::bigint)
+    ORDER BY c.claimed_at, c.id
+    LIMIT $5::integer
+)
+(SELECT w.id, w.name, w.downloader, w.claimed_at, w.claim_count, w.queue, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE ($6::text = '' OR starts_with(w.name, $6::text))
+   AND ($7::text = '' OR strpos(w.name, $7::text) > 0)
+   AND ($8::text = '' OR w.name ~ $8::text)
+ ORDER BY w.claimed_at, w.id
+ LIMIT $9::integer)
+UNION ALL
+(SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.claimed_at DESC, w.id DESC LIMIT 1)
+`
+
+type ClaimsBrowseParams struct {
+	ProjectID  int32
+	Downloader string
+	AfterAt    time.Time
+	AfterID    int64
+	Scan       int32
+	Prefix     string
+	Contains   string
+	Pattern    string
+	Max        int32
+}
+
+type ClaimsBrowseRow struct {
+	ID         int64
+	Name       string
+	Downloader string
+	ClaimedAt  time.Time
+	ClaimCount int32
+	Queue      string
+	Edge       bool
+	Scanned    int64
+}
+
+// A page of a project's claims for the admin panel's queue browser, oldest
+// first after the claim (@after_at, @after_id): up to @max of the first
+// @scan claims there (of @downloader, when set) whose names start with
+// @prefix, contain @contains and match @pattern (each when set); a last
+// row, edge, holds the last claim read and how many were (scanned). On
+// claims_claimed_at, or claims_downloader with a downloader, as ClaimsList.
+func (q *Queries) ClaimsBrowse(ctx context.Context, arg ClaimsBrowseParams) ([]ClaimsBrowseRow, error) {
+	rows, err := q.db.Query(ctx, claimsBrowse,
+		arg.ProjectID,
+		arg.Downloader,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Scan,
+		arg.Prefix,
+		arg.Contains,
+		arg.Pattern,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimsBrowseRow{}
+	for rows.Next() {
+		var i ClaimsBrowseRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Downloader,
+			&i.ClaimedAt,
+			&i.ClaimCount,
+			&i.Queue,
+			&i.Edge,
+			&i.Scanned,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const claimsBrowseBack = `-- name: ClaimsBrowseBack :many
+WITH win AS MATERIALIZED (
+    SELECT c.id, c.name, c.downloader, c.claimed_at, c.claim_count, c.queue FROM claims c
+    WHERE c.project_id = $1
+      AND c.claim_count > 0 -- the condition of the claims indexes
+      AND ($2::text = '' OR c.downloader = $2::text)
+      AND (c.claimed_at, c.id) < ($3::timestamptz, $4::bigint)
+    ORDER BY c.claimed_at DESC, c.id DESC
+    LIMIT $5::integer
+)
+(SELECT w.id, w.name, w.downloader, w.claimed_at, w.claim_count, w.queue, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE ($6::text = '' OR starts_with(w.name, $6::text))
+   AND ($7::text = '' OR strpos(w.name, $7::text) > 0)
+   AND ($8::text = '' OR w.name ~ $8::text)
+ ORDER BY w.claimed_at DESC, w.id DESC
+ LIMIT $9::integer)
+UNION ALL
+(SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.claimed_at, w.id LIMIT 1)
+`
+
+type ClaimsBrowseBackParams struct {
+	ProjectID  int32
+	Downloader string
+	BeforeAt   time.Time
+	BeforeID   int64
+	Scan       int32
+	Prefix     string
+	Contains   string
+	Pattern    string
+	Max        int32
+}
+
+type ClaimsBrowseBackRow struct {
+	ID         int64
+	Name       string
+	Downloader string
+	ClaimedAt  time.Time
+	ClaimCount int32
+	Queue      string
+	Edge       bool
+	Scanned    int64
+}
+
+// ClaimsBrowse backwards: the page before the claim (@before_at,
+// @before_id), newest first (the edge row holds the first claim read).
+func (q *Queries) ClaimsBrowseBack(ctx context.Context, arg ClaimsBrowseBackParams) ([]ClaimsBrowseBackRow, error) {
+	rows, err := q.db.Query(ctx, claimsBrowseBack,
+		arg.ProjectID,
+		arg.Downloader,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Scan,
+		arg.Prefix,
+		arg.Contains,
+		arg.Pattern,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimsBrowseBackRow{}
+	for rows.Next() {
+		var i ClaimsBrowseBackRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Downloader,
+			&i.ClaimedAt,
+			&i.ClaimCount,
+			&i.Queue,
+			&i.Edge,
+			&i.Scanned,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimsByAge = `-- name: ClaimsByAge :one
 SELECT
   count(*) FILTER (WHERE claimed_at >= now() - interval '1 minute') AS under_1m,
@@ -152,6 +328,25 @@ type ClaimsCountByDownloaderParams struct {
 
 func (q *Queries) ClaimsCountByDownloader(ctx context.Context, arg ClaimsCountByDownloaderParams) (int64, error) {
 	row := q.db.QueryRow(ctx, claimsCountByDownloader, arg.ProjectID, arg.Downloader)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const claimsCountItems = `-- name: ClaimsCountItems :one
+SELECT count(*) FROM claims
+WHERE project_id = $1
+  AND hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest($2::text[]) AS n))
+`
+
+type ClaimsCountItemsParams struct {
+	ProjectID int32
+	Names     []string
+}
+
+// How many of the items named are out (what ClaimsRelease would give back).
+func (q *Queries) ClaimsCountItems(ctx context.Context, arg ClaimsCountItemsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, claimsCountItems, arg.ProjectID, arg.Names)
 	var count int64
 	err := row.Scan(&count)
 	return count, err

@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+	"net/netip"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -31,6 +33,185 @@ SELECT count(*) FROM done WHERE project_id = $1
 // The books: the completions in the hot table.
 func (q *Queries) BooksDoneCount(ctx context.Context, projectID int32) (int64, error) {
 	row := q.db.QueryRow(ctx, booksDoneCount, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const doneBrowse = `-- name: DoneBrowse :many
+WITH win AS MATERIALIZED (
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.downloader, d.done_at, d.bytes FROM done d
+    WHERE d.project_id = $1 AND d.id > $2::bigint
+    ORDER BY d.id, d.done_at DESC
+    LIMIT $3::integer
+)
+(SELECT w.id, w.name, w.downloader, w.done_at, w.bytes, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE ($4::text = '' OR starts_with(w.name, $4::text))
+   AND ($5::text = '' OR strpos(w.name, $5::text) > 0)
+   AND ($6::text = '' OR w.name ~ $6::text)
+ ORDER BY w.id
+ LIMIT $7::integer)
+UNION ALL
+(SELECT w.id, '', '', w.done_at, 0::bigint, true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.id DESC LIMIT 1)
+`
+
+type DoneBrowseParams struct {
+	ProjectID int32
+	AfterID   int64
+	Scan      int32
+	Prefix    string
+	Contains  string
+	Pattern   string
+	Max       int32
+}
+
+type DoneBrowseRow struct {
+	ID         int64
+	Name       string
+	Downloader string
+	DoneAt     time.Time
+	Bytes      int64
+	Edge       bool
+	Scanned    int64
+}
+
+// A page of a project's completed items for the admin panel, in id order
+// after item @after_id, each with its latest completion: up to @max of the
+// first @scan items there whose names start with @prefix, contain
+// @contains and match @pattern (each when set); a last row, edge, holds
+// the last id read and how many were (scanned). On done_project_id_id.
+func (q *Queries) DoneBrowse(ctx context.Context, arg DoneBrowseParams) ([]DoneBrowseRow, error) {
+	rows, err := q.db.Query(ctx, doneBrowse,
+		arg.ProjectID,
+		arg.AfterID,
+		arg.Scan,
+		arg.Prefix,
+		arg.Contains,
+		arg.Pattern,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DoneBrowseRow{}
+	for rows.Next() {
+		var i DoneBrowseRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Downloader,
+			&i.DoneAt,
+			&i.Bytes,
+			&i.Edge,
+			&i.Scanned,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const doneBrowseBack = `-- name: DoneBrowseBack :many
+WITH win AS MATERIALIZED (
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.downloader, d.done_at, d.bytes FROM done d
+    WHERE d.project_id = $1 AND d.id < $2::bigint
+    ORDER BY d.id DESC, d.done_at DESC
+    LIMIT $3::integer
+)
+(SELECT w.id, w.name, w.downloader, w.done_at, w.bytes, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE ($4::text = '' OR starts_with(w.name, $4::text))
+   AND ($5::text = '' OR strpos(w.name, $5::text) > 0)
+   AND ($6::text = '' OR w.name ~ $6::text)
+ ORDER BY w.id DESC
+ LIMIT $7::integer)
+UNION ALL
+(SELECT w.id, '', '', w.done_at, 0::bigint, true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.id LIMIT 1)
+`
+
+type DoneBrowseBackParams struct {
+	ProjectID int32
+	BeforeID  int64
+	Scan      int32
+	Prefix    string
+	Contains  string
+	Pattern   string
+	Max       int32
+}
+
+type DoneBrowseBackRow struct {
+	ID         int64
+	Name       string
+	Downloader string
+	DoneAt     time.Time
+	Bytes      int64
+	Edge       bool
+	Scanned    int64
+}
+
+// DoneBrowse backwards: the page before item @before_id, last item first
+// (the edge row holds the first id read).
+func (q *Queries) DoneBrowseBack(ctx context.Context, arg DoneBrowseBackParams) ([]DoneBrowseBackRow, error) {
+	rows, err := q.db.Query(ctx, doneBrowseBack,
+		arg.ProjectID,
+		arg.BeforeID,
+		arg.Scan,
+		arg.Prefix,
+		arg.Contains,
+		arg.Pattern,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DoneBrowseBackRow{}
+	for rows.Next() {
+		var i DoneBrowseBackRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Downloader,
+			&i.DoneAt,
+			&i.Bytes,
+			&i.Edge,
+			&i.Scanned,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const doneCountItems = `-- name: DoneCountItems :one
+SELECT count(DISTINCT d.id) FROM unnest($1::bigint[]) i (id), LATERAL (
+    SELECT x.id FROM done x
+    WHERE x.project_id = $2 AND x.id = i.id AND x.name = ANY($3::text[])
+    OFFSET 0) d
+`
+
+type DoneCountItemsParams struct {
+	IDs       []int64
+	ProjectID int32
+	Names     []string
+}
+
+// How many of the items of @ids named in @names are completed in the hot
+// table (what DoneRequeueItems would look at).
+func (q *Queries) DoneCountItems(ctx context.Context, arg DoneCountItemsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, doneCountItems, arg.IDs, arg.ProjectID, arg.Names)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -89,6 +270,65 @@ func (q *Queries) DoneGet(ctx context.Context, arg DoneGetParams) (Done, error) 
 		&i.Site,
 	)
 	return i, err
+}
+
+const doneOfItem = `-- name: DoneOfItem :many
+SELECT downloader, version, bytes, domains::text AS domains, claimed_at, done_at, claim_count, ip,
+       coalesce(result::text, '')::text AS result
+FROM done
+WHERE project_id = $1 AND id = $2
+ORDER BY done_at DESC
+LIMIT $3
+`
+
+type DoneOfItemParams struct {
+	ProjectID int32
+	ID        int64
+	Max       int32
+}
+
+type DoneOfItemRow struct {
+	Downloader string
+	Version    string
+	Bytes      int64
+	Domains    string
+	ClaimedAt  time.Time
+	DoneAt     time.Time
+	ClaimCount int32
+	IP         *netip.Addr
+	Result     string
+}
+
+// An item's completions in the hot table, newest first: its visits, in a
+// recurring project.
+func (q *Queries) DoneOfItem(ctx context.Context, arg DoneOfItemParams) ([]DoneOfItemRow, error) {
+	rows, err := q.db.Query(ctx, doneOfItem, arg.ProjectID, arg.ID, arg.Max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DoneOfItemRow{}
+	for rows.Next() {
+		var i DoneOfItemRow
+		if err := rows.Scan(
+			&i.Downloader,
+			&i.Version,
+			&i.Bytes,
+			&i.Domains,
+			&i.ClaimedAt,
+			&i.DoneAt,
+			&i.ClaimCount,
+			&i.IP,
+			&i.Result,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const doneRecordBatch = `-- name: DoneRecordBatch :many
@@ -470,4 +710,62 @@ func (q *Queries) DoneRequeue(ctx context.Context, arg DoneRequeueParams) (DoneR
 	var i DoneRequeueRow
 	err := row.Scan(&i.Queued, &i.LastID)
 	return i, err
+}
+
+const doneRequeueItems = `-- name: DoneRequeueItems :one
+WITH candidates AS (
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.site
+    FROM unnest($1::bigint[]) i (id), LATERAL (
+        SELECT x.id, x.name, x.site, x.done_at FROM done x
+        WHERE x.project_id = $2 AND x.id = i.id AND x.name = ANY($3::text[])
+        OFFSET 0) d
+    ORDER BY d.id, d.done_at DESC
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT $2, $4::text, queue_type($4::text, c.name, project_limited_types($2), project_site($2, c.site)),
+           project_site($2, c.site), c.id, c.name
+    FROM candidates c
+    WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = $2)
+      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $2 AND t.queue = ANY($5::text[])
+                      AND t.type = ANY(project_limited_types($2) || ARRAY['', ':site']) AND t.id = c.id)
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), unscheduled AS (
+    DELETE FROM revisits r
+    WHERE r.project_id = $2 AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
+    RETURNING 1
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $2, d.name, counter_shard(), d.delta
+    FROM (SELECT 'queue:' || $4::text AS name, count(*) AS delta FROM queued
+          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
+    WHERE d.delta <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM queued
+`
+
+type DoneRequeueItemsParams struct {
+	IDs       []int64
+	ProjectID int32
+	Names     []string
+	Queue     string
+	Queues    []string
+}
+
+// DoneRequeue for the items an admin picked: those of @ids completed under
+// a name in @names, each a probe of done_project_id_id. Returns how many
+// were queued.
+func (q *Queries) DoneRequeueItems(ctx context.Context, arg DoneRequeueItemsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, doneRequeueItems,
+		arg.IDs,
+		arg.ProjectID,
+		arg.Names,
+		arg.Queue,
+		arg.Queues,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }

@@ -167,6 +167,15 @@ type Feed struct {
 	Names      []string
 }
 
+type ItemBatch struct {
+	ProjectID int32
+	Block     int64
+	QueuedAt  time.Time
+	Source    string
+	Queue     string
+	Shard     string
+}
+
 type ItemParam struct {
 	ProjectID int32
 	ID        int64

@@ -49,6 +49,9 @@ downloaders_ids (id) AS (
 feed_ids (id) AS (
     SELECT min(project_id) FROM feed
     UNION ALL SELECT (SELECT min(t.project_id) FROM feed t WHERE t.project_id > i.id) FROM feed_ids i WHERE i.id IS NOT NULL),
+item_batches_ids (id) AS (
+    SELECT min(project_id) FROM item_batches
+    UNION ALL SELECT (SELECT min(t.project_id) FROM item_batches t WHERE t.project_id > i.id) FROM item_batches_ids i WHERE i.id IS NOT NULL),
 item_params_ids (id) AS (
     SELECT min(project_id) FROM item_params
     UNION ALL SELECT (SELECT min(t.project_id) FROM item_params t WHERE t.project_id > i.id) FROM item_params_ids i WHERE i.id IS NOT NULL),
@@ -110,6 +113,7 @@ found (table_name, id) AS (
     UNION ALL SELECT 'downloader_hours', id FROM downloader_hours_ids
     UNION ALL SELECT 'downloaders', id FROM downloaders_ids
     UNION ALL SELECT 'feed', id FROM feed_ids
+    UNION ALL SELECT 'item_batches', id FROM item_batches_ids
     UNION ALL SELECT 'item_params', id FROM item_params_ids
     UNION ALL SELECT 'item_scores', id FROM item_scores_ids
     UNION ALL SELECT 'item_tags', id FROM item_tags_ids

@@ -113,6 +113,185 @@ func (q *Queries) RevisitOfItem(ctx context.Context, arg RevisitOfItemParams) (R
 	return i, err
 }
 
+const revisitsBrowse = `-- name: RevisitsBrowse :many
+WITH win AS MATERIALIZED (
+    SELECT r.id, r.name, r.due_at, r.score FROM revisits r
+    WHERE r.project_id = $1 AND (r.due_at, r.id) > ($2::timestamptz, $3::bigint)
+    ORDER BY r.due_at, r.id
+    LIMIT $4::integer
+)
+(SELECT w.id, w.name, w.due_at, w.score, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE ($5::text = '' OR starts_with(w.name, $5::text))
+   AND ($6::text = '' OR strpos(w.name, $6::text) > 0)
+   AND ($7::text = '' OR w.name ~ $7::text)
+ ORDER BY w.due_at, w.id
+ LIMIT $8::integer)
+UNION ALL
+(SELECT w.id, '', w.due_at, 0::float8, true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.due_at DESC, w.id DESC LIMIT 1)
+`
+
+type RevisitsBrowseParams struct {
+	ProjectID int32
+	AfterAt   time.Time
+	AfterID   int64
+	Scan      int32
+	Prefix    string
+	Contains  string
+	Pattern   string
+	Max       int32
+}
+
+type RevisitsBrowseRow struct {
+	ID      int64
+	Name    string
+	DueAt   time.Time
+	Score   float64
+	Edge    bool
+	Scanned int64
+}
+
+// A page of a recurring project's schedule for the admin panel's queue
+// browser, soonest first after the visit (@after_at, @after_id): up to @max
+// of the first @scan items there whose names start with @prefix, contain
+// @contains and match @pattern (each when set); a last row, edge, holds
+// the last visit read and how many were (scanned). On the key.
+func (q *Queries) RevisitsBrowse(ctx context.Context, arg RevisitsBrowseParams) ([]RevisitsBrowseRow, error) {
+	rows, err := q.db.Query(ctx, revisitsBrowse,
+		arg.ProjectID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Scan,
+		arg.Prefix,
+		arg.Contains,
+		arg.Pattern,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RevisitsBrowseRow{}
+	for rows.Next() {
+		var i RevisitsBrowseRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.DueAt,
+			&i.Score,
+			&i.Edge,
+			&i.Scanned,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const revisitsBrowseBack = `-- name: RevisitsBrowseBack :many
+WITH win AS MATERIALIZED (
+    SELECT r.id, r.name, r.due_at, r.score FROM revisits r
+    WHERE r.project_id = $1 AND (r.due_at, r.id) < ($2::timestamptz, $3::bigint)
+    ORDER BY r.due_at DESC, r.id DESC
+    LIMIT $4::integer
+)
+(SELECT w.id, w.name, w.due_at, w.score, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE ($5::text = '' OR starts_with(w.name, $5::text))
+   AND ($6::text = '' OR strpos(w.name, $6::text) > 0)
+   AND ($7::text = '' OR w.name ~ $7::text)
+ ORDER BY w.due_at DESC, w.id DESC
+ LIMIT $8::integer)
+UNION ALL
+(SELECT w.id, '', w.due_at, 0::float8, true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.due_at, w.id LIMIT 1)
+`
+
+type RevisitsBrowseBackParams struct {
+	ProjectID int32
+	BeforeAt  time.Time
+	BeforeID  int64
+	Scan      int32
+	Prefix    string
+	Contains  string
+	Pattern   string
+	Max       int32
+}
+
+type RevisitsBrowseBackRow struct {
+	ID      int64
+	Name    string
+	DueAt   time.Time
+	Score   float64
+	Edge    bool
+	Scanned int64
+}
+
+// RevisitsBrowse backwards: the page before the visit (@before_at,
+// @before_id), latest first (the edge row holds the first visit read).
+func (q *Queries) RevisitsBrowseBack(ctx context.Context, arg RevisitsBrowseBackParams) ([]RevisitsBrowseBackRow, error) {
+	rows, err := q.db.Query(ctx, revisitsBrowseBack,
+		arg.ProjectID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Scan,
+		arg.Prefix,
+		arg.Contains,
+		arg.Pattern,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RevisitsBrowseBackRow{}
+	for rows.Next() {
+		var i RevisitsBrowseBackRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.DueAt,
+			&i.Score,
+			&i.Edge,
+			&i.Scanned,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const revisitsCountItems = `-- name: RevisitsCountItems :one
+SELECT count(*) FROM unnest($1::bigint[]) i (id), LATERAL (
+    SELECT 1 FROM revisits r
+    WHERE r.project_id = $2 AND r.id = i.id AND r.name = ANY($3::text[])
+    OFFSET 0) r
+`
+
+type RevisitsCountItemsParams struct {
+	IDs       []int64
+	ProjectID int32
+	Names     []string
+}
+
+// How many of the items of @ids named in @names wait for their next visit:
+// each a probe of revisits_item.
+func (q *Queries) RevisitsCountItems(ctx context.Context, arg RevisitsCountItemsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, revisitsCountItems, arg.IDs, arg.ProjectID, arg.Names)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const revisitsDue = `-- name: RevisitsDue :one
 WITH due AS (
     DELETE FROM revisits
@@ -188,4 +367,59 @@ func (q *Queries) RevisitsPurgeBatch(ctx context.Context, arg RevisitsPurgeBatch
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const revisitsVisitNow = `-- name: RevisitsVisitNow :one
+WITH due AS (
+    DELETE FROM revisits
+    WHERE ctid = ANY(ARRAY(
+        SELECT r.ctid FROM unnest($1::bigint[]) i (id), LATERAL (
+            SELECT x.ctid FROM revisits x
+            WHERE x.project_id = $2 AND x.id = i.id AND x.name = ANY($3::text[])
+            OFFSET 0
+            FOR UPDATE SKIP LOCKED) r
+    ))
+    RETURNING revisits.id, revisits.name, revisits.score, revisits.site,
+              coalesce(nullif($4::text, ''), revisit_queue(revisits.score)) AS queue
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT $2, due.queue, queue_type(due.queue, due.name, project_limited_types($2), project_site($2, due.site)),
+           project_site($2, due.site), due.id, due.name
+    FROM due
+    ON CONFLICT DO NOTHING
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $2, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'revisits' AS name, -1 AS delta FROM due
+          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM due
+`
+
+type RevisitsVisitNowParams struct {
+	IDs       []int64
+	ProjectID int32
+	Names     []string
+	Queue     string
+}
+
+// Moves the items of @ids named in @names out of the schedule into queue
+// @queue, or, when it is empty, into the queue of their score (as the
+// revisit job does when they are due), and returns how many. The caller
+// holds RevisitsLock.
+func (q *Queries) RevisitsVisitNow(ctx context.Context, arg RevisitsVisitNowParams) (int64, error) {
+	row := q.db.QueryRow(ctx, revisitsVisitNow,
+		arg.IDs,
+		arg.ProjectID,
+		arg.Names,
+		arg.Queue,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }

@@ -103,6 +103,72 @@ func (q *Queries) SeenFind(ctx context.Context, arg SeenFindParams) (SeenFindRow
 	return i, err
 }
 
+const seenIDsOfNames = `-- name: SeenIDsOfNames :many
+SELECT s.id FROM seen s
+WHERE s.project_id = $1 AND s.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest($2::text[]) AS n))
+UNION
+SELECT k.id FROM unnest($2::text[]) AS n (name), LATERAL (
+    SELECT s.id FROM seen s
+    WHERE s.project_id = $1 AND s.item = item_hash(n.name) AND s.item IS NOT NULL
+    OFFSET 0) k
+`
+
+type SeenIDsOfNamesParams struct {
+	ProjectID int32
+	Names     []string
+}
+
+// The ids of the items named (by the key of the default scope, or by the
+// item's own hash: a name may have been queued from several shards), for
+// an admin's action on a selection: each statement then finds its rows by
+// id, never by reading a queue for the names.
+// Each a probe of a key (OFFSET 0: never planned as a read of all the
+// project's keys, as DoneRecordBatch finds its items).
+func (q *Queries) SeenIDsOfNames(ctx context.Context, arg SeenIDsOfNamesParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, seenIDsOfNames, arg.ProjectID, arg.Names)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const seenKeyedOf = `-- name: SeenKeyedOf :one
+SELECT EXISTS (SELECT 1 FROM seen WHERE project_id = $1 AND hash = item_key_hash($2::text, $3::text) AND id = $4)::boolean
+`
+
+type SeenKeyedOfParams struct {
+	ProjectID int32
+	Shard     string
+	Name      string
+	ID        int64
+}
+
+// Whether item @id was deduplicated in shard @shard under its own name
+// (false: under a key of its own, a backfeed post's KEY).
+func (q *Queries) SeenKeyedOf(ctx context.Context, arg SeenKeyedOfParams) (bool, error) {
+	row := q.db.QueryRow(ctx, seenKeyedOf,
+		arg.ProjectID,
+		arg.Shard,
+		arg.Name,
+		arg.ID,
+	)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const seenPurgeBatch = `-- name: SeenPurgeBatch :execrows
 DELETE FROM seen WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM seen p WHERE p.project_id = $1 LIMIT $2))
 `

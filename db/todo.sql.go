@@ -169,6 +169,12 @@ WITH batch AS MATERIALIZED (
     SELECT $9, batch.id, batch.params::jsonb
     FROM fresh JOIN batch ON batch.id = fresh.id
     WHERE batch.params <> ''
+), batched AS (
+    -- Tests may reuse a block: the first batch keeps it.
+    INSERT INTO item_batches (project_id, block, source, queue, shard)
+    SELECT $9, $3::bigint, $14::text, $13::text, $1::text
+    WHERE NOT $2::boolean AND EXISTS (SELECT 1 FROM queued_fresh)
+    ON CONFLICT DO NOTHING
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $9, d.name, counter_shard(), d.delta
@@ -197,6 +203,7 @@ type TodoAddUnseenParams struct {
 	SkipSeen     bool
 	Queues       []string
 	Queue        string
+	Source       string
 }
 
 type TodoAddUnseenRow struct {
@@ -220,7 +227,9 @@ type TodoAddUnseenRow struct {
 // under ProjectStretchesShare). Seen records the
 // item's own hash only when it differs from the key's. A name's entry in
 // @params (” or no array: none) is its parameters document, kept for the
-// items queued.
+// items queued. A batch that queues new items is recorded in item_batches
+// with its @source, queue and shard (not in random order, whose ids do not
+// lead back to their block): when and how its items were first queued.
 //
 // With @recrawl_after (seconds; 0: off), a name seen before is queued
 // again, under its own id, when its item is neither queued (in @queues)
@@ -245,10 +254,179 @@ func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (T
 		arg.SkipSeen,
 		arg.Queues,
 		arg.Queue,
+		arg.Source,
 	)
 	var i TodoAddUnseenRow
 	err := row.Scan(&i.Queued, &i.Again)
 	return i, err
+}
+
+const todoBrowse = `-- name: TodoBrowse :many
+WITH win AS MATERIALIZED (
+    SELECT w.id, w.name, w.claim_count, w.last_downloader
+    FROM unnest(project_limited_types($1) || ARRAY['', ':site']) AS s (type)
+    CROSS JOIN LATERAL (
+        SELECT t.id, t.name, t.claim_count, t.last_downloader FROM todo t
+        WHERE t.project_id = $1 AND t.queue = $2::text AND t.type = s.type AND t.id > $3::bigint
+        ORDER BY t.id
+        LIMIT $4::integer) w
+    ORDER BY w.id
+    LIMIT $4::integer
+)
+(SELECT w.id, w.name, w.claim_count, coalesce(w.last_downloader, '')::text AS last_downloader, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE ($5::text = '' OR starts_with(w.name, $5::text))
+   AND ($6::text = '' OR strpos(w.name, $6::text) > 0)
+   AND ($7::text = '' OR w.name ~ $7::text)
+ ORDER BY w.id
+ LIMIT $8::integer)
+UNION ALL
+SELECT max(w.id)::bigint, '', 0, '', true, count(*) FROM win w HAVING count(*) > 0
+`
+
+type TodoBrowseParams struct {
+	ProjectID int32
+	Queue     string
+	AfterID   int64
+	Scan      int32
+	Prefix    string
+	Contains  string
+	Pattern   string
+	Max       int32
+}
+
+type TodoBrowseRow struct {
+	ID             int64
+	Name           string
+	ClaimCount     int32
+	LastDownloader string
+	Edge           bool
+	Scanned        int64
+}
+
+// A page of queue @queue for the admin panel's queue browser, in id order
+// after item @after_id: up to @max items of the first @scan the queue holds
+// there (each stretch read from its place in the key and merged by id, so
+// a page costs the same at the head of ten million items as of ten) whose
+// names start with @prefix, contain @contains and match the regular
+// expression @pattern (each when set). A last row, edge, holds the last
+// id read and how many were (scanned): a filter that matched nothing in
+// @scan items still moves the page on, and never reads the whole queue.
+func (q *Queries) TodoBrowse(ctx context.Context, arg TodoBrowseParams) ([]TodoBrowseRow, error) {
+	rows, err := q.db.Query(ctx, todoBrowse,
+		arg.ProjectID,
+		arg.Queue,
+		arg.AfterID,
+		arg.Scan,
+		arg.Prefix,
+		arg.Contains,
+		arg.Pattern,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TodoBrowseRow{}
+	for rows.Next() {
+		var i TodoBrowseRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.ClaimCount,
+			&i.LastDownloader,
+			&i.Edge,
+			&i.Scanned,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const todoBrowseBack = `-- name: TodoBrowseBack :many
+WITH win AS MATERIALIZED (
+    SELECT w.id, w.name, w.claim_count, w.last_downloader
+    FROM unnest(project_limited_types($1) || ARRAY['', ':site']) AS s (type)
+    CROSS JOIN LATERAL (
+        SELECT t.id, t.name, t.claim_count, t.last_downloader FROM todo t
+        WHERE t.project_id = $1 AND t.queue = $2::text AND t.type = s.type AND t.id < $3::bigint
+        ORDER BY t.id DESC
+        LIMIT $4::integer) w
+    ORDER BY w.id DESC
+    LIMIT $4::integer
+)
+(SELECT w.id, w.name, w.claim_count, coalesce(w.last_downloader, '')::text AS last_downloader, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE ($5::text = '' OR starts_with(w.name, $5::text))
+   AND ($6::text = '' OR strpos(w.name, $6::text) > 0)
+   AND ($7::text = '' OR w.name ~ $7::text)
+ ORDER BY w.id DESC
+ LIMIT $8::integer)
+UNION ALL
+SELECT min(w.id)::bigint, '', 0, '', true, count(*) FROM win w HAVING count(*) > 0
+`
+
+type TodoBrowseBackParams struct {
+	ProjectID int32
+	Queue     string
+	BeforeID  int64
+	Scan      int32
+	Prefix    string
+	Contains  string
+	Pattern   string
+	Max       int32
+}
+
+type TodoBrowseBackRow struct {
+	ID             int64
+	Name           string
+	ClaimCount     int32
+	LastDownloader string
+	Edge           bool
+	Scanned        int64
+}
+
+// TodoBrowse backwards: the page before item @before_id, last item first
+// (the edge row holds the first id read).
+func (q *Queries) TodoBrowseBack(ctx context.Context, arg TodoBrowseBackParams) ([]TodoBrowseBackRow, error) {
+	rows, err := q.db.Query(ctx, todoBrowseBack,
+		arg.ProjectID,
+		arg.Queue,
+		arg.BeforeID,
+		arg.Scan,
+		arg.Prefix,
+		arg.Contains,
+		arg.Pattern,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TodoBrowseBackRow{}
+	for rows.Next() {
+		var i TodoBrowseBackRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.ClaimCount,
+			&i.LastDownloader,
+			&i.Edge,
+			&i.Scanned,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const todoClaimOne = `-- name: TodoClaimOne :one
@@ -296,6 +474,37 @@ func (q *Queries) TodoClaimOne(ctx context.Context, arg TodoClaimOneParams) (int
 		arg.Types,
 		arg.ID,
 		arg.Downloader,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const todoCountItems = `-- name: TodoCountItems :one
+SELECT count(*)
+FROM unnest($1::bigint[]) i (id), unnest(project_limited_types($2) || ARRAY['', ':site']) ty (type),
+     LATERAL (
+         SELECT 1 FROM todo x
+         WHERE x.project_id = $2 AND x.queue = $3::text AND x.type = ty.type AND x.id = i.id
+           AND x.name = ANY($4::text[])
+         OFFSET 0) t
+`
+
+type TodoCountItemsParams struct {
+	IDs       []int64
+	ProjectID int32
+	Queue     string
+	Names     []string
+}
+
+// How many of the items TodoMoveItems would move are in queue @queue:
+// each a probe of the key, as there.
+func (q *Queries) TodoCountItems(ctx context.Context, arg TodoCountItemsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, todoCountItems,
+		arg.IDs,
+		arg.ProjectID,
+		arg.Queue,
+		arg.Names,
 	)
 	var count int64
 	err := row.Scan(&count)
@@ -456,19 +665,119 @@ func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, erro
 	return count, err
 }
 
+const todoMoveItems = `-- name: TodoMoveItems :one
+WITH moved AS (
+    DELETE FROM todo
+    WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid
+        FROM unnest($1::bigint[]) i (id), unnest(project_limited_types($2) || ARRAY['', ':site']) ty (type),
+             LATERAL (
+                 SELECT x.ctid FROM todo x
+                 WHERE x.project_id = $2 AND x.queue = $3::text AND x.type = ty.type AND x.id = i.id
+                   AND x.name = ANY($4::text[])
+                 OFFSET 0
+                 FOR UPDATE SKIP LOCKED) t
+    ))
+    RETURNING todo.id, todo.name, todo.site, todo.claim_count, todo.last_downloader
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT $2, $5::text,
+           queue_type($5::text, moved.name, project_limited_types($2), project_site($2, moved.site)),
+           project_site($2, moved.site), moved.id, moved.name,
+           CASE WHEN $3::text = 'error' THEN 0 ELSE moved.claim_count END,
+           moved.last_downloader
+    FROM moved
+    WHERE $5::text <> ''
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), revived AS (
+    -- Each a probe of the key, as below.
+    DELETE FROM item_scores
+    WHERE $3::text = 'retired' AND $5::text <> ''
+      AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = $2 AND s.id = moved.id OFFSET 0) x))
+), dropped AS (
+    SELECT moved.id FROM moved
+    WHERE $5::text = ''
+      AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $2)
+           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = $2))
+      AND NOT EXISTS (SELECT 1 FROM todo t
+                      WHERE t.project_id = $2 AND t.queue = ANY($6::text[]) AND t.type = ANY($7::text[])
+                        AND t.id = moved.id AND t.queue <> $3::text)
+      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $2)
+      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $2 AND r.id = moved.id)
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $2 AND d.id = moved.id)
+), unparamed AS (
+    DELETE FROM item_params
+    WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
+        SELECT s.ctid FROM item_params s WHERE s.project_id = $2 AND s.id = dropped.id OFFSET 0) x))
+), unscored AS (
+    DELETE FROM item_scores
+    WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = $2 AND s.id = dropped.id OFFSET 0) x))
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $2, d.name, counter_shard(), d.delta
+    FROM (SELECT (SELECT count(*) FROM moved) AS n, (SELECT count(*) FROM queued) AS q) t,
+         LATERAL (VALUES ('queue:' || $3::text, -t.n),
+                         ('queue:' || $5::text, t.q),
+                         ('requeued', t.q),
+                         ('dropped', t.n - t.q)) AS d (name, delta)
+    WHERE d.delta <> 0 AND d.name <> 'queue:'
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM moved
+`
+
+type TodoMoveItemsParams struct {
+	IDs       []int64
+	ProjectID int32
+	FromQueue string
+	Names     []string
+	ToQueue   string
+	Queues    []string
+	Types     []string
+}
+
+// TodoMove for the items an admin picked: those of @ids (found from their
+// names through seen) whose names are in @names, each a probe of todo's
+// key in queue @from_queue, stretch by stretch (OFFSET 0 keeps the probes
+// from being planned as a read of the queue), never a read of the queue.
+// The rest is TodoMove's: to @to_queue, or dropped when it is empty.
+func (q *Queries) TodoMoveItems(ctx context.Context, arg TodoMoveItemsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, todoMoveItems,
+		arg.IDs,
+		arg.ProjectID,
+		arg.FromQueue,
+		arg.Names,
+		arg.ToQueue,
+		arg.Queues,
+		arg.Types,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const todoPage = `-- name: TodoPage :many
-SELECT id, name, claim_count, coalesce(last_downloader, '')::text AS last_downloader FROM todo
-WHERE project_id = $1 AND queue = $2::text AND type = ANY($3::text[])
-  AND id > $4
-  AND ($5::text = '' OR starts_with(name, $5::text))
-ORDER BY id
+SELECT p.id, p.name, p.claim_count, coalesce(p.last_downloader, '')::text AS last_downloader
+FROM unnest($1::text[]) AS s (type)
+CROSS JOIN LATERAL (
+    SELECT t.id, t.name, t.claim_count, t.last_downloader FROM todo t
+    WHERE t.project_id = $2 AND t.queue = $3::text AND t.type = s.type
+      AND t.id > $4
+      AND ($5::text = '' OR starts_with(t.name, $5::text))
+    ORDER BY t.id
+    LIMIT $6) p
+ORDER BY p.id
 LIMIT $6
 `
 
 type TodoPageParams struct {
+	Types     []string
 	ProjectID int32
 	Queue     string
-	Types     []string
 	AfterID   int64
 	Prefix    string
 	Max       int32
@@ -483,13 +792,15 @@ type TodoPageRow struct {
 
 // A page of a queue in order, after item @after_id, of names starting with
 // @prefix (when set): the error queue's items for the admin panel and
-// `tracker queue list`. On the primary key: a page costs the same however
-// long the queue.
+// `tracker queue list`. On the primary key, each stretch of @types read
+// from its place and the stretches merged by id (one scan over them all
+// could only give ids in order by sorting the whole queue): a page costs
+// the same however long the queue.
 func (q *Queries) TodoPage(ctx context.Context, arg TodoPageParams) ([]TodoPageRow, error) {
 	rows, err := q.db.Query(ctx, todoPage,
+		arg.Types,
 		arg.ProjectID,
 		arg.Queue,
-		arg.Types,
 		arg.AfterID,
 		arg.Prefix,
 		arg.Max,

@@ -8,6 +8,7 @@ package db
 import (
 	"context"
 	"net/netip"
+	"time"
 )
 
 const uploadRecord = `-- name: UploadRecord :one
@@ -61,6 +62,48 @@ func (q *Queries) UploadRecord(ctx context.Context, arg UploadRecordParams) (Upl
 	var i UploadRecordRow
 	err := row.Scan(&i.Known, &i.Kept)
 	return i, err
+}
+
+const uploadsOfItem = `-- name: UploadsOfItem :many
+SELECT uploader, server, ip, at FROM uploads WHERE project_id = $1 AND id = $2 ORDER BY at DESC
+`
+
+type UploadsOfItemParams struct {
+	ProjectID int32
+	ID        int64
+}
+
+type UploadsOfItemRow struct {
+	Uploader string
+	Server   string
+	IP       *netip.Addr
+	At       time.Time
+}
+
+// An item's upload receipts, newest first.
+func (q *Queries) UploadsOfItem(ctx context.Context, arg UploadsOfItemParams) ([]UploadsOfItemRow, error) {
+	rows, err := q.db.Query(ctx, uploadsOfItem, arg.ProjectID, arg.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UploadsOfItemRow{}
+	for rows.Next() {
+		var i UploadsOfItemRow
+		if err := rows.Scan(
+			&i.Uploader,
+			&i.Server,
+			&i.IP,
+			&i.At,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const uploadsPurgeBatch = `-- name: UploadsPurgeBatch :execrows

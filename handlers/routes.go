@@ -152,6 +152,8 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"GET /admin/projects/{slug}/warriors", h.sectionShow("warriors")},
 		{"GET /admin/projects/{slug}/archive", h.sectionShow("archive")},
 		{"GET /admin/projects/{slug}/danger", h.sectionShow("danger")},
+		{"GET /admin/projects/{slug}/browse", h.adminBrowse},
+		{"GET /admin/projects/{slug}/item", h.adminItemShow},
 
 		// What a project's admin does.
 		{"POST /admin/projects/{slug}/config", h.adminProjectConfig},
@@ -166,6 +168,10 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/item/done", h.adminItemDone},
 		{"POST /admin/projects/{slug}/item/drop", h.adminItemDrop},
 		{"POST /admin/projects/{slug}/claims/release", h.adminClaimsRelease},
+		{"POST /admin/projects/{slug}/browse/move", h.adminBrowseMove},
+		{"POST /admin/projects/{slug}/browse/drop", h.adminBrowseDrop},
+		{"POST /admin/projects/{slug}/browse/release", h.adminBrowseRelease},
+		{"POST /admin/projects/{slug}/browse/requeue", h.adminBrowseRequeue},
 		{"POST /admin/projects/{slug}/blocks/add", h.adminBlockAdd},
 		{"POST /admin/projects/{slug}/blocks/remove", h.adminBlockRemove},
 		{"POST /admin/projects/{slug}/sites/block", h.adminSiteBlock},

@@ -89,7 +89,7 @@ func (e *Engine) add(ctx context.Context, p projects.Project, queue string, r io
 		g.Go(func() error {
 			defer room.Release(weight)
 			n, err := tally.Batch(gctx, e.pool, func(q *db.Queries) (int64, error) {
-				n, _, err := e.queueBlock(gctx, q, p, queue, "", false, block, batch, nil, batchParams)
+				n, _, err := e.queueBlock(gctx, q, p, BatchImport, queue, "", false, block, batch, nil, batchParams)
 				return n, err
 			})
 			added.Add(n)
@@ -205,8 +205,8 @@ func (e *Engine) readNames(r io.Reader, res *AddResult, add func(name, params st
 	}
 }
 
-// queueKeyed adds the names the project has never seen to a queue and
-// returns how many it added: one statement for a batch of at most addBatch
+// queueKeyed adds the names of a backfeed post the project has never seen
+// to a queue and returns how many it added: one statement for a batch of at most addBatch
 // names. Names are deduplicated on keys[i] within shard (see
 // TodoAddUnseen); with nil keys, each name is its own key. With skipSeen,
 // names seen before are queued again too, unless their item is queued,
@@ -217,11 +217,17 @@ func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shar
 		return 0, 0, err
 	}
 	err = db.WithTx(ctx, e.pool, func(q *db.Queries) error {
-		n, again, err = e.queueBlock(ctx, q, p, queue, shard, skipSeen, block, names, keys, params)
+		n, again, err = e.queueBlock(ctx, q, p, BatchBackfeed, queue, shard, skipSeen, block, names, keys, params)
 		return err
 	})
 	return n, again, err
 }
+
+// How a batch of items came to be queued, as item_batches records it.
+const (
+	BatchImport   = "import"
+	BatchBackfeed = "backfeed"
+)
 
 // queueBlock adds names the project has never seen to a queue through q,
 // with ids from block, and params[i] ("" or nil: none) as the parameters of
@@ -231,7 +237,7 @@ func (e *Engine) queueKeyed(ctx context.Context, p projects.Project, queue, shar
 // transaction's: where the items are filed follows the project's
 // configuration as it is when they are (see ProjectStretchesShare), not
 // p's, which may be older.
-func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Project, queue, shard string, skipSeen bool, block int64, names, keys, params []string) (n, again int64, err error) {
+func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Project, source, queue, shard string, skipSeen bool, block int64, names, keys, params []string) (n, again int64, err error) {
 	siteIDs, err := e.siteIDs(ctx, p, names)
 	if err != nil {
 		return 0, 0, err
@@ -248,6 +254,7 @@ func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Proje
 		Params:    params,
 		Sites:     siteIDs,
 		IDBlock:   block,
+		Source:    source,
 		Shuffle:   p.Config.Order == "random",
 		SkipSeen:  skipSeen,
 	}

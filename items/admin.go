@@ -39,7 +39,7 @@ func (sel Selection) claimsOnly() error {
 func badPattern(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "2201B" {
-		return &InvalidError{Err: fmt.Errorf("invalid pattern: %s", pgErr.Message)}
+		return &InvalidError{Reason: "bad-pattern", Err: fmt.Errorf("invalid pattern: %s", pgErr.Message)}
 	}
 	return err
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // Purge removes a deleted project's items: its queues, claims, expiries,
-// scheduled visits, scores, parameters, update tags, seen names, counters,
-// rate limits and upload receipts, a batch at a time, then its completions'
-// partitions. Stopped midway, it carries on where it was at the next call.
+// scheduled visits, scores, parameters, update tags, seen names and their
+// batches, counters, rate limits and upload receipts, a batch at a time,
+// then its completions' partitions. Stopped midway, it carries on where it was at the next call.
 func (e *Engine) Purge(ctx context.Context, p projects.Project) error {
 	if err := p.CheckDeleting(); err != nil {
 		return err
@@ -24,6 +24,7 @@ func (e *Engine) Purge(ctx context.Context, p projects.Project) error {
 		db.PurgeTableOf("item_params", e.q.ItemParamsPurgeBatch),
 		db.PurgeTableOf("item_tags", e.q.ItemTagsPurgeBatch),
 		db.PurgeTableOf("seen", e.q.SeenPurgeBatch),
+		db.PurgeTableOf("item_batches", e.q.ItemBatchesPurgeBatch),
 		db.PurgeTableOf("counters", e.q.CountersPurgeBatch),
 		db.PurgeTableOf("rate_limits", e.q.RateLimitsPurgeBatch),
 		db.PurgeTableOf("uploads", e.q.UploadsPurgeBatch),

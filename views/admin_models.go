@@ -79,6 +79,7 @@ type Field struct {
 var ProjectSections = []struct{ Slug, Title string }{
 	{"", "Overview"},
 	{"queues", "Queues & items"},
+	{"browse", "Queue browser"},
 	{"claims", "Claims"},
 	{"limits", "Limits & politeness"},
 	{"warriors", "Warriors & project file"},

@@ -31,3 +31,24 @@ UPDATE audit_log
 SET detail = jsonb_set(detail, ARRAY[@key::text],
                        to_jsonb(coalesce((detail ->> @key::text)::bigint, 0) + @n::bigint))
 WHERE id = @id;
+
+-- name: AuditLogOfItem :many
+-- The newest @max entries of project @project_id that name an item: a
+-- single-item action as "item", or its whole name as the "pattern" of a
+-- selection (@exactly, the item's name quoted as a regular expression), a
+-- bulk action on a selection in "names". On audit_log_detail.
+-- The entries are found by their details alone, then kept if they are
+-- the project's, then ordered: a plan reading the log newest first, or
+-- the project's entries, filtered, would read all of them for an item
+-- named by none.
+WITH named AS MATERIALIZED (
+    SELECT a.id, a.at, a.username, a.ip, a.action, a.detail FROM audit_log a
+    WHERE (a.detail @> jsonb_build_object('item', @name::text)
+           OR a.detail @> jsonb_build_object('pattern', @exactly::text)
+           OR a.detail @> jsonb_build_object('names', jsonb_build_array(@name::text)))
+      AND a.project_id IS NOT DISTINCT FROM @project_id::integer
+)
+SELECT named.id, named.at, named.username, named.ip, named.action, named.detail::text AS detail
+FROM named
+ORDER BY named.id DESC
+LIMIT @max;

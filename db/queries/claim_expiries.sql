@@ -53,3 +53,11 @@ WHERE total >= @at_least::bigint;
 -- were made.
 SELECT count(*) AS kept, count(*) FILTER (WHERE expired_at < claimed_at) AS backwards
 FROM claim_expiries WHERE project_id = @project_id;
+
+-- name: ClaimExpiriesOfItemRecent :many
+-- An item's claims that ran out, newest first, with the address each was
+-- made from: the claims of its timeline.
+SELECT downloader, claimed_at, expired_at, ip FROM claim_expiries
+WHERE project_id = @project_id AND id = @id
+ORDER BY expired_at DESC
+LIMIT @max;

@@ -315,3 +315,59 @@ WHERE c.project_id = @project_id
   AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
   AND (@pattern::text = '' OR c.name ~ @pattern::text)
   AND (@site::integer = 0 OR c.site = @site::integer);
+
+-- name: ClaimsCountItems :one
+-- How many of the items named are out (what ClaimsRelease would give back).
+SELECT count(*) FROM claims
+WHERE project_id = @project_id
+  AND hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n));
+
+-- name: ClaimsBrowse :many
+-- A page of a project's claims for the admin panel's queue browser, oldest
+-- first after the claim (@after_at, @after_id): up to @max of the first
+-- @scan claims there (of @downloader, when set) whose names start with
+-- @prefix, contain @contains and match @pattern (each when set); a last
+-- row, edge, holds the last claim read and how many were (scanned). On
+-- claims_claimed_at, or claims_downloader with a downloader, as ClaimsList.
+WITH win AS MATERIALIZED (
+    SELECT c.id, c.name, c.downloader, c.claimed_at, c.claim_count, c.queue FROM claims c
+    WHERE c.project_id = @project_id
+      AND c.claim_count > 0 -- the condition of the claims indexes
+      AND (@downloader::text = '' OR c.downloader = @downloader::text)
+      AND (c.claimed_at, c.id) > (@after_at::timestamptz, @after_id::bigint)
+    ORDER BY c.claimed_at, c.id
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.downloader, w.claimed_at, w.claim_count, w.queue, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.claimed_at, w.id
+ LIMIT @max::integer)
+UNION ALL
+(SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.claimed_at DESC, w.id DESC LIMIT 1);
+
+-- name: ClaimsBrowseBack :many
+-- ClaimsBrowse backwards: the page before the claim (@before_at,
+-- @before_id), newest first (the edge row holds the first claim read).
+WITH win AS MATERIALIZED (
+    SELECT c.id, c.name, c.downloader, c.claimed_at, c.claim_count, c.queue FROM claims c
+    WHERE c.project_id = @project_id
+      AND c.claim_count > 0 -- the condition of the claims indexes
+      AND (@downloader::text = '' OR c.downloader = @downloader::text)
+      AND (c.claimed_at, c.id) < (@before_at::timestamptz, @before_id::bigint)
+    ORDER BY c.claimed_at DESC, c.id DESC
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.downloader, w.claimed_at, w.claim_count, w.queue, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.claimed_at DESC, w.id DESC
+ LIMIT @max::integer)
+UNION ALL
+(SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.claimed_at, w.id LIMIT 1);

@@ -294,3 +294,100 @@ SELECT count(DISTINCT d.id) FROM done d
 WHERE d.project_id = @project_id
   AND (@prefix::text = '' OR starts_with(d.name, @prefix::text))
   AND (@pattern::text = '' OR d.name ~ @pattern::text);
+
+-- name: DoneCountItems :one
+-- How many of the items of @ids named in @names are completed in the hot
+-- table (what DoneRequeueItems would look at).
+SELECT count(DISTINCT d.id) FROM unnest(@ids::bigint[]) i (id), LATERAL (
+    SELECT x.id FROM done x
+    WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])
+    OFFSET 0) d;
+
+-- name: DoneRequeueItems :one
+-- DoneRequeue for the items an admin picked: those of @ids completed under
+-- a name in @names, each a probe of done_project_id_id. Returns how many
+-- were queued.
+WITH candidates AS (
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.site
+    FROM unnest(@ids::bigint[]) i (id), LATERAL (
+        SELECT x.id, x.name, x.site, x.done_at FROM done x
+        WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])
+        OFFSET 0) d
+    ORDER BY d.id, d.done_at DESC
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, project_limited_types(@project_id), project_site(@project_id, c.site)),
+           project_site(@project_id, c.site), c.id, c.name
+    FROM candidates c
+    WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)
+      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
+                      AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), unscheduled AS (
+    DELETE FROM revisits r
+    WHERE r.project_id = @project_id AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
+    RETURNING 1
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), d.delta
+    FROM (SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
+          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
+    WHERE d.delta <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM queued;
+
+-- name: DoneOfItem :many
+-- An item's completions in the hot table, newest first: its visits, in a
+-- recurring project.
+SELECT downloader, version, bytes, domains::text AS domains, claimed_at, done_at, claim_count, ip,
+       coalesce(result::text, '')::text AS result
+FROM done
+WHERE project_id = @project_id AND id = @id
+ORDER BY done_at DESC
+LIMIT @max;
+
+-- name: DoneBrowse :many
+-- A page of a project's completed items for the admin panel, in id order
+-- after item @after_id, each with its latest completion: up to @max of the
+-- first @scan items there whose names start with @prefix, contain
+-- @contains and match @pattern (each when set); a last row, edge, holds
+-- the last id read and how many were (scanned). On done_project_id_id.
+WITH win AS MATERIALIZED (
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.downloader, d.done_at, d.bytes FROM done d
+    WHERE d.project_id = @project_id AND d.id > @after_id::bigint
+    ORDER BY d.id, d.done_at DESC
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.downloader, w.done_at, w.bytes, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.id
+ LIMIT @max::integer)
+UNION ALL
+(SELECT w.id, '', '', w.done_at, 0::bigint, true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.id DESC LIMIT 1);
+
+-- name: DoneBrowseBack :many
+-- DoneBrowse backwards: the page before item @before_id, last item first
+-- (the edge row holds the first id read).
+WITH win AS MATERIALIZED (
+    SELECT DISTINCT ON (d.id) d.id, d.name, d.downloader, d.done_at, d.bytes FROM done d
+    WHERE d.project_id = @project_id AND d.id < @before_id::bigint
+    ORDER BY d.id DESC, d.done_at DESC
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.downloader, w.done_at, w.bytes, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.id DESC
+ LIMIT @max::integer)
+UNION ALL
+(SELECT w.id, '', '', w.done_at, 0::bigint, true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.id LIMIT 1);

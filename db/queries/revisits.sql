@@ -74,3 +74,89 @@ WHERE sc.project_id = @project_id
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.id = sc.id)
   AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = sc.id)
   AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = sc.id);
+
+-- name: RevisitsCountItems :one
+-- How many of the items of @ids named in @names wait for their next visit:
+-- each a probe of revisits_item.
+SELECT count(*) FROM unnest(@ids::bigint[]) i (id), LATERAL (
+    SELECT 1 FROM revisits r
+    WHERE r.project_id = @project_id AND r.id = i.id AND r.name = ANY(@names::text[])
+    OFFSET 0) r;
+
+-- name: RevisitsVisitNow :one
+-- Moves the items of @ids named in @names out of the schedule into queue
+-- @queue, or, when it is empty, into the queue of their score (as the
+-- revisit job does when they are due), and returns how many. The caller
+-- holds RevisitsLock.
+WITH due AS (
+    DELETE FROM revisits
+    WHERE ctid = ANY(ARRAY(
+        SELECT r.ctid FROM unnest(@ids::bigint[]) i (id), LATERAL (
+            SELECT x.ctid FROM revisits x
+            WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])
+            OFFSET 0
+            FOR UPDATE SKIP LOCKED) r
+    ))
+    RETURNING revisits.id, revisits.name, revisits.score, revisits.site,
+              coalesce(nullif(@queue::text, ''), revisit_queue(revisits.score)) AS queue
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, site, id, name)
+    SELECT @project_id, due.queue, queue_type(due.queue, due.name, project_limited_types(@project_id), project_site(@project_id, due.site)),
+           project_site(@project_id, due.site), due.id, due.name
+    FROM due
+    ON CONFLICT DO NOTHING
+    RETURNING todo.queue
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
+    FROM (SELECT 'revisits' AS name, -1 AS delta FROM due
+          UNION ALL SELECT 'requeued', 1 FROM queued
+          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    GROUP BY d.name
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM due;
+
+-- name: RevisitsBrowse :many
+-- A page of a recurring project's schedule for the admin panel's queue
+-- browser, soonest first after the visit (@after_at, @after_id): up to @max
+-- of the first @scan items there whose names start with @prefix, contain
+-- @contains and match @pattern (each when set); a last row, edge, holds
+-- the last visit read and how many were (scanned). On the key.
+WITH win AS MATERIALIZED (
+    SELECT r.id, r.name, r.due_at, r.score FROM revisits r
+    WHERE r.project_id = @project_id AND (r.due_at, r.id) > (@after_at::timestamptz, @after_id::bigint)
+    ORDER BY r.due_at, r.id
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.due_at, w.score, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.due_at, w.id
+ LIMIT @max::integer)
+UNION ALL
+(SELECT w.id, '', w.due_at, 0::float8, true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.due_at DESC, w.id DESC LIMIT 1);
+
+-- name: RevisitsBrowseBack :many
+-- RevisitsBrowse backwards: the page before the visit (@before_at,
+-- @before_id), latest first (the edge row holds the first visit read).
+WITH win AS MATERIALIZED (
+    SELECT r.id, r.name, r.due_at, r.score FROM revisits r
+    WHERE r.project_id = @project_id AND (r.due_at, r.id) < (@before_at::timestamptz, @before_id::bigint)
+    ORDER BY r.due_at DESC, r.id DESC
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.due_at, w.score, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.due_at DESC, w.id DESC
+ LIMIT @max::integer)
+UNION ALL
+(SELECT w.id, '', w.due_at, 0::float8, true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.due_at, w.id LIMIT 1);

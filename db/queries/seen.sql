@@ -46,3 +46,23 @@ WITH named AS MATERIALIZED (
 SELECT ((SELECT count(*) FILTER (WHERE expiry) FROM named) - (SELECT count(*) FILTER (WHERE expiry) FROM known))::bigint AS expiries_unseen,
        ((SELECT count(*) FILTER (WHERE tag) FROM named) - (SELECT count(*) FILTER (WHERE tag) FROM known))::bigint AS tags_unseen,
        ((SELECT count(*) FILTER (WHERE revisit) FROM named) - (SELECT count(*) FILTER (WHERE revisit) FROM known))::bigint AS revisits_unseen;
+
+-- name: SeenIDsOfNames :many
+-- The ids of the items named (by the key of the default scope, or by the
+-- item's own hash: a name may have been queued from several shards), for
+-- an admin's action on a selection: each statement then finds its rows by
+-- id, never by reading a queue for the names.
+-- Each a probe of a key (OFFSET 0: never planned as a read of all the
+-- project's keys, as DoneRecordBatch finds its items).
+SELECT s.id FROM seen s
+WHERE s.project_id = @project_id AND s.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
+UNION
+SELECT k.id FROM unnest(@names::text[]) AS n (name), LATERAL (
+    SELECT s.id FROM seen s
+    WHERE s.project_id = @project_id AND s.item = item_hash(n.name) AND s.item IS NOT NULL
+    OFFSET 0) k;
+
+-- name: SeenKeyedOf :one
+-- Whether item @id was deduplicated in shard @shard under its own name
+-- (false: under a key of its own, a backfeed post's KEY).
+SELECT EXISTS (SELECT 1 FROM seen WHERE project_id = @project_id AND hash = item_key_hash(@shard::text, @name::text) AND id = @id)::boolean;

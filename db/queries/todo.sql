@@ -15,7 +15,9 @@
 -- under ProjectStretchesShare). Seen records the
 -- item's own hash only when it differs from the key's. A name's entry in
 -- @params ('' or no array: none) is its parameters document, kept for the
--- items queued.
+-- items queued. A batch that queues new items is recorded in item_batches
+-- with its @source, queue and shard (not in random order, whose ids do not
+-- lead back to their block): when and how its items were first queued.
 --
 -- With @recrawl_after (seconds; 0: off), a name seen before is queued
 -- again, under its own id, when its item is neither queued (in @queues)
@@ -107,6 +109,12 @@ WITH batch AS MATERIALIZED (
     SELECT @project_id, batch.id, batch.params::jsonb
     FROM fresh JOIN batch ON batch.id = fresh.id
     WHERE batch.params <> ''
+), batched AS (
+    -- Tests may reuse a block: the first batch keeps it.
+    INSERT INTO item_batches (project_id, block, source, queue, shard)
+    SELECT @project_id, @id_block::bigint, @source::text, @queue::text, @shard::text
+    WHERE NOT @shuffle::boolean AND EXISTS (SELECT 1 FROM queued_fresh)
+    ON CONFLICT DO NOTHING
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), d.delta
@@ -215,6 +223,140 @@ WITH moved AS (
 )
 SELECT count(*) FROM moved;
 
+-- name: TodoMoveItems :one
+-- TodoMove for the items an admin picked: those of @ids (found from their
+-- names through seen) whose names are in @names, each a probe of todo's
+-- key in queue @from_queue, stretch by stretch (OFFSET 0 keeps the probes
+-- from being planned as a read of the queue), never a read of the queue.
+-- The rest is TodoMove's: to @to_queue, or dropped when it is empty.
+WITH moved AS (
+    DELETE FROM todo
+    WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid
+        FROM unnest(@ids::bigint[]) i (id), unnest(project_limited_types(@project_id) || ARRAY['', ':site']) ty (type),
+             LATERAL (
+                 SELECT x.ctid FROM todo x
+                 WHERE x.project_id = @project_id AND x.queue = @from_queue::text AND x.type = ty.type AND x.id = i.id
+                   AND x.name = ANY(@names::text[])
+                 OFFSET 0
+                 FOR UPDATE SKIP LOCKED) t
+    ))
+    RETURNING todo.id, todo.name, todo.site, todo.claim_count, todo.last_downloader
+), queued AS (
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, @to_queue::text,
+           queue_type(@to_queue::text, moved.name, project_limited_types(@project_id), project_site(@project_id, moved.site)),
+           project_site(@project_id, moved.site), moved.id, moved.name,
+           CASE WHEN @from_queue::text = 'error' THEN 0 ELSE moved.claim_count END,
+           moved.last_downloader
+    FROM moved
+    WHERE @to_queue::text <> ''
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), revived AS (
+    -- Each a probe of the key, as below.
+    DELETE FROM item_scores
+    WHERE @from_queue::text = 'retired' AND @to_queue::text <> ''
+      AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = moved.id OFFSET 0) x))
+), dropped AS (
+    SELECT moved.id FROM moved
+    WHERE @to_queue::text = ''
+      AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = @project_id))
+      AND NOT EXISTS (SELECT 1 FROM todo t
+                      WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[]) AND t.type = ANY(@types::text[])
+                        AND t.id = moved.id AND t.queue <> @from_queue::text)
+      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = @project_id)
+      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = moved.id)
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id)
+), unparamed AS (
+    DELETE FROM item_params
+    WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
+        SELECT s.ctid FROM item_params s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+), unscored AS (
+    DELETE FROM item_scores
+    WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), d.delta
+    FROM (SELECT (SELECT count(*) FROM moved) AS n, (SELECT count(*) FROM queued) AS q) t,
+         LATERAL (VALUES ('queue:' || @from_queue::text, -t.n),
+                         ('queue:' || @to_queue::text, t.q),
+                         ('requeued', t.q),
+                         ('dropped', t.n - t.q)) AS d (name, delta)
+    WHERE d.delta <> 0 AND d.name <> 'queue:'
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+)
+SELECT count(*) FROM moved;
+
+-- name: TodoCountItems :one
+-- How many of the items TodoMoveItems would move are in queue @queue:
+-- each a probe of the key, as there.
+SELECT count(*)
+FROM unnest(@ids::bigint[]) i (id), unnest(project_limited_types(@project_id) || ARRAY['', ':site']) ty (type),
+     LATERAL (
+         SELECT 1 FROM todo x
+         WHERE x.project_id = @project_id AND x.queue = @queue::text AND x.type = ty.type AND x.id = i.id
+           AND x.name = ANY(@names::text[])
+         OFFSET 0) t;
+
+-- name: TodoBrowse :many
+-- A page of queue @queue for the admin panel's queue browser, in id order
+-- after item @after_id: up to @max items of the first @scan the queue holds
+-- there (each stretch read from its place in the key and merged by id, so
+-- a page costs the same at the head of ten million items as of ten) whose
+-- names start with @prefix, contain @contains and match the regular
+-- expression @pattern (each when set). A last row, edge, holds the last
+-- id read and how many were (scanned): a filter that matched nothing in
+-- @scan items still moves the page on, and never reads the whole queue.
+WITH win AS MATERIALIZED (
+    SELECT w.id, w.name, w.claim_count, w.last_downloader
+    FROM unnest(project_limited_types(@project_id) || ARRAY['', ':site']) AS s (type)
+    CROSS JOIN LATERAL (
+        SELECT t.id, t.name, t.claim_count, t.last_downloader FROM todo t
+        WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = s.type AND t.id > @after_id::bigint
+        ORDER BY t.id
+        LIMIT @scan::integer) w
+    ORDER BY w.id
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.claim_count, coalesce(w.last_downloader, '')::text AS last_downloader, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.id
+ LIMIT @max::integer)
+UNION ALL
+SELECT max(w.id)::bigint, '', 0, '', true, count(*) FROM win w HAVING count(*) > 0;
+
+-- name: TodoBrowseBack :many
+-- TodoBrowse backwards: the page before item @before_id, last item first
+-- (the edge row holds the first id read).
+WITH win AS MATERIALIZED (
+    SELECT w.id, w.name, w.claim_count, w.last_downloader
+    FROM unnest(project_limited_types(@project_id) || ARRAY['', ':site']) AS s (type)
+    CROSS JOIN LATERAL (
+        SELECT t.id, t.name, t.claim_count, t.last_downloader FROM todo t
+        WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = s.type AND t.id < @before_id::bigint
+        ORDER BY t.id DESC
+        LIMIT @scan::integer) w
+    ORDER BY w.id DESC
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.claim_count, coalesce(w.last_downloader, '')::text AS last_downloader, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.id DESC
+ LIMIT @max::integer)
+UNION ALL
+SELECT min(w.id)::bigint, '', 0, '', true, count(*) FROM win w HAVING count(*) > 0;
+
 -- name: TodoClaimOne :one
 -- Hands the queued item @id to @downloader, whatever its place: an admin
 -- completing it by hand. Returns how many (0 or 1): none when the item
@@ -282,11 +424,18 @@ WHERE t.project_id = @project_id AND t.queue = @queue::text
 -- name: TodoPage :many
 -- A page of a queue in order, after item @after_id, of names starting with
 -- @prefix (when set): the error queue's items for the admin panel and
--- `tracker queue list`. On the primary key: a page costs the same however
--- long the queue.
-SELECT id, name, claim_count, coalesce(last_downloader, '')::text AS last_downloader FROM todo
-WHERE project_id = @project_id AND queue = @queue::text AND type = ANY(@types::text[])
-  AND id > @after_id
-  AND (@prefix::text = '' OR starts_with(name, @prefix::text))
-ORDER BY id
+-- `tracker queue list`. On the primary key, each stretch of @types read
+-- from its place and the stretches merged by id (one scan over them all
+-- could only give ids in order by sorting the whole queue): a page costs
+-- the same however long the queue.
+SELECT p.id, p.name, p.claim_count, coalesce(p.last_downloader, '')::text AS last_downloader
+FROM unnest(@types::text[]) AS s (type)
+CROSS JOIN LATERAL (
+    SELECT t.id, t.name, t.claim_count, t.last_downloader FROM todo t
+    WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = s.type
+      AND t.id > @after_id
+      AND (@prefix::text = '' OR starts_with(t.name, @prefix::text))
+    ORDER BY t.id
+    LIMIT @max) p
+ORDER BY p.id
 LIMIT @max;

@@ -1,0 +1,76 @@
+package handlers
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"tracker/items"
+	"tracker/projects"
+	"tracker/views"
+)
+
+// selectionAction is an action of the queue browser on the items ticked
+// (the form's "name" values) of list source: like the panel's other bulk
+// actions, it first says how many items it will touch (question and
+// button, from the count) and runs only once the admin confirmed; then it
+// goes back to the page it came from with what it did (done, from the
+// count done). A refusal shows the page again with the reason.
+type selectionAction struct {
+	source   string
+	question func(n int64) (string, string)
+	run      func(ctx context.Context, p projects.Project, names []string) (int64, error)
+	done     func(n int64) string
+}
+
+func (h *Handler) onSelection(w http.ResponseWriter, r *http.Request, p projects.Project, a selectionAction) error {
+	ctx, names := r.Context(), r.PostForm["name"]
+	bs, err := browseStateOf(r.PostForm)
+	if err != nil {
+		return err
+	}
+	if !confirmed(r) {
+		n, err := h.items.CountSelected(ctx, p, a.source, names)
+		if err != nil {
+			return h.refuseBrowse(w, r, p, err)
+		}
+		if n == 0 {
+			w.Header().Set("X-Tracker-Reason", "nothing-left")
+			return h.renderBrowse(w, r, p, refused(fmt.Sprintf("None of the %s items ticked is in %s now: nothing to do.",
+				views.FormatInt(int64(len(names))), a.source)))
+		}
+		question, button := a.question(n)
+		if int(n) < len(names) {
+			question += fmt.Sprintf(" (Of the %s items ticked, the others are no longer in %s.)", views.FormatInt(int64(len(names))), a.source)
+		}
+		return h.askConfirmation(w, r, p, "browse", question, button, "")
+	}
+	n, err := a.run(ctx, p, names)
+	if err != nil {
+		return h.refuseBrowse(w, r, p, err)
+	}
+	return h.redirectWithFlash(w, r, bs.url(p, bs.place()), a.done(n))
+}
+
+// refuseBrowse shows the browser again with the reason of an action the
+// engine refused (400, its reason in X-Tracker-Reason); other errors are
+// returned.
+func (h *Handler) refuseBrowse(w http.ResponseWriter, r *http.Request, p projects.Project, err error) error {
+	bad, ok := invalid(err)
+	if !ok {
+		return err
+	}
+	w.Header().Set("X-Tracker-Reason", invalidReason(err))
+	return h.renderBrowse(w, r, p, refused(bad))
+}
+
+// invalidReason is the reason token of an error in what the admin asked.
+func invalidReason(err error) string {
+	var e *items.InvalidError
+	if errors.As(err, &e) {
+		return cmp.Or(e.Reason, "invalid-request")
+	}
+	return "invalid-request"
+}

@@ -1,0 +1,2 @@
+DROP INDEX audit_log_detail;
+DROP TABLE item_batches;
