@@ -717,12 +717,14 @@ func (w *modelWorld) releaseSite(rt *rapid.T) {
 // later lets a day pass: every claim is a day older (past any reclaim TTL),
 // every completion older than any recrawl_after and in a past day's
 // partition, which the archive job takes, and every scheduled visit is
-// due. The completions of each day that passes get a day of their own, a
-// few days back: an archived day is never written again.
+// due. The completions of each day that passes get a day of their own, far
+// back: an archived day is never written again.
 func (w *modelWorld) later(rt *rapid.T) {
 	w.days++
 	w.exec(rt, `UPDATE claims SET claimed_at = claimed_at - interval '1 day' WHERE project_id = $1`)
-	back := fmt.Sprintf("interval '%d days'", 2+w.days)
+	// Each day's completions land on a day of their own, long past and
+	// later than the days before's: their order stays as it was.
+	back := fmt.Sprintf("interval '%d days'", 1000-w.days)
 	// The day gets its partition first, as housekeeping makes them ahead
 	// of time.
 	w.exec(rt, `SELECT done_partitions_ensure($1, (now() - `+back+`)::date, (now() - `+back+`)::date)`)
