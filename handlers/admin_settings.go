@@ -56,5 +56,5 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, s proje
 	if st.err != "" {
 		v.Flash, v.Error = "", st.err
 	}
-	return render(w, r, st.status, views.Layout("Settings", views.AdminSettings(v)))
+	return render(w, r, st.status, views.AdminLayout("Settings", views.AdminSettings(v)))
 }

@@ -22,5 +22,5 @@ func (h *Handler) renderWarriors(w http.ResponseWriter, r *http.Request, p proje
 	for _, t := range targets {
 		v.Targets = append(v.Targets, views.AdminTarget{URL: t.URL, Weight: t.Weight, Enabled: t.Enabled})
 	}
-	return render(w, r, st.status, views.Layout("Warriors · "+displayTitle(p), views.AdminWarriors(v)))
+	return render(w, r, st.status, views.AdminLayout("Warriors · "+displayTitle(p), views.AdminWarriors(v)))
 }
