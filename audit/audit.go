@@ -131,14 +131,16 @@ func (l *Log) Record(ctx context.Context, action string) error {
 	return Record(ctx, l.q, action, 0, nil)
 }
 
-// Filter picks entries; each field applies when set. Before continues a
-// page: entries older than the one with that id.
+// Filter picks entries; each field applies when set. Since and Until
+// bound when they were made (Since included, Until not). Before continues
+// a page: entries older than the one with that id.
 type Filter struct {
-	ProjectID int32
-	Username  string
-	Action    string
-	Before    int64
-	Max       int
+	ProjectID    int32
+	Username     string
+	Action       string
+	Since, Until *time.Time
+	Before       int64
+	Max          int
 }
 
 // Row is an entry as the audit log page shows it.
@@ -155,7 +157,7 @@ type Row struct {
 // List returns the newest entries the filter picks.
 func (l *Log) List(ctx context.Context, f Filter) ([]Row, error) {
 	rows, err := l.q.AuditLogList(ctx, db.AuditLogListParams{ProjectID: f.ProjectID, Username: f.Username,
-		Action: f.Action, BeforeID: f.Before, Max: int32(f.Max)})
+		Action: f.Action, Since: f.Since, Until: f.Until, BeforeID: f.Before, Max: int32(f.Max)})
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, err
 	}

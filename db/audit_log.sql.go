@@ -95,15 +95,19 @@ FROM audit_log a LEFT JOIN projects p ON p.id = a.project_id
 WHERE ($1::integer = 0 OR a.project_id = $1::integer)
   AND ($2::text = '' OR a.username = $2::text)
   AND ($3::text = '' OR a.action = $3::text)
-  AND ($4::bigint = 0 OR a.id < $4::bigint)
+  AND ($4::timestamptz IS NULL OR a.at >= $4::timestamptz)
+  AND ($5::timestamptz IS NULL OR a.at < $5::timestamptz)
+  AND ($6::bigint = 0 OR a.id < $6::bigint)
 ORDER BY a.id DESC
-LIMIT $5
+LIMIT $7
 `
 
 type AuditLogListParams struct {
 	ProjectID int32
 	Username  string
 	Action    string
+	Since     *time.Time
+	Until     *time.Time
 	BeforeID  int64
 	Max       int32
 }
@@ -121,12 +125,15 @@ type AuditLogListRow struct {
 }
 
 // The newest entries first, optionally of one project, one user or one
-// action, before @before_id (0: from the newest).
+// action, made at or after @since and before @until (each when not null),
+// before @before_id (0: from the newest).
 func (q *Queries) AuditLogList(ctx context.Context, arg AuditLogListParams) ([]AuditLogListRow, error) {
 	rows, err := q.db.Query(ctx, auditLogList,
 		arg.ProjectID,
 		arg.Username,
 		arg.Action,
+		arg.Since,
+		arg.Until,
 		arg.BeforeID,
 		arg.Max,
 	)

@@ -29,10 +29,11 @@ func (q *Queries) BlockDelete(ctx context.Context, arg BlockDeleteParams) (int64
 }
 
 const blockInsert = `-- name: BlockInsert :one
-INSERT INTO blocks (project_id, kind, value, reason)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (coalesce(project_id, 0), kind, value) DO UPDATE SET reason = excluded.reason
-RETURNING id, project_id, kind, value, reason, created_at
+INSERT INTO blocks (project_id, kind, value, reason, created_by)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (coalesce(project_id, 0), kind, value)
+DO UPDATE SET reason = excluded.reason, created_by = excluded.created_by, created_at = now()
+RETURNING id, project_id, kind, value, reason, created_at, created_by
 `
 
 type BlockInsertParams struct {
@@ -40,14 +41,17 @@ type BlockInsertParams struct {
 	Kind      string
 	Value     string
 	Reason    string
+	CreatedBy string
 }
 
+// A block set again takes the new reason, and is the new setter's.
 func (q *Queries) BlockInsert(ctx context.Context, arg BlockInsertParams) (Block, error) {
 	row := q.db.QueryRow(ctx, blockInsert,
 		arg.ProjectID,
 		arg.Kind,
 		arg.Value,
 		arg.Reason,
+		arg.CreatedBy,
 	)
 	var i Block
 	err := row.Scan(
@@ -57,12 +61,13 @@ func (q *Queries) BlockInsert(ctx context.Context, arg BlockInsertParams) (Block
 		&i.Value,
 		&i.Reason,
 		&i.CreatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }
 
 const blocksForProject = `-- name: BlocksForProject :many
-SELECT id, project_id, kind, value, reason, created_at FROM blocks WHERE project_id = $1 OR project_id IS NULL ORDER BY id
+SELECT id, project_id, kind, value, reason, created_at, created_by FROM blocks WHERE project_id = $1 OR project_id IS NULL ORDER BY id
 `
 
 // The project's own blocks and the global ones.
@@ -82,6 +87,7 @@ func (q *Queries) BlocksForProject(ctx context.Context, projectID *int32) ([]Blo
 			&i.Value,
 			&i.Reason,
 			&i.CreatedAt,
+			&i.CreatedBy,
 		); err != nil {
 			return nil, err
 		}

@@ -57,6 +57,7 @@ type Block struct {
 	Value     string
 	Reason    string
 	CreatedAt time.Time
+	CreatedBy string
 }
 
 type Claim struct {

@@ -59,7 +59,7 @@ func TestBrowserAdmin(t *testing.T) {
 	if got := textOf(t, ctx, `[data-testid=queue-todo]`); got != "0" {
 		t.Fatalf("new project's queue: %q", got)
 	}
-	if got := textOf(t, ctx, `[aria-current=page]`); got != "Overview" {
+	if got := textOf(t, ctx, `nav.tabs [aria-current=page]`); got != "Overview" {
 		t.Fatalf("current tab %q", got)
 	}
 

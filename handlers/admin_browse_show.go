@@ -200,7 +200,7 @@ func (h *Handler) renderBrowse(w http.ResponseWriter, r *http.Request, p project
 		// The admin's filter: shown with the reason, to be put right.
 		w.Header().Set("X-Tracker-Reason", invalidReason(err))
 		v.Flash, v.Error, status = "", bad, http.StatusBadRequest
-		return render(w, r, status, views.Layout("Queue browser · "+displayTitle(p), views.AdminBrowse(v)))
+		return render(w, r, status, views.AdminLayout("Queue browser · "+displayTitle(p), views.AdminBrowse(v)))
 	}
 	if err != nil {
 		return err
@@ -224,7 +224,7 @@ func (h *Handler) renderBrowse(w http.ResponseWriter, r *http.Request, p project
 		last.Set("before", browseEnd)
 		v.Last = bs.url(p, last)
 	}
-	return render(w, r, status, views.Layout("Queue browser · "+displayTitle(p), views.AdminBrowse(v)))
+	return render(w, r, status, views.AdminLayout("Queue browser · "+displayTitle(p), views.AdminBrowse(v)))
 }
 
 // browseKind is what a list is, for its columns and actions.

@@ -84,7 +84,7 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 	for _, e := range expiries {
 		v.Expiries = append(v.Expiries, views.AdminExpiries{Downloader: e.Nick, Expired: e.Expired, Completed: e.Completed})
 	}
-	return render(w, r, st.status, views.Layout("Claims · "+displayTitle(p), views.AdminClaims(v)))
+	return render(w, r, st.status, views.AdminLayout("Claims · "+displayTitle(p), views.AdminClaims(v)))
 }
 
 // ageBars draws the claims' age buckets as bars against the longest.

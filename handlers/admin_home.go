@@ -34,5 +34,5 @@ func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
 		v.Jobs = append(v.Jobs, views.AdminJob{Name: j.Name, Enabled: j.Enabled, Every: j.Every, LastFinishedAt: j.LastFinishedAt,
 			LastOutcome: j.LastOutcome, LastError: j.LastError, LastSummary: j.LastSummary})
 	}
-	return render(w, r, http.StatusOK, views.Layout("Admin", views.AdminHome(v)))
+	return render(w, r, http.StatusOK, views.AdminLayout("Admin", views.AdminHome(v)))
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // adminItemRelease is POST /admin/projects/{slug}/item/release: a claimed
 // item ("name") goes back to its queue.
 func (h *Handler) adminItemRelease(w http.ResponseWriter, r *http.Request) error {
-	return h.itemAction(w, r, "release", func(ctx context.Context, live *projects.Live, name string) error {
+	return h.itemAction(w, r, "release", nil, func(ctx context.Context, live *projects.Live, name string) error {
 		released, err := h.items.ReleaseItem(ctx, live.Project, name)
 		if err == nil && !released {
 			err = &items.InvalidError{Err: errors.New("the item is not claimed")}
@@ -29,7 +30,7 @@ func (h *Handler) adminItemRelease(w http.ResponseWriter, r *http.Request) error
 // (todo by default) with a fresh count of hand-outs, a retired one (todo by
 // default) with its first score.
 func (h *Handler) adminItemRequeue(w http.ResponseWriter, r *http.Request) error {
-	return h.itemAction(w, r, "requeue", func(ctx context.Context, live *projects.Live, name string) error {
+	return h.itemAction(w, r, "requeue", nil, func(ctx context.Context, live *projects.Live, name string) error {
 		if stopped, err := h.fromStoppedQueue(ctx, live, name, cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "todo")); stopped || err != nil {
 			return err
 		}
@@ -44,16 +45,28 @@ func (h *Handler) adminItemRequeue(w http.ResponseWriter, r *http.Request) error
 
 // adminItemDrop is POST /admin/projects/{slug}/item/drop: a failed or
 // retired item is dropped for good (it stays seen, so it is not queued
-// again).
+// again), once confirmed.
 func (h *Handler) adminItemDrop(w http.ResponseWriter, r *http.Request) error {
-	return h.itemAction(w, r, "drop", func(ctx context.Context, live *projects.Live, name string) error {
+	return h.itemAction(w, r, "drop", func(st items.ItemStatus) (confirmation, error) {
+		if st.Status != items.StatusFailed && st.Status != items.StatusRetired {
+			return confirmation{}, errDropNotStopped
+		}
+		return confirmation{
+			question: fmt.Sprintf("This drops the %s item %s (in %s, handed out %d times) for good: it stays seen, so backfeed does not queue it again.",
+				st.Status, st.Name, st.Queue, st.ClaimCount),
+			button: "Drop " + st.Name,
+		}, nil
+	}, func(ctx context.Context, live *projects.Live, name string) error {
 		stopped, err := h.fromStoppedQueue(ctx, live, name, "")
 		if err == nil && !stopped {
-			err = &items.InvalidError{Err: errors.New("only failed and retired items are dropped one by one: drain a queue for the others")}
+			err = errDropNotStopped
 		}
 		return err
 	})
 }
+
+// errDropNotStopped refuses to drop an item of a queue served from.
+var errDropNotStopped = &items.InvalidError{Err: errors.New("only failed and retired items are dropped one by one: drain a queue for the others")}
 
 // fromStoppedQueue moves a failed or retired item to queue (a retired one
 // with its first score again), or drops it when queue is empty, and says
@@ -71,16 +84,33 @@ func (h *Handler) fromStoppedQueue(ctx context.Context, live *projects.Live, nam
 }
 
 // adminItemDone is POST /admin/projects/{slug}/item/done: a queued or
-// claimed item is completed by hand.
+// claimed item is completed by hand, once confirmed.
 func (h *Handler) adminItemDone(w http.ResponseWriter, r *http.Request) error {
-	return h.itemAction(w, r, "done", func(ctx context.Context, live *projects.Live, name string) error {
+	return h.itemAction(w, r, "done", func(st items.ItemStatus) (confirmation, error) {
+		where := "queued in " + st.Queue + ", completed in your name"
+		switch st.Status {
+		case items.StatusClaimed:
+			where = "out with " + st.Downloader + ", completed in their name"
+		case items.StatusFailed:
+			where = "failed, in " + st.Queue + ", completed in your name"
+		case items.StatusTodo:
+		default:
+			return confirmation{}, &items.InvalidError{Err: fmt.Errorf("the item is %s, not queued, failed or claimed", st.Status)}
+		}
+		return confirmation{
+			question: fmt.Sprintf("This marks the item %s (%s) done by hand, with no bytes: it is handed out no more.", st.Name, where),
+			button:   "Mark " + st.Name + " done",
+		}, nil
+	}, func(ctx context.Context, live *projects.Live, name string) error {
 		return h.items.MarkDone(ctx, live, name, account(r).Username)
 	})
 }
 
 // itemAction runs an action on the item a form names and shows the item
-// again.
-func (h *Handler) itemAction(w http.ResponseWriter, r *http.Request, action string, fn func(context.Context, *projects.Live, string) error) error {
+// again. An action that cannot be undone has ask, which says what it will do
+// to the item as it is now (or why it cannot): it runs once confirmed.
+func (h *Handler) itemAction(w http.ResponseWriter, r *http.Request, action string,
+	ask func(items.ItemStatus) (confirmation, error), fn func(context.Context, *projects.Live, string) error) error {
 	p, err := h.adminProjectForm(w, r)
 	if err != nil {
 		return err
@@ -90,7 +120,18 @@ func (h *Handler) itemAction(w http.ResponseWriter, r *http.Request, action stri
 	if err != nil {
 		return err
 	}
-	err = fn(ctx, live, name)
+	if ask != nil && !confirmed(r) {
+		var st items.ItemStatus
+		var c confirmation
+		if st, err = h.items.LookupNow(ctx, live, name); err == nil {
+			if c, err = ask(st); err == nil {
+				c.back = "/admin/projects/" + p.Slug + "/?item=" + url.QueryEscape(name)
+				return h.askDestructive(w, r, p, "", c)
+			}
+		}
+	} else {
+		err = fn(ctx, live, name)
+	}
 	if bad, ok := invalid(err); ok || errors.Is(err, items.ErrUnknownItem) {
 		if !ok {
 			bad = err.Error()

@@ -70,7 +70,7 @@ func (h *Handler) adminItemShow(w http.ResponseWriter, r *http.Request) error {
 	if v.Name != "" {
 		title = v.Name
 	}
-	return render(w, r, http.StatusOK, views.Layout(title+" · "+displayTitle(p), views.AdminItemPage(v)))
+	return render(w, r, http.StatusOK, views.AdminLayout(title+" · "+displayTitle(p), views.AdminItemPage(v)))
 }
 
 // findItems fills the finder's page of matches.

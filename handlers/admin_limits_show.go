@@ -30,7 +30,8 @@ func (h *Handler) renderLimits(w http.ResponseWriter, r *http.Request, p project
 		return err
 	}
 	for _, b := range blocks {
-		v.Blocks = append(v.Blocks, views.AdminBlock{Kind: b.Kind, Value: b.Value, Reason: b.Reason, Global: b.ProjectID == nil})
+		v.Blocks = append(v.Blocks, views.AdminBlock{Kind: b.Kind, Value: b.Value, Reason: b.Reason, Global: b.ProjectID == nil,
+			CreatedBy: b.CreatedBy, CreatedAt: b.CreatedAt})
 	}
 	status := st.status
 	if p.Config.Sited() {
@@ -44,7 +45,7 @@ func (h *Handler) renderLimits(w http.ResponseWriter, r *http.Request, p project
 			v.Error, v.Flash, status = e.Msg, "", e.Status
 		}
 	}
-	return render(w, r, status, views.Layout("Limits · "+displayTitle(p), views.AdminLimits(v)))
+	return render(w, r, status, views.AdminLayout("Limits · "+displayTitle(p), views.AdminLimits(v)))
 }
 
 // adminSites is the frontier's part of the limits section. An unknown or

@@ -22,7 +22,18 @@ import (
 // with the message the last action left in the session.
 func (h *Handler) adminPageOf(r *http.Request) views.AdminPage {
 	a := account(r)
-	return views.AdminPage{Username: a.Username, IsAdmin: a.IsAdmin(), Flash: h.sessions.of(r).PopString(r.Context(), sessionFlashKey)}
+	return views.AdminPage{Username: a.Username, IsAdmin: a.IsAdmin(), Flash: h.sessions.of(r).PopString(r.Context(), sessionFlashKey),
+		Nav: adminNav(r.URL.Path)}
+}
+
+// adminNav is the part of the panel a path is in, for the bar.
+func adminNav(path string) string {
+	for _, part := range []string{"audit", "users", "settings"} {
+		if path == "/admin/"+part || strings.HasPrefix(path, "/admin/"+part+"/") {
+			return part
+		}
+	}
+	return "projects"
 }
 
 // redirectWithFlash sends the browser to path after an action, with a
@@ -134,18 +145,47 @@ func (h *Handler) toSection(w http.ResponseWriter, r *http.Request, p projects.P
 	return h.redirectWithFlash(w, r, "/admin/projects/"+p.Slug+"/"+section, flash)
 }
 
-// confirmed says whether a bulk action's form came back from its
+// confirmed says whether an action's form came back from its
 // confirmation page.
 func confirmed(r *http.Request) bool { return r.PostForm.Get("confirmed") == "1" }
+
+// A confirmation is what an action says before it runs: the question
+// (what it does, counted and named), the button that goes on, what must be
+// typed to go on ("" for a click), and where Cancel leads ("" for the
+// section's page).
+type confirmation struct {
+	question, button, typed, back string
+}
 
 // askConfirmation shows what a bulk action will do and sends the same form
 // again, confirmed, when the admin agrees. typed, when set, must be typed.
 func (h *Handler) askConfirmation(w http.ResponseWriter, r *http.Request, p projects.Project, section, question, button, typed string) error {
+	return h.askProject(w, r, p, section, confirmation{question: question, button: button, typed: typed}, false)
+}
+
+// askDestructive is askConfirmation for an action that cannot be undone
+// (a drop, a new backfeed key, a block lifted): its button is red, and the
+// form sent without its confirmation is answered 400 `unconfirmed` with
+// the confirmation page, so that a script posting it learns it changed
+// nothing.
+func (h *Handler) askDestructive(w http.ResponseWriter, r *http.Request, p projects.Project, section string, c confirmation) error {
+	return h.askProject(w, r, p, section, c, true)
+}
+
+func (h *Handler) askProject(w http.ResponseWriter, r *http.Request, p projects.Project, section string, c confirmation, destructive bool) error {
 	page, _, err := h.projectPage(r, p, section, shown())
 	if err != nil {
 		return err
 	}
-	v := views.AdminConfirmView{AdminProjectPage: page, Question: question, Action: r.URL.Path, Button: button, Typed: typed}
+	if c.back == "" {
+		c.back = projectURL(p.Slug, section)
+	}
+	return h.confirmPage(w, r, views.AdminConfirmView{AdminProjectPage: page}, "Confirm · "+displayTitle(p), c, destructive)
+}
+
+// confirmPage renders the confirmation v of c, carrying the form's values.
+func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request, v views.AdminConfirmView, title string, c confirmation, destructive bool) error {
+	v.Question, v.Action, v.Button, v.Typed, v.Back, v.Destructive = c.question, r.URL.Path, c.button, c.typed, c.back, destructive
 	for _, name := range slices.Sorted(maps.Keys(r.PostForm)) {
 		if name == "confirmed" || name == "confirm" {
 			continue
@@ -154,8 +194,19 @@ func (h *Handler) askConfirmation(w http.ResponseWriter, r *http.Request, p proj
 			v.Hidden = append(v.Hidden, views.HiddenField{Name: name, Value: value})
 		}
 	}
-	return render(w, r, http.StatusOK, views.Layout("Confirm · "+displayTitle(p), views.AdminConfirm(v)))
+	status := http.StatusOK
+	if destructive {
+		status = http.StatusBadRequest
+		if confirmed(r) && c.typed != "" {
+			v.Error = fmt.Sprintf("Type %s exactly to go on.", c.typed)
+		}
+		setErrorHeaders(w, errorf(status, "unconfirmed", "confirm first"))
+	}
+	return render(w, r, status, views.AdminLayout(title, views.AdminConfirm(v)))
 }
+
+// projectURL is the address of a section of a project's admin.
+func projectURL(slug, section string) string { return "/admin/projects/" + slug + "/" + section }
 
 // parseSmallForm reads a form of at most 1 MiB, all of it text.
 func parseSmallForm(w http.ResponseWriter, r *http.Request) error {

@@ -34,5 +34,5 @@ func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p proje
 		return err
 	}
 	v.Recent = auditEntries(entries)
-	return render(w, r, st.status, views.Layout(displayTitle(p)+" · admin", views.AdminOverview(v)))
+	return render(w, r, st.status, views.AdminLayout(displayTitle(p)+" · admin", views.AdminOverview(v)))
 }

@@ -28,9 +28,9 @@ func (h *Handler) adminQueueDrain(w http.ResponseWriter, r *http.Request) error 
 		if n == 0 {
 			return h.renderDanger(w, r, p, refused("No item of "+from+" matches: nothing to drain."))
 		}
-		return h.askConfirmation(w, r, p, "danger",
-			fmt.Sprintf("This drops %s items %sfrom %s for good.", views.FormatInt(n), describeSelection(sel), from),
-			"Drop "+views.FormatInt(n)+" items", from)
+		return h.askDestructive(w, r, p, "danger", confirmation{
+			question: fmt.Sprintf("This drops %s items %sfrom %s for good.", views.FormatInt(n), describeSelection(sel), from),
+			button:   "Drop " + views.FormatInt(n) + " items", typed: from})
 	}
 	n, err := h.items.MoveQueue(r.Context(), p, from, "", sel)
 	if bad, ok := invalid(err); ok {

@@ -67,5 +67,5 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, s proje
 			v.AutoProjectWarning = "auto_project names a project that is not in the warriors' list (finished or hidden): the projects file says null, and warriors on auto run nothing. Name a project that runs."
 		}
 	}
-	return render(w, r, st.status, views.Layout("Settings", views.AdminSettings(v)))
+	return render(w, r, st.status, views.AdminLayout("Settings", views.AdminSettings(v)))
 }

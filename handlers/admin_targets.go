@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,15 +30,54 @@ func (h *Handler) adminTargetAdd(w http.ResponseWriter, r *http.Request) error {
 	return h.toSection(w, r, p, "warriors", "Upload target added: "+u+".")
 }
 
-// adminTargetRemove is POST /admin/projects/{slug}/targets/remove: url.
+// adminTargetRemove is POST /admin/projects/{slug}/targets/remove: url,
+// once the admin saw what stays and confirmed (confirmed=1).
 func (h *Handler) adminTargetRemove(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.adminProjectForm(w, r)
 	if err != nil {
 		return err
 	}
 	u := strings.TrimSpace(r.PostForm.Get("url"))
-	if _, err := h.projects.RemoveTarget(r.Context(), p, u); err != nil {
+	if !confirmed(r) {
+		return h.askTargetRemove(w, r, p, u)
+	}
+	found, err := h.projects.RemoveTarget(r.Context(), p, u)
+	if err != nil {
 		return err
 	}
+	if !found {
+		// Removed meanwhile, by another admin.
+		return errorf(http.StatusNotFound, "unknown-target", "no upload target %s", u)
+	}
 	return h.toSection(w, r, p, "warriors", "Upload target removed: "+u+".")
+}
+
+// askTargetRemove says what removing the target u leaves: the targets on,
+// or none, when the warriors' uploads are refused until one is added.
+func (h *Handler) askTargetRemove(w http.ResponseWriter, r *http.Request, p projects.Project, u string) error {
+	targets, err := h.projects.Targets(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(targets, func(t projects.Target) bool { return t.URL == u })
+	if i < 0 {
+		return h.renderWarriors(w, r, p, refused(fmt.Sprintf("No upload target %s: nothing to remove.", u)))
+	}
+	on := 0
+	for j, t := range targets {
+		if j != i && t.Enabled {
+			on++
+		}
+	}
+	after := fmt.Sprintf("%d other targets are on and take the uploads.", on)
+	switch {
+	case on == 1:
+		after = "1 other target is on and takes the uploads."
+	case on == 0:
+		after = "No other target is on: warriors asking where to upload are refused until one is."
+	}
+	return h.askDestructive(w, r, p, "warriors", confirmation{
+		question: fmt.Sprintf("This removes the upload target %s (weight %d) from %s. %s", u, targets[i].Weight, p.Slug, after),
+		button:   "Remove " + u,
+	})
 }

@@ -66,14 +66,15 @@ func (c *adminClient) post(t *testing.T, path string, form url.Values) answer {
 	return c.send(t, req)
 }
 
-// confirmed posts a bulk action's form, checks the confirmation page says
-// what it will do, and posts the form again as that page does.
+// confirmed posts an action's form, checks the confirmation page says
+// what it will do, and posts the form again as that page does. The page of
+// an action that cannot be undone comes with 400 `unconfirmed`.
 func (c *adminClient) confirmed(t *testing.T, path string, form url.Values, question string) answer {
 	t.Helper()
 	a := c.post(t, path, form)
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(a.body))
-	if err != nil || a.status != 200 {
-		t.Fatalf("%s: %d, no confirmation page: %s", path, a.status, a.body)
+	if err != nil || a.status != 200 && (a.status != 400 || a.reason != "unconfirmed") {
+		t.Fatalf("%s: %d %s, no confirmation page: %s", path, a.status, a.reason, a.body)
 	}
 	if q := doc.Find(`[data-testid="confirm-question"]`).Text(); !strings.Contains(q, question) {
 		t.Fatalf("%s: the confirmation asks %q, want %q", path, q, question)
@@ -401,7 +402,7 @@ func TestAdminUsers(t *testing.T) {
 		t.Fatalf("login with the reset password: %d", a.status)
 	}
 	// The last global admin stays one.
-	if a := c.post(t, path(rootID, "role"), url.Values{"role": {"project_admin"}}); a.status != 409 {
+	if a := c.post(t, path(rootID, "role"), url.Values{"role": {"project_admin"}, "confirmed": {"1"}}); a.status != 409 {
 		t.Fatalf("demoting the last admin: %d", a.status)
 	}
 	if a := c.post(t, path(rootID, "delete"), url.Values{"confirm": {"root"}}); a.status != 409 {
@@ -433,7 +434,7 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 	if a := f.do(t, "POST", "/test/request", `{"downloader":"spammer"}`); a.status != 403 {
 		t.Fatalf("blocked nick: %d", a.status)
 	}
-	c.post(t, "/admin/projects/test/blocks/remove", url.Values{"kind": {"nick"}, "value": {"spammer"}})
+	c.confirmed(t, "/admin/projects/test/blocks/remove", url.Values{"kind": {"nick"}, "value": {"spammer"}}, "lifts the block of the nick spammer")
 	if a := f.do(t, "POST", "/test/request", `{"downloader":"spammer"}`); a.status != 200 {
 		t.Fatalf("lifted block: %d", a.status)
 	}
@@ -450,7 +451,7 @@ func TestAdminBlocksTargetsSettings(t *testing.T) {
 		t.Fatalf("bad target: %d", a.status)
 	}
 	old := f.project.Config.BackfeedKey
-	c.post(t, "/admin/projects/test/backfeed-key", nil)
+	c.confirmed(t, "/admin/projects/test/backfeed-key", url.Values{"confirm": {"test"}}, "replaces the backfeed key of test")
 	if p := f.stored(t, "test"); p.Config.BackfeedKey == old {
 		t.Fatal("backfeed key not rotated")
 	}
@@ -491,8 +492,8 @@ func TestAdminQueuesAndItems(t *testing.T) {
 		t.Fatalf("after move %v", s.Queues)
 	}
 	// Drain needs the name typed again.
-	if a := c.post(t, p+"queues/drain", url.Values{"from": {"secondary"}, "confirm": {"todo"}, "confirmed": {"1"}}); a.status != 200 ||
-		!strings.Contains(a.body, "confirm-question") {
+	if a := c.post(t, p+"queues/drain", url.Values{"from": {"secondary"}, "confirm": {"todo"}, "confirmed": {"1"}}); a.status != 400 ||
+		a.reason != "unconfirmed" || !strings.Contains(a.body, "confirm-question") {
 		t.Fatalf("unconfirmed drain: %d", a.status)
 	}
 	if s := f.summary(t); s.Queues["secondary"] != 3 {
@@ -505,7 +506,7 @@ func TestAdminQueuesAndItems(t *testing.T) {
 		t.Fatalf("after drain %v", s.Queues)
 	}
 	// One item: mark a queued one done, requeue it, release a claim.
-	if a := c.post(t, p+"item/done", url.Values{"name": {"user:2"}}); a.status != 303 {
+	if a := c.confirmed(t, p+"item/done", url.Values{"name": {"user:2"}}, "marks the item user:2"); a.status != 303 {
 		t.Fatalf("mark done: %d %s", a.status, a.body)
 	}
 	a := c.get(t, p+"?item=user:2")

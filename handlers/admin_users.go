@@ -43,7 +43,7 @@ func (h *Handler) renderUsers(w http.ResponseWriter, r *http.Request, st formSta
 		}
 		v.Users = append(v.Users, row)
 	}
-	return render(w, r, st.status, views.Layout("Users", views.AdminUsers(v)))
+	return render(w, r, st.status, views.AdminLayout("Users", views.AdminUsers(v)))
 }
 
 // adminUserCreate is POST /admin/users: username, password, role.

@@ -69,7 +69,8 @@ func (h *Handler) serveError(w http.ResponseWriter, r *http.Request, err error, 
 	}
 	if html && !e.JSON {
 		msg := cmp.Or(e.Msg, http.StatusText(e.Status))
-		page := views.Layout(http.StatusText(e.Status), views.ErrorPage(e.Status, msg))
+		admin := r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/")
+		page := views.Layout(http.StatusText(e.Status), views.ErrorPage(e.Status, msg, admin))
 		setErrorHeaders(w, e)
 		if render(w, r, e.Status, page) == nil {
 			return

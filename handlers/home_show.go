@@ -16,6 +16,7 @@ func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	site.Description = "The projects archiving websites before they close, with volunteers' warriors: each one's progress, pace and deadline."
 	ps, err := h.projects.List(ctx)
 	if err != nil {
 		return err

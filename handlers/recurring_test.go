@@ -110,7 +110,7 @@ func TestDropRetiredLeavesNothing(t *testing.T) {
 
 	// tor:1 dropped while its completion is in the hot table, which holds
 	// its score and parameters until the archive takes it.
-	if a := c.post(t, "/admin/projects/test/item/drop", url.Values{"name": {"tor:1"}}); a.status != 303 {
+	if a := c.confirmed(t, "/admin/projects/test/item/drop", url.Values{"name": {"tor:1"}}, "drops the retired item tor:1"); a.status != 303 {
 		t.Fatalf("drop of tor:1: %d %s", a.status, a.body)
 	}
 	balanced("after the drop of tor:1")
@@ -123,7 +123,7 @@ func TestDropRetiredLeavesNothing(t *testing.T) {
 		t.Fatalf("after the archive: tor:1 %d rows, want 0; tor:2, still retired, %d, want 2", rows("tor:1"), rows("tor:2"))
 	}
 	// tor:2 dropped once its completion is archived: nothing holds them.
-	if a := c.post(t, "/admin/projects/test/item/drop", url.Values{"name": {"tor:2"}}); a.status != 303 {
+	if a := c.confirmed(t, "/admin/projects/test/item/drop", url.Values{"name": {"tor:2"}}, "drops the retired item tor:2"); a.status != 303 {
 		t.Fatalf("drop of tor:2: %d %s", a.status, a.body)
 	}
 	balanced("after the drop of tor:2")

@@ -19,6 +19,8 @@ func (h *Handler) Routes() http.Handler {
 	// Public pages and their data.
 	mux.Handle("GET /{$}", named("home", h.page(h.homeShow)))
 	mux.Handle("GET /static/", named("static", http.StripPrefix("/static/", staticFiles(static.FS))))
+	mux.Handle("GET /favicon.ico", named("favicon.ico", rootFile(static.FS, "favicon.ico")))
+	mux.Handle("GET /robots.txt", named("robots.txt", rootFile(static.FS, "robots.txt")))
 	mux.Handle("GET /projects.json", named("projects.json", h.api(h.projectsJSON)))
 	// A project's pages. ServeMux cannot hold both "/static/" and
 	// "/{project}/stats.json" (neither is more specific than the other), so

@@ -14,3 +14,13 @@ func staticFiles(fsys fs.FS) http.Handler {
 		files.ServeHTTP(w, r)
 	})
 }
+
+// rootFile serves one of the embedded files at the root of the site, where
+// browsers and crawlers look for it without being told (/favicon.ico,
+// /robots.txt).
+func rootFile(fsys fs.FS, name string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		http.ServeFileFS(w, r, fsys, name)
+	})
+}

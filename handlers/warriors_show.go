@@ -27,7 +27,9 @@ func (h *Handler) warriorsShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := views.WarriorsView{
-		Site: views.Site{BannerHTML: settings.BannerHTML}, Online: o.Total,
+		Site: views.Site{BannerHTML: settings.BannerHTML,
+			Description: "The warriors online now: how many, on which projects, with which version, and where in the world."},
+		Online: o.Total,
 		Lowest: settings.SeesawVersion, Now: now,
 	}
 	for slug, n := range o.Projects {

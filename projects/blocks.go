@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 	"unicode"
 
 	"golang.org/x/text/cases"
@@ -28,6 +29,10 @@ type Block struct {
 	Kind      string
 	Value     string // a nick as the admin typed it, or a network in CIDR notation
 	Reason    string
+	// CreatedBy is the admin who set it ("" for the shell), CreatedAt when
+	// (set by the store).
+	CreatedBy string
+	CreatedAt time.Time
 
 	key string // NickKey of a nick block's Value, set when read from the store
 }
@@ -79,10 +84,11 @@ func ParseBlock(kind, value string) (Block, error) {
 	return Block{}, fmt.Errorf("unknown block kind %q: nick or ip", kind)
 }
 
-// AddBlock stores a block (its reason replaced if it exists).
+// AddBlock stores a block (its reason and setter replaced if it exists).
 func (s *Store) AddBlock(ctx context.Context, b Block) error {
 	return db.WithTx(ctx, s.pool, func(q *db.Queries) error {
-		_, err := q.BlockInsert(ctx, db.BlockInsertParams{ProjectID: b.ProjectID, Kind: b.Kind, Value: b.Value, Reason: b.Reason})
+		_, err := q.BlockInsert(ctx, db.BlockInsertParams{ProjectID: b.ProjectID, Kind: b.Kind, Value: b.Value, Reason: b.Reason,
+			CreatedBy: b.CreatedBy})
 		if err != nil {
 			return err
 		}
@@ -129,7 +135,7 @@ func (s *Store) Blocks(ctx context.Context, p Project) (Blocks, error) {
 	}
 	bs := make(Blocks, 0, len(rows))
 	for _, r := range rows {
-		b := Block{ProjectID: r.ProjectID, Kind: r.Kind, Value: r.Value, Reason: r.Reason}
+		b := Block{ProjectID: r.ProjectID, Kind: r.Kind, Value: r.Value, Reason: r.Reason, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt}
 		if b.Kind == BlockNick {
 			// Once per read of the project (the cache's), not per request.
 			b.key = NickKey(b.Value)

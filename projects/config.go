@@ -303,7 +303,7 @@ var Keys = []Key[Project]{
 		Help: "A name backfed again is a duplicate while its last hand-out is younger than this, and is queued again once older; backfed with another update tag (tag=… in its context) it is queued again at once (0: a name seen is always a duplicate; at most ten years, 316224000).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.RecrawlAfter }, maxRecrawlAfter), get: getCount(func(c *Config) *int64 { return &c.RecrawlAfter })},
 	{Name: "domains", Label: "Byte-count domains", Section: SectionLimits, Input: InputList,
-		Help: "The byte-count keys a done may report (data,media); a done naming another is refused. Empty: any.",
+		Help: "The byte-count keys a done is counted under (data,media). A done naming a key not listed still completes its items, but none of its bytes enter the stats (the tracker logs it). Empty: every key counts, a key that is no host-like name (1-63 lowercase letters, digits, '-', '.', '_') being summed under other. The stats keep the 100 domains with the most bytes apart and sum the rest under other.",
 		set: func(p *Project, s string) error {
 			var err error
 			p.Config.Domains, err = parseDomains(s)

@@ -91,8 +91,16 @@ func (s *Store) SetSettings(ctx context.Context, assignments []string) (Settings
 	if err != nil {
 		return cur, err
 	}
+	old := cur
 	if err := apply(SettingKeys, &cur, assignments, "setting"); err != nil {
 		return cur, err
+	}
+	// The record says what changed, key by key, as a project's does.
+	diff := map[string]any{}
+	for _, k := range SettingKeys {
+		if from, to := k.Value(old), k.Value(cur); from != to {
+			diff[k.Name] = map[string]string{"from": from, "to": to}
+		}
 	}
 	changed := map[string]string{}
 	for _, a := range assignments {
@@ -106,7 +114,7 @@ func (s *Store) SetSettings(ctx context.Context, assignments []string) (Settings
 				return err
 			}
 		}
-		return audit.Record(ctx, q, "settings", 0, map[string]any{"settings": cur})
+		return audit.Record(ctx, q, "settings", 0, diff)
 	})
 	return cur, err
 }

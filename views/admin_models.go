@@ -29,6 +29,9 @@ type AdminPage struct {
 	IsAdmin  bool
 	Flash    string
 	Error    string
+	// Nav is the part of the panel the page is in, marked in the bar:
+	// "projects", "audit", "users" or "settings".
+	Nav string
 }
 
 // AdminProjectRow is a project on the admin dashboard.
@@ -263,6 +266,9 @@ type AdminSite struct {
 type AdminBlock struct {
 	Kind, Value, Reason string
 	Global              bool
+	// CreatedBy set it ("" for the shell), at CreatedAt.
+	CreatedBy string
+	CreatedAt time.Time
 }
 
 // AdminWarriorsView is the warriors and project file section.
@@ -297,8 +303,9 @@ type AdminDangerView struct {
 	AdminProjectPage
 }
 
-// AdminConfirmView asks before a bulk action: what it will do, counted,
-// and the same form again with confirmed=1.
+// AdminConfirmView asks before an action: what it will do, counted and
+// named, and the same form again with confirmed=1. Outside a project (the
+// users page) Project is empty.
 type AdminConfirmView struct {
 	AdminProjectPage
 	Question string
@@ -308,6 +315,11 @@ type AdminConfirmView struct {
 	// Typed, when set, must be typed into a box to go on (a drain drops
 	// items for good).
 	Typed string
+	// Destructive actions cannot be undone: their button is red. A move
+	// or a release is asked about too, but is not.
+	Destructive bool
+	// Back is where Cancel leads: the page the action was asked from.
+	Back string
 }
 
 // HiddenField is a form value carried through a confirmation.
@@ -337,8 +349,10 @@ type AdminAuditEntry struct {
 type AdminAuditView struct {
 	AdminPage
 	Entries []AdminAuditEntry
-	// The filters ("" for all) and the next page ("" at the end).
+	// The filters ("" for all) and the next page ("" at the end). From
+	// and To are days (YYYY-MM-DD, UTC), both included.
 	Project, User, Action string
+	From, To              string
 	Next                  string
 }
 
@@ -357,6 +371,25 @@ type AdminUsersView struct {
 	Users []AdminUserRow
 	// Slugs are every project, for the grant picker.
 	Slugs []string
+}
+
+// jobEvery is a job's interval as people read it.
+func jobEvery(d time.Duration) string {
+	if d < time.Second {
+		return d.String()
+	}
+	return FormatDuration(d)
+}
+
+// RoleName is a role as people say it: "global admin", "project admin".
+func RoleName(role string) string {
+	switch role {
+	case "admin":
+		return "global admin"
+	case "project_admin":
+		return "project admin"
+	}
+	return role
 }
 
 // itemActions are what an admin may do with an item in a state.

@@ -11,6 +11,17 @@ import (
 type Site struct {
 	// BannerHTML is the tracker-wide banner, trusted HTML set by admins.
 	BannerHTML string
+	// Description is the page's summary for search engines and link
+	// previews; empty, one is made from the page's title.
+	Description string
+}
+
+// pageDescription is a page's meta description.
+func pageDescription(site Site, title string) string {
+	if site.Description != "" {
+		return site.Description
+	}
+	return title + " on the tracker, which hands out the work of archiving websites to volunteers' warriors."
 }
 
 // HomeProject is one project on the home page.

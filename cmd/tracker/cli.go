@@ -163,7 +163,7 @@ func commands(getenv func(string) string) []command {
 		{name: "archive list", args: "SLUG", summary: "list a project's archives (day, items, file, checksum)", nargs: [2]int{1, 1}, setup: noOptions(runArchiveList)},
 		{name: "archive verify", args: "SLUG", summary: "check every archive file of a project against its checksum", nargs: [2]int{1, 1}, setup: noOptions(runArchiveVerify)},
 		{name: "archive export", args: "SLUG", summary: "write a project's archived completions to stdout as JSON lines", nargs: [2]int{1, 1}, setup: noOptions(runArchiveExport)},
-		{name: "admin create", args: "USER", summary: "create a global admin (password from $TRACKER_PASSWORD or one line on stdin)", nargs: [2]int{1, 1}, setup: noOptions(runAdminCreate)},
+		{name: "admin create", args: "USER", summary: "create a global admin (password from $TRACKER_PASSWORD, else asked for without echo at a terminal, or one line on stdin)", nargs: [2]int{1, 1}, setup: noOptions(runAdminCreate)},
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/term"
+
 	"tracker/books"
 	"tracker/db"
 	"tracker/items"
@@ -244,7 +246,7 @@ func runAdminCreate(ctx context.Context, a *app, args []string) error {
 	password := a.getenv("TRACKER_PASSWORD")
 	if password == "" {
 		var err error
-		if password, err = readLine(a.io.in); err != nil {
+		if password, err = readPassword(a.io, args[0]); err != nil {
 			return fmt.Errorf("reading the password from stdin: %w", err)
 		}
 	}
@@ -256,6 +258,38 @@ func runAdminCreate(ctx context.Context, a *app, args []string) error {
 		printf(a, "created admin %s\n", u.Username)
 		return nil
 	})
+}
+
+// readPassword reads the password of user from stdin: typed at a
+// terminal, it asks for it on stderr without echoing it, twice (a typo
+// cannot be seen); piped in, it is the first line, as scripts send it.
+func readPassword(std stdio, user string) (string, error) {
+	f, ok := std.in.(interface{ Fd() uintptr })
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return readLine(std.in)
+	}
+	fd := int(f.Fd())
+	ask := func(prompt string) (string, error) {
+		fmt.Fprint(std.err, prompt)
+		b, err := term.ReadPassword(fd)
+		fmt.Fprintln(std.err) // the Enter typed was not echoed either
+		return string(b), err
+	}
+	password, err := ask("Password for " + user + ": ")
+	if err != nil {
+		return "", err
+	}
+	if password == "" {
+		return "", errors.New("no password given")
+	}
+	again, err := ask("Again: ")
+	if err != nil {
+		return "", err
+	}
+	if again != password {
+		return "", errors.New("the two passwords differ")
+	}
+	return password, nil
 }
 
 // readLine reads one line, without its line ending.

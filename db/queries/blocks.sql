@@ -1,7 +1,9 @@
 -- name: BlockInsert :one
-INSERT INTO blocks (project_id, kind, value, reason)
-VALUES (sqlc.narg('project_id'), @kind, @value, @reason)
-ON CONFLICT (coalesce(project_id, 0), kind, value) DO UPDATE SET reason = excluded.reason
+-- A block set again takes the new reason, and is the new setter's.
+INSERT INTO blocks (project_id, kind, value, reason, created_by)
+VALUES (sqlc.narg('project_id'), @kind, @value, @reason, @created_by)
+ON CONFLICT (coalesce(project_id, 0), kind, value)
+DO UPDATE SET reason = excluded.reason, created_by = excluded.created_by, created_at = now()
 RETURNING *;
 
 -- name: BlockDelete :execrows
