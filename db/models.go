@@ -181,6 +181,7 @@ type ItemParam struct {
 	ProjectID int32
 	ID        int64
 	Params    []byte
+	Bytes     *int32
 }
 
 type ItemScore struct {

@@ -280,9 +280,10 @@ var byProject = regexp.MustCompile(`(Index|Recheck) Cond: \(project_id = \$\d+\)
 
 // slots asks for n items of the todo queue for downloader "a".
 func slots(project int32, after int64, n int) db.ClaimsTakeSlotsParams {
-	p := db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", AfterID: after, Max: int32(n)}
+	p := db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", AfterID: after, Max: int32(n), Budget: 4 << 20}
 	for range n {
 		p.Nicks, p.Versions, p.Ips = append(p.Nicks, "a"), append(p.Versions, ""), append(p.Ips, "")
+		p.Requests, p.Carried = append(p.Requests, 0), append(p.Carried, 0)
 	}
 	return p
 }

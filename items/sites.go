@@ -168,12 +168,15 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		Nicks:     make([]string, len(want)),
 		Versions:  make([]string, len(want)),
 		Ips:       make([]string, len(want)),
+		Carried:   make([]int64, len(want)),
+		Budget:    MaxAnswerParamsBytes,
 	}
 	for i, o := range want {
 		p.Nicks[i], p.Versions[i] = o.req.Downloader, o.req.Version
 		if o.req.IP.IsValid() {
 			p.Ips[i] = o.req.IP.String()
 		}
+		p.Carried[i] = o.carried
 	}
 	turn := 0
 	for _, s := range due {
@@ -227,7 +230,11 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	}
 	for _, r := range rows {
 		o := want[r.Slot-1]
-		o.handOut(r.Name, r.Params)
+		if r.Cut {
+			o.full = true
+			continue
+		}
+		o.handOut(r.Name, r.Params, r.Bytes)
 		o.reclaimed = o.reclaimed || r.ClaimCount > 0
 	}
 	return nil
