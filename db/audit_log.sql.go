@@ -9,8 +9,6 @@ import (
 	"context"
 	"net/netip"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const auditLogBegin = `-- name: AuditLogBegin :one
@@ -255,7 +253,7 @@ DELETE FROM audit_log WHERE at < now() - $1::interval
 `
 
 // Drops audit entries older than @keep.
-func (q *Queries) AuditLogPrune(ctx context.Context, keep pgtype.Interval) (int64, error) {
+func (q *Queries) AuditLogPrune(ctx context.Context, keep time.Duration) (int64, error) {
 	result, err := q.db.Exec(ctx, auditLogPrune, keep)
 	if err != nil {
 		return 0, err

@@ -9,8 +9,6 @@ import (
 	"context"
 	"net/netip"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksClaimsCount = `-- name: BooksClaimsCount :one
@@ -367,7 +365,7 @@ WHERE c.project_id = $1
 type ClaimsCountWhereParams struct {
 	ProjectID  int32
 	Downloader string
-	OlderThan  pgtype.Interval
+	OlderThan  time.Duration
 	Prefix     string
 	Pattern    string
 	Site       int32
@@ -436,7 +434,7 @@ FROM queued
 
 type ClaimsExpireParams struct {
 	ProjectID int32
-	Ttl       pgtype.Interval
+	Ttl       time.Duration
 	Max       int32
 	MaxClaims int64
 }
@@ -478,7 +476,7 @@ LIMIT $7
 type ClaimsListParams struct {
 	ProjectID  int32
 	Downloader string
-	OlderThan  pgtype.Interval
+	OlderThan  time.Duration
 	AfterAt    time.Time
 	AfterID    int64
 	Prefix     string
@@ -678,7 +676,7 @@ ORDER BY id
 
 type ClaimsReclaimParams struct {
 	ProjectID    int32
-	Ttl          pgtype.Interval
+	Ttl          time.Duration
 	RefusedTypes []string
 	MaxClaims    int64
 	Max          int32
@@ -853,7 +851,7 @@ SELECT count(*) FROM queued
 type ClaimsReleaseWhereParams struct {
 	ProjectID  int32
 	Downloader string
-	OlderThan  pgtype.Interval
+	OlderThan  time.Duration
 	Prefix     string
 	Pattern    string
 	Site       int32

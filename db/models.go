@@ -199,7 +199,7 @@ type ItemTag struct {
 type Job struct {
 	Name           string
 	Enabled        bool
-	Every          pgtype.Interval
+	Every          time.Duration
 	NextRunAt      time.Time
 	LastStartedAt  *time.Time
 	LastFinishedAt *time.Time

@@ -8,8 +8,6 @@ package db
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksSites = `-- name: BooksSites :one
@@ -128,7 +126,7 @@ WHERE x.gap < $2::interval
 
 type BooksSitesUnderIntervalParams struct {
 	ProjectID int32
-	Interval  pgtype.Interval
+	Interval  time.Duration
 }
 
 // Politeness, from the completions and the claims: hand-outs of a site
@@ -663,7 +661,7 @@ type SitesTakeParams struct {
 	ProjectID int32
 	Budget    int64
 	Carried   []int64
-	Interval  pgtype.Interval
+	Interval  time.Duration
 	SiteLimit int32
 }
 

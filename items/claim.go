@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/db"
 	"tracker/projects"
 )
@@ -411,7 +409,7 @@ func (e *Engine) fromExpiredClaims(ctx context.Context, q *db.Queries, live *pro
 		}
 		rows, err := q.ClaimsReclaim(ctx, db.ClaimsReclaimParams{
 			ProjectID:    live.ID,
-			Ttl:          pgtype.Interval{Microseconds: ttl * 1e6, Valid: true},
+			Ttl:          projects.Duration(ttl),
 			RefusedTypes: live.Config.LimitedTypes(),
 			Max:          int32(o.left()),
 			Downloader:   o.req.Downloader,

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/db"
 	"tracker/projects"
 	"tracker/sites"
@@ -163,7 +161,7 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		ProjectID: live.ID,
 		Queues:    queues,
 		OwnQueues: own,
-		Interval:  pgtype.Interval{Microseconds: cfg.SiteInterval * 1e6, Valid: true},
+		Interval:  projects.Duration(cfg.SiteInterval),
 		SiteLimit: siteLimit(cfg),
 		Nicks:     make([]string, len(want)),
 		Versions:  make([]string, len(want)),
