@@ -15,7 +15,6 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -409,7 +408,7 @@ func PolitenessOf(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (
 		q := db.New(tx)
 		var err error
 		r.UnderInterval, err = q.BooksSitesUnderInterval(ctx, db.BooksSitesUnderIntervalParams{
-			ProjectID: p.ID, Interval: pgtype.Interval{Microseconds: p.Config.SiteInterval * 1e6, Valid: true}})
+			ProjectID: p.ID, Interval: projects.Duration(p.Config.SiteInterval)})
 		if err != nil {
 			return err
 		}

@@ -9,8 +9,6 @@ import (
 	"context"
 	"net/netip"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksClaimExpiries = `-- name: BooksClaimExpiries :one
@@ -196,7 +194,7 @@ WHERE ctid = ANY(ARRAY(
 `
 
 type ClaimExpiriesPruneParams struct {
-	Keep pgtype.Interval
+	Keep time.Duration
 	Max  int32
 }
 

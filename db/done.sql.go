@@ -9,8 +9,6 @@ import (
 	"context"
 	"net/netip"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksDoneBytes = `-- name: BooksDoneBytes :one
@@ -560,7 +558,7 @@ type DoneRecordBatchParams struct {
 	OutcomeReqs    []int32
 	OutcomeFactors []float64
 	OutcomeNames   []string
-	RevisitAfter   pgtype.Interval
+	RevisitAfter   time.Duration
 	RetireBelow    float64
 	LogNames       int32
 }

@@ -8,7 +8,7 @@ package db
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5/pgtype"
+	"time"
 )
 
 const jobDue = `-- name: JobDue :one
@@ -30,7 +30,7 @@ ON CONFLICT (name) DO NOTHING
 
 type JobEnsureParams struct {
 	Name  string
-	Every pgtype.Interval
+	Every time.Duration
 }
 
 // Registers a job with its default interval; an existing row keeps the
@@ -148,7 +148,7 @@ RETURNING name, enabled, every, next_run_at, last_started_at, last_finished_at, 
 
 type JobSetParams struct {
 	Enabled bool
-	Every   pgtype.Interval
+	Every   time.Duration
 	Name    string
 }
 

@@ -181,6 +181,7 @@ type ItemParam struct {
 	ProjectID int32
 	ID        int64
 	Params    []byte
+	Bytes     *int32
 }
 
 type ItemScore struct {
@@ -198,7 +199,7 @@ type ItemTag struct {
 type Job struct {
 	Name           string
 	Enabled        bool
-	Every          pgtype.Interval
+	Every          time.Duration
 	NextRunAt      time.Time
 	LastStartedAt  *time.Time
 	LastFinishedAt *time.Time

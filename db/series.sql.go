@@ -8,8 +8,6 @@ package db
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksSeries = `-- name: BooksSeries :one
@@ -222,7 +220,7 @@ DELETE FROM series_minutes WHERE minute < now() - $1::interval
 
 // Minute buckets older than @keep are dropped: the hour buckets, kept
 // alongside from the same tallies, cover them.
-func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep pgtype.Interval) (int64, error) {
+func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep time.Duration) (int64, error) {
 	result, err := q.db.Exec(ctx, seriesMinutesPrune, keep)
 	if err != nil {
 		return 0, err

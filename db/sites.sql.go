@@ -8,8 +8,6 @@ package db
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksSites = `-- name: BooksSites :one
@@ -128,7 +126,7 @@ WHERE x.gap < $2::interval
 
 type BooksSitesUnderIntervalParams struct {
 	ProjectID int32
-	Interval  pgtype.Interval
+	Interval  time.Duration
 }
 
 // Politeness, from the completions and the claims: hand-outs of a site
@@ -550,44 +548,61 @@ func (q *Queries) SitesSummary(ctx context.Context, projectID int32) (SitesSumma
 
 const sitesTake = `-- name: SitesTake :many
 WITH wanted AS (
-    SELECT w.site, ($2::integer[])[w.ord] AS n, ($3::integer[])[w.ord] AS slot,
-           ($4::text[])[($3::integer[])[w.ord]] AS nick,
-           ($5::text[])[($3::integer[])[w.ord]] AS version,
-           ($6::text[])[($3::integer[])[w.ord]] AS ip
-    FROM unnest($7::integer[]) WITH ORDINALITY AS w (site, ord)
+    SELECT w.ord, w.site, ($1::integer[])[w.ord] AS n, ($2::integer[])[w.ord] AS slot,
+           ($3::text[])[($2::integer[])[w.ord]] AS nick,
+           ($4::text[])[($2::integer[])[w.ord]] AS version,
+           ($5::text[])[($2::integer[])[w.ord]] AS ip
+    FROM unnest($6::integer[]) WITH ORDINALITY AS w (site, ord)
+), locked AS (
+    -- Each row's physical address, read through a subquery: sqlc knows no
+    -- system column outside one.
+    SELECT w.ord, w.slot, t.tid, t.id, t.rank FROM wanted w CROSS JOIN LATERAL (
+        SELECT t.tid, t.id, q.rank FROM unnest(CASE WHEN $7::boolean THEN array_prepend('downloader:' || w.nick, $8::text[])
+                                                ELSE $8::text[] END) WITH ORDINALITY AS q (queue, rank)
+        CROSS JOIN LATERAL (
+            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+            WHERE t.project_id = $9 AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
+            ORDER BY t.id
+            LIMIT w.n
+            FOR UPDATE SKIP LOCKED
+        ) t
+        ORDER BY q.rank, t.id
+        LIMIT w.n
+    ) t
+), sized AS MATERIALIZED (
+    -- The bytes of each item's parameters, read only when the project has
+    -- any, and whether the item fits in its request's answer, the sites in
+    -- the order given (see ClaimsTakeSlots).
+    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.upto <= $10::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes,
+                 sum(p.bytes) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
+                 + coalesce(($11::bigint[])[p.slot], 0) AS upto
+          FROM (SELECT locked.ord, locked.slot, locked.tid, locked.id, locked.rank,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $9)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = $9 AND ip.id = locked.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM locked
+                OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
-        SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
-            SELECT t.ctid FROM unnest(CASE WHEN $8::boolean THEN array_prepend('downloader:' || w.nick, $9::text[])
-                                           ELSE $9::text[] END) WITH ORDINALITY AS q (queue, rank)
-            CROSS JOIN LATERAL (
-                SELECT t.ctid, t.id FROM todo t
-                WHERE t.project_id = $1 AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
-                ORDER BY t.id
-                LIMIT w.n
-                FOR UPDATE SKIP LOCKED
-            ) t
-            ORDER BY q.rank, t.id
-            LIMIT w.n
-        ) t
-    ))
+    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
-           wanted.slot, wanted.nick, wanted.version, wanted.ip
-    FROM taken JOIN wanted ON wanted.site = taken.site
+           wanted.slot, wanted.nick, wanted.version, wanted.ip, sized.bytes
+    FROM taken JOIN wanted ON wanted.site = taken.site JOIN sized ON sized.id = taken.id
 ), claimed AS (
     -- Claims hold one item per name: a copy of an item out already (queued
     -- again from another backfeed shard) goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader)
-    SELECT $1, item_hash(n.name), n.id, n.name, n.queue, n.site, n.nick, nullif(n.ip, '')::inet, n.version, statement_timestamp(), n.claim_count + 1, n.last_downloader
+    SELECT $9, item_hash(n.name), n.id, n.name, n.queue, n.site, n.nick, nullif(n.ip, '')::inet, n.version, statement_timestamp(), n.claim_count + 1, n.last_downloader
     FROM numbered n
     ON CONFLICT DO NOTHING
     RETURNING claims.id, claims.site, claims.queue
 ), kept AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $1, n.queue, ':site', n.site, n.id, n.name, n.claim_count, n.last_downloader
+    SELECT $9, n.queue, ':site', n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), paced AS (
@@ -596,24 +611,27 @@ WITH wanted AS (
     -- triggers leave the rows of this transaction to its statements (see
     -- sites_counted).
     UPDATE sites s
-    SET due_at = statement_timestamp() + $10::interval, last_at = statement_timestamp(),
-        at_limit = $11::integer > 0 AND s.out + c.n >= $11::integer,
+    SET due_at = statement_timestamp() + $12::interval, last_at = statement_timestamp(),
+        at_limit = $13::integer > 0 AND s.out + c.n >= $13::integer,
         queued = s.queued - c.n,
         out = s.out + c.n,
         downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.nick ELSE s.downloader END
     FROM (SELECT w.site, w.nick, count(claimed.id) AS n
           FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
+          -- A site whose items were all cut gave nothing: it stays due.
+          WHERE EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord AND sized.fits)
+             OR NOT EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord)
           GROUP BY w.site, w.nick) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
     WHERE s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM wanted w) ws,
-                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = $1 AND y.id = ws.site OFFSET 0) x))
+                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = $9 AND y.id = ws.site OFFSET 0) x))
       AND s.id = c.site
       AND set_config('tracker.sites_counted', 'on', true) = 'on'
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
+    SELECT $9, d.name, counter_shard(), sum(d.delta)
     FROM (SELECT 'claims' AS name, 1 AS delta FROM claimed
           UNION ALL SELECT 'queue:' || claimed.queue, -1 FROM claimed) d
     GROUP BY d.name
@@ -621,15 +639,17 @@ WITH wanted AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
-            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $1 AND ip.id = numbered.id), '')
-            ELSE '' END::text AS params
+       CASE WHEN numbered.bytes > 0
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $9 AND ip.id = numbered.id), '')
+            ELSE '' END::text AS params,
+       numbered.bytes::bigint AS bytes, false AS cut
 FROM numbered JOIN claimed ON claimed.id = numbered.id
-ORDER BY numbered.slot, numbered.id
+UNION ALL
+SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY slot, id
 `
 
 type SitesTakeParams struct {
-	ProjectID int32
 	Counts    []int32
 	Slots     []int32
 	Nicks     []string
@@ -638,7 +658,10 @@ type SitesTakeParams struct {
 	Sites     []int32
 	OwnQueues bool
 	Queues    []string
-	Interval  pgtype.Interval
+	ProjectID int32
+	Budget    int64
+	Carried   []int64
+	Interval  time.Duration
 	SiteLimit int32
 }
 
@@ -648,6 +671,8 @@ type SitesTakeRow struct {
 	Name       string
 	ClaimCount int32
 	Params     string
+	Bytes      int64
+	Cut        bool
 }
 
 // Hands out the items of sites SitesDue locked: for each site in @sites,
@@ -662,9 +687,12 @@ type SitesTakeRow struct {
 // locked the sites and read their items out: a site's hand-outs, and its
 // items out at any moment, can be checked from the completions
 // afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
+// A request's answer carries at most @budget bytes of parameters,
+// @carried of them already (by slot, as @nicks), the sites in the order
+// given: see ClaimsTakeSlots. A site whose items were all cut so stays as
+// it was, due.
 func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTakeRow, error) {
 	rows, err := q.db.Query(ctx, sitesTake,
-		arg.ProjectID,
 		arg.Counts,
 		arg.Slots,
 		arg.Nicks,
@@ -673,6 +701,9 @@ func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTa
 		arg.Sites,
 		arg.OwnQueues,
 		arg.Queues,
+		arg.ProjectID,
+		arg.Budget,
+		arg.Carried,
 		arg.Interval,
 		arg.SiteLimit,
 	)
@@ -689,6 +720,8 @@ func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTa
 			&i.Name,
 			&i.ClaimCount,
 			&i.Params,
+			&i.Bytes,
+			&i.Cut,
 		); err != nil {
 			return nil, err
 		}

@@ -11,8 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/db"
 	"tracker/projects"
 )
@@ -334,7 +332,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 		}
 		p := db.DoneRecordBatchParams{ProjectID: id, Queues: queues, Types: group[0].types,
 			Recurring: cfg.Recurring(), RetireBelow: cfg.RetireBelow,
-			RevisitAfter: pgtype.Interval{Microseconds: cfg.RevisitAfter * 1e6, Valid: true}, LogNames: LogNames}
+			RevisitAfter: projects.Duration(cfg.RevisitAfter), LogNames: LogNames}
 		for i, o := range group {
 			if q := DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
 				p.Queues = append(p.Queues, q)

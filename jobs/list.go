@@ -28,7 +28,7 @@ func List(ctx context.Context, conn db.DBTX) ([]Status, error) {
 	}
 	out := make([]Status, len(rows))
 	for i, j := range rows {
-		out[i] = Status{Name: j.Name, Enabled: j.Enabled, Every: time.Duration(j.Every.Microseconds) * time.Microsecond,
+		out[i] = Status{Name: j.Name, Enabled: j.Enabled, Every: j.Every,
 			LastFinishedAt: j.LastFinishedAt, LastOutcome: j.LastOutcome, LastError: j.LastError, LastSummary: j.LastSummary,
 			Runs: j.Runs, Failures: j.Failures}
 	}

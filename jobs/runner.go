@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -63,7 +62,7 @@ func (r *Runner) Jobs() []Job { return r.jobs }
 // Register makes sure every job has its row in the jobs table.
 func (r *Runner) Register(ctx context.Context) error {
 	for _, j := range r.jobs {
-		if err := r.q.JobEnsure(ctx, db.JobEnsureParams{Name: j.Name, Every: interval(j.Every)}); err != nil {
+		if err := r.q.JobEnsure(ctx, db.JobEnsureParams{Name: j.Name, Every: j.Every}); err != nil {
 			return fmt.Errorf("registering job %s: %w", j.Name, err)
 		}
 	}
@@ -230,13 +229,9 @@ func Set(ctx context.Context, q *db.Queries, name string, enabled bool, every ti
 	if every < time.Second {
 		return db.Job{}, fmt.Errorf("interval %s: at least 1s", every)
 	}
-	j, err := q.JobSet(ctx, db.JobSetParams{Name: name, Enabled: enabled, Every: interval(every)})
+	j, err := q.JobSet(ctx, db.JobSetParams{Name: name, Enabled: enabled, Every: every})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return j, fmt.Errorf("%w %q", ErrUnknownJob, name)
 	}
 	return j, err
-}
-
-func interval(d time.Duration) pgtype.Interval {
-	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
 }

@@ -481,6 +481,15 @@ const (
 	maxFilesPerItem    = 1000
 )
 
+// Duration is a configuration value in seconds as a time.Duration, the
+// one conversion of them: every key in seconds is bounded (maxSeconds, ten
+// years, is 3.2e17 of the 9.2e18 nanoseconds a Duration holds), and a value
+// out of range, of a Config not read through the store, is clamped into
+// [0, maxSeconds] rather than wrapping.
+func Duration(seconds int64) time.Duration {
+	return time.Duration(min(max(seconds, 0), maxSeconds)) * time.Second
+}
+
 // clamp brings every numeric value into its key's range: a configuration
 // stored before a bound existed (or written into the database by hand)
 // works with the nearest value the key takes, rather than failing the

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -155,5 +154,5 @@ func (e *FoldError) Unwrap() []error {
 
 // Prune drops the minute buckets older than MinutesKept.
 func (s *Store) Prune(ctx context.Context) (int64, error) {
-	return s.q.SeriesMinutesPrune(ctx, pgtype.Interval{Microseconds: MinutesKept.Microseconds(), Valid: true})
+	return s.q.SeriesMinutesPrune(ctx, MinutesKept)
 }

@@ -52,7 +52,7 @@ type jobJSON struct {
 
 func newJobJSON(j db.Job) jobJSON {
 	return jobJSON{
-		Name: j.Name, Enabled: j.Enabled, Every: (time.Duration(j.Every.Microseconds) * time.Microsecond).String(),
+		Name: j.Name, Enabled: j.Enabled, Every: j.Every.String(),
 		NextRunAt: j.NextRunAt, LastStartedAt: j.LastStartedAt, LastFinishedAt: j.LastFinishedAt,
 		LastOutcome: j.LastOutcome, LastError: j.LastError, LastSummary: j.LastSummary, Runs: j.Runs, Failures: j.Failures,
 	}
@@ -125,7 +125,7 @@ func runJobsSet(ctx context.Context, a *app, args []string, o jobsSetOptions) er
 		if err != nil {
 			return &usageError{fmt.Sprintf("%v %q", jobs.ErrUnknownJob, args[0])}
 		}
-		enabled, every := j.Enabled, time.Duration(j.Every.Microseconds)*time.Microsecond
+		enabled, every := j.Enabled, j.Every
 		if o.Enabled != nil {
 			enabled = *o.Enabled
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/items"
 )
 
 // row is one line of the result table.
@@ -233,10 +234,11 @@ func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
 	}
 	takes := make([]db.ClaimsTakeSlotsParams, clients)
 	for i := range takes {
-		takes[i] = db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n)}
+		takes[i] = db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n), Budget: items.MaxAnswerParamsBytes}
 		for range n {
 			t := &takes[i]
 			t.Nicks, t.Versions, t.Ips = append(t.Nicks, "floor"+strconv.Itoa(i)), append(t.Versions, "1"), append(t.Ips, "")
+			t.Requests, t.Carried = append(t.Requests, 0), append(t.Carried, 0)
 		}
 	}
 	// A statement that fails (a deadlock between two claims) counts

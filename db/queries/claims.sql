@@ -1,6 +1,9 @@
 -- name: ClaimsReclaim :many
 -- Hands expired claims to a new downloader: a claim expires @ttl seconds
--- times its claim count after it was made. Oldest first.
+-- times its claim count after it was made. Oldest first, while the answer
+-- carries at most @budget bytes of parameters, @carried of them already
+-- (see ClaimsTakeSlots): the expired claims after that stay as they are,
+-- and come back as cut.
 WITH expired AS (
     SELECT c.project_id, c.hash, c.id, c.downloader, c.ip, c.claimed_at FROM claims c
     WHERE c.project_id = @project_id
@@ -19,29 +22,44 @@ WITH expired AS (
     ORDER BY c.claimed_at, c.id
     LIMIT @max
     FOR UPDATE SKIP LOCKED
+), sized AS MATERIALIZED (
+    SELECT r.project_id, r.hash, r.id, r.downloader, r.ip, r.claimed_at, r.bytes,
+           r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes,
+                 sum(p.bytes) OVER (ORDER BY p.claimed_at, p.id) + @carried::bigint AS upto
+          FROM (SELECT expired.project_id, expired.hash, expired.id, expired.downloader, expired.ip, expired.claimed_at,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = @project_id AND ip.id = expired.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM expired
+                OFFSET 0) p) r -- not pulled up: one probe per claim
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
-    SELECT expired.project_id, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
+    SELECT sized.project_id, sized.id, sized.downloader, sized.ip, sized.claimed_at FROM sized WHERE sized.fits
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see
     -- DoneRecordBatch).
     SET downloader = @downloader, last_downloader = c.downloader, ip = @ip, version = @version,
         claimed_at = now(), claim_count = c.claim_count + 1
-    FROM expired
-    WHERE c.project_id = expired.project_id AND c.hash = expired.hash
-    RETURNING c.id, c.name
+    FROM sized
+    WHERE c.project_id = sized.project_id AND c.hash = sized.hash AND sized.fits
+    RETURNING c.id, c.name, sized.bytes
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT reclaimed.id, reclaimed.name,
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+       CASE WHEN reclaimed.bytes > 0
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = reclaimed.id), '')
-            ELSE '' END::text AS params
+            ELSE '' END::text AS params,
+       reclaimed.bytes::bigint AS bytes, false AS cut
 FROM reclaimed
-ORDER BY reclaimed.id;
+UNION ALL
+SELECT sized.id, ''::text, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY id;
 
 -- name: ClaimsRelease :many
 -- Gives claimed items back to the queue they came from, in their old place,
@@ -98,28 +116,51 @@ SELECT * FROM claims WHERE project_id = @project_id AND hash = @hash AND id = @i
 
 -- name: ClaimsTakeSlots :many
 -- Hands out items of one stretch of a queue to many requests at once: one
--- slot per item wanted, each naming its downloader, in the order the
--- requests came. Items go to slots in queue order; the answer names the
--- slot each item went to (a slot whose item is out already under another
--- copy gets none: see claimed).
+-- slot per item wanted, each naming its downloader and its request (the
+-- slots of a request come one after another), in the order the requests
+-- came. Items go to slots in queue order; the answer names the slot each
+-- item went to (a slot whose item is out already under another copy gets
+-- none: see claimed). A request's answer carries at most @budget bytes of
+-- parameters, @carried of them already (by slot): an item that would take
+-- it past them is not taken but stays queued and comes back as cut, as do
+-- the items of the request's slots after it. The first item with
+-- parameters of an answer is always taken.
 WITH slots AS (
-    SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip
+    SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip,
+           (@requests::integer[])[s.slot] AS request, coalesce((@carried::bigint[])[s.slot], 0) AS carried
     FROM unnest(@nicks::text[]) WITH ORDINALITY AS s (nick, slot)
+), head AS (
+    -- Each row's physical address, read through a subquery: sqlc knows no
+    -- system column outside one.
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+    WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
+    ORDER BY t.id
+    LIMIT @max
+    FOR UPDATE SKIP LOCKED
+), sized AS MATERIALIZED (
+    -- The bytes of each item's parameters, read only when the project has
+    -- any (the condition names no item, so it is checked once per
+    -- statement), each a probe of its key that reads no document; and
+    -- whether the item fits in its request's answer.
+    SELECT r.tid, r.id, r.slot, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.tid, p.id, p.slot, p.bytes,
+                 sum(p.bytes) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
+          FROM (SELECT head.tid, head.id, row_number() OVER (ORDER BY head.id) AS slot,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = @project_id AND ip.id = head.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM head) p
+          JOIN slots s ON s.slot = p.slot) r
 ), taken AS (
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
-        SELECT t.ctid FROM todo t
-        WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
-        ORDER BY t.id
-        LIMIT @max
-        FOR UPDATE SKIP LOCKED
-    ))
+    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
-    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
-    FROM taken
+    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
+    FROM taken JOIN sized ON sized.id = taken.id
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
@@ -146,17 +187,18 @@ WITH slots AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
-       -- The parameters of the items, read only when the project has any
-       -- (the condition names no item, so it is checked once per
-       -- statement), each a probe of its key.
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+       -- The documents of the items handed out that have some.
+       CASE WHEN numbered.bytes > 0
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
-            ELSE '' END::text AS params
+            ELSE '' END::text AS params,
+       numbered.bytes::bigint AS bytes, false AS cut
 FROM numbered JOIN claimed ON claimed.id = numbered.id
 -- The items of a queue walk have no site: the sites' triggers need not
 -- look at this transaction's rows (see sites_counted).
 WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
-ORDER BY numbered.slot;
+UNION ALL
+SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY slot;
 
 -- name: ClaimsExpire :one
 -- Puts up to @max expired claims (older than @ttl times their claim count)

@@ -62,34 +62,55 @@ LIMIT 1;
 -- locked the sites and read their items out: a site's hand-outs, and its
 -- items out at any moment, can be checked from the completions
 -- afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
+-- A request's answer carries at most @budget bytes of parameters,
+-- @carried of them already (by slot, as @nicks), the sites in the order
+-- given: see ClaimsTakeSlots. A site whose items were all cut so stays as
+-- it was, due.
 WITH wanted AS (
-    SELECT w.site, (@counts::integer[])[w.ord] AS n, (@slots::integer[])[w.ord] AS slot,
+    SELECT w.ord, w.site, (@counts::integer[])[w.ord] AS n, (@slots::integer[])[w.ord] AS slot,
            (@nicks::text[])[(@slots::integer[])[w.ord]] AS nick,
            (@versions::text[])[(@slots::integer[])[w.ord]] AS version,
            (@ips::text[])[(@slots::integer[])[w.ord]] AS ip
     FROM unnest(@sites::integer[]) WITH ORDINALITY AS w (site, ord)
+), locked AS (
+    -- Each row's physical address, read through a subquery: sqlc knows no
+    -- system column outside one.
+    SELECT w.ord, w.slot, t.tid, t.id, t.rank FROM wanted w CROSS JOIN LATERAL (
+        SELECT t.tid, t.id, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.nick, @queues::text[])
+                                                ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
+        CROSS JOIN LATERAL (
+            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+            WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
+            ORDER BY t.id
+            LIMIT w.n
+            FOR UPDATE SKIP LOCKED
+        ) t
+        ORDER BY q.rank, t.id
+        LIMIT w.n
+    ) t
+), sized AS MATERIALIZED (
+    -- The bytes of each item's parameters, read only when the project has
+    -- any, and whether the item fits in its request's answer, the sites in
+    -- the order given (see ClaimsTakeSlots).
+    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes,
+                 sum(p.bytes) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
+                 + coalesce((@carried::bigint[])[p.slot], 0) AS upto
+          FROM (SELECT locked.ord, locked.slot, locked.tid, locked.id, locked.rank,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = @project_id AND ip.id = locked.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM locked
+                OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
-        SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
-            SELECT t.ctid FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.nick, @queues::text[])
-                                           ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
-            CROSS JOIN LATERAL (
-                SELECT t.ctid, t.id FROM todo t
-                WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
-                ORDER BY t.id
-                LIMIT w.n
-                FOR UPDATE SKIP LOCKED
-            ) t
-            ORDER BY q.rank, t.id
-            LIMIT w.n
-        ) t
-    ))
+    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
-           wanted.slot, wanted.nick, wanted.version, wanted.ip
-    FROM taken JOIN wanted ON wanted.site = taken.site
+           wanted.slot, wanted.nick, wanted.version, wanted.ip, sized.bytes
+    FROM taken JOIN wanted ON wanted.site = taken.site JOIN sized ON sized.id = taken.id
 ), claimed AS (
     -- Claims hold one item per name: a copy of an item out already (queued
     -- again from another backfeed shard) goes back below.
@@ -116,6 +137,9 @@ WITH wanted AS (
         downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.nick ELSE s.downloader END
     FROM (SELECT w.site, w.nick, count(claimed.id) AS n
           FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
+          -- A site whose items were all cut gave nothing: it stays due.
+          WHERE EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord AND sized.fits)
+             OR NOT EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord)
           GROUP BY w.site, w.nick) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
@@ -134,11 +158,14 @@ WITH wanted AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+       CASE WHEN numbered.bytes > 0
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
-            ELSE '' END::text AS params
+            ELSE '' END::text AS params,
+       numbered.bytes::bigint AS bytes, false AS cut
 FROM numbered JOIN claimed ON claimed.id = numbered.id
-ORDER BY numbered.slot, numbered.id;
+UNION ALL
+SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY slot, id;
 
 -- name: SitesSummary :one
 -- A project's sites by state: with items out (active), due now, waiting

@@ -105,8 +105,10 @@ WITH batch AS MATERIALIZED (
     WHERE e.tag <> '' AND e.id IN (SELECT queued.id FROM queued)
     ON CONFLICT (project_id, id) DO UPDATE SET tag = excluded.tag
 ), with_params AS (
-    INSERT INTO item_params (project_id, id, params)
-    SELECT @project_id, batch.id, batch.params::jsonb
+    -- The document as the tracker encoded it is what an answer sends: its
+    -- length is the bytes a claim counts (see item_params.bytes).
+    INSERT INTO item_params (project_id, id, params, bytes)
+    SELECT @project_id, batch.id, batch.params::jsonb, octet_length(batch.params)
     FROM fresh JOIN batch ON batch.id = fresh.id
     WHERE batch.params <> ''
 ), batched AS (
