@@ -178,9 +178,12 @@ func TestBrowserChartsAndPhone(t *testing.T) {
 		t.Errorf("items summary %q, want %d items", summary, dones)
 	}
 	work(t, s, "nick01", 1000)
-	waitText(t, ctx, `[data-testid=chart-items-summary]`, 30*time.Second, func(s string) bool {
-		return strings.HasPrefix(s, fmt.Sprintf("%d items done", dones+1))
-	})
+	// Read in one go (the charts are swapped in whole, between two steps
+	// of chromedp's Text).
+	dbtest.EventuallyWithin(t, 30*time.Second, func() bool {
+		summary = evaluate[string](t, ctx, `document.querySelector("[data-testid=chart-items-summary]").textContent`)
+		return strings.HasPrefix(summary, fmt.Sprintf("%d items done", dones+1))
+	}, "the new done on the chart")
 	if !lineOff("nick04") {
 		t.Error("nick04's hidden line came back with the new charts")
 	}
