@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -34,11 +35,19 @@ func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		info := projectInfo(p)
-		v.Projects = append(v.Projects, views.HomeProject{
+		hp := views.HomeProject{
 			Slug: p.Slug, Title: p.Title, Description: info.Description, Logo: info.Logo,
 			Done: b.Totals.Done, Total: b.Totals.Total, Bytes: b.Totals.Bytes,
 			ItemsPerSec: b.Rates.ItemsPerSec5m, Active: b.Totals.Active, Deadline: info.Deadline, Paused: info.Paused,
-		})
+		}
+		if b.Coverage != nil {
+			hp.Recurring = &views.HomeRecurring{Scheduled: b.Totals.Revisits, Due: b.Totals.Todo, Out: b.Totals.Claims,
+				Retired: b.Totals.Retired, VisitsPerHour: b.Coverage.VisitsPerHour, NeededPerHour: b.Coverage.NeededPerHour,
+				Covered: b.Coverage.Covered}
+		}
+		v.Projects = append(v.Projects, hp)
+		v.Done += b.Totals.Done
+		v.Bytes = addBytes(v.Bytes, b.Totals.Bytes)
 	}
 	return render(w, r, http.StatusOK, views.Page(site, "Projects", views.Home(v)))
 }
@@ -58,4 +67,13 @@ func projectInfo(p projects.Project) views.ProjectInfo {
 		info.Deadline = &d
 	}
 	return info
+}
+
+// addBytes adds byte counts, saturating at the largest int64 as the
+// stored totals do.
+func addBytes(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

@@ -14,8 +14,9 @@ import (
 const leaderboardPageSize = 100
 
 // leaderboardShow is GET /{project}/: the project's leaderboard. Query:
-// period=all|24h|7d, order=bytes|items, page=N, all=1, span=day|week|month|all,
-// item=NAME (the lookup box).
+// period=all|24h|7d, order=bytes|items, page=N, all=1,
+// span=all|month|week|day (the chart's; all by default), item=NAME (the
+// lookup box).
 func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error {
 	live, err := h.project(r)
 	if err != nil {
@@ -46,11 +47,12 @@ func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error 
 	if v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && offset == 0 && !v.ShowAll {
 		v.Ranking = withHead(v.Ranking, board.Leaders, leaderboardPageSize)
 	}
+	// The whole project by default: a chart that fits what was done.
 	span := stats.Span(q.Get("span"))
 	if !stats.ValidSpan(span) {
-		span = stats.SpanDay
+		span = stats.SpanAll
 	}
-	if v.Chart, err = h.stats.Chart(ctx, live.Project, span, ""); err != nil {
+	if v.Chart, err = h.stats.BoardChart(ctx, live.Project, span); err != nil {
 		return err
 	}
 	if name := q.Get("item"); name != "" {

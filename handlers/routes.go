@@ -31,6 +31,7 @@ func (h *Handler) Routes() http.Handler {
 			"":            named("leaderboard", h.page(h.leaderboardShow)),
 			"stats.json":  named("stats.json", h.api(h.statsJSON)),
 			"charts.json": named("charts.json", h.api(h.chartsJSON)),
+			"chart":       named("chart", h.api(h.chartShow)),
 			"events":      named("events", h.api(h.boardEvents)),
 			"downloader/": named("downloader", h.page(h.downloaderShow)), // downloader/{nick}
 		},

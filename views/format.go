@@ -50,20 +50,23 @@ func FormatRate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
 // FormatBytesRate renders bytes per second.
 func FormatBytesRate(r float64) string { return FormatBytes(int64(math.Round(r))) + "/s" }
 
+// nbsp joins a number to its "%": a line never breaks between them.
+const nbsp = "\u00a0"
+
 // FormatPct renders a 0..1 share as a percentage; "—" when unknown.
 func FormatPct(r *float64) string {
 	if r == nil {
 		return "—"
 	}
-	return strconv.FormatFloat(*r*100, 'f', 1, 64) + " %"
+	return strconv.FormatFloat(*r*100, 'f', 1, 64) + nbsp + "%"
 }
 
 // Percent is done of total as a percentage with one decimal.
 func Percent(done, total int64) string {
 	if total <= 0 {
-		return "0.0 %"
+		return "0.0" + nbsp + "%"
 	}
-	return strconv.FormatFloat(float64(done)*100/float64(total), 'f', 1, 64) + " %"
+	return strconv.FormatFloat(float64(done)*100/float64(total), 'f', 1, 64) + nbsp + "%"
 }
 
 // FormatDuration renders a length of time in its two largest units:
