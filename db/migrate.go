@@ -14,13 +14,21 @@ import (
 )
 
 // MigrateUp brings the schema to the newest migration. It reports whether
-// anything changed; an up-to-date schema is not an error.
+// anything changed; an up-to-date schema is not an error. The pool's
+// connections are made anew afterwards: one opened before the schema had
+// the batch types (registerBatchTypes), here or while another process was
+// migrating, could not pass batches.
 func MigrateUp(pool *pgxpool.Pool) (changed bool, err error) {
 	err = withMigrate(pool, func(m *migrate.Migrate) error { return m.Up() })
 	if errors.Is(err, migrate.ErrNoChange) {
-		return false, nil
+		err = nil
+	} else if err == nil {
+		changed = true
 	}
-	return err == nil, err
+	if err == nil {
+		pool.Reset()
+	}
+	return changed, err
 }
 
 // MigrateDown undoes every migration.

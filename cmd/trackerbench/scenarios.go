@@ -250,12 +250,12 @@ func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
 			take.AfterID = 0
 			return 0, nil
 		}
-		done := db.DoneRecordBatchParams{ProjectID: project, Downloaders: take.Nicks[:1], Versions: []string{"1"},
-			Bytes: []int64{int64(1000 * len(rows))}, Domains: []string{`{"data":1000}`}, ClientIds: []string{""}, Ips: []string{""}}
+		req := db.DoneRequest{Downloader: take.Nicks[0], Version: "1", Bytes: int64(1000 * len(rows)), Domains: []byte(`{"data":1000}`)}
 		for _, r := range rows {
-			done.Names, done.Requests = append(done.Names, r.Name), append(done.Requests, 1)
+			req.Names = append(req.Names, r.Name)
 			take.AfterID = max(take.AfterID, r.ID)
 		}
+		done := db.DoneRecordBatchParams{ProjectID: project, Requests: []db.DoneRequest{req}}
 		if _, err := q.DoneRecordBatch(ctx, done); err != nil {
 			return 0, nil
 		}
