@@ -74,6 +74,22 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return b.lifecycle(ctx, name, clients(16), b.o.multi, 150_000, true)
 	case "recurring":
 		return b.recurring(ctx, clients(32))
+	case "multi-repeat":
+		// Not in the default run: what a repeated done costs, against
+		// multi's.
+		n := clients(16)
+		if err := b.refill(ctx, 150_000); err != nil {
+			return err
+		}
+		b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
+			l.repeat = true
+			var fs []func()
+			for i := range n {
+				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), b.o.multi) })
+			}
+			return fs
+		}, "multi, each done sent again once acknowledged (as seesaw does when the answer was lost); items/s counts the first")
+		return nil
 	case "backfeed":
 		n := clients(8)
 		r := b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
