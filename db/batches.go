@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/netip"
 
 	"github.com/jackc/pgx/v5"
@@ -105,19 +106,52 @@ func (t SiteTake) Index(i int) any {
 	}
 }
 
-// batchTypes are the row types above and their arrays. pgx encodes a
-// struct into a row type once it knows the type's fields: each connection
-// reads them from the catalog when it opens (registerBatchTypes).
-var batchTypes = []string{"done_request", "_done_request", "site_take", "_site_take"}
+// batchTypeFields reads the row types above: each one's OID, its array's,
+// and its fields in order with their types' OIDs. pgx encodes a struct
+// into a row type once it knows the type's fields: each connection reads
+// them when it opens (registerBatchTypes), with a few probes of the
+// catalog's keys (pgx's LoadTypes reads the whole of pg_type, some 20 ms
+// a connection). A database not yet migrated has none of the types.
+const batchTypeFields = `SELECT t.typname::text, t.oid, t.typarray, a.attname::text, a.atttypid
+FROM unnest(ARRAY['done_request', 'site_take']) n (name)
+JOIN pg_type t ON t.oid = to_regtype(n.name)
+JOIN pg_attribute a ON a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY n.name, a.attnum`
 
 // registerBatchTypes tells conn's pgx the batch types. A database not yet
 // migrated has none of them: its connections learn them when MigrateUp
 // has made them and reset the pool.
 func registerBatchTypes(ctx context.Context, conn *pgx.Conn) error {
-	types, err := conn.LoadTypes(ctx, batchTypes)
+	rows, err := conn.Query(ctx, batchTypeFields, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		return err
 	}
-	conn.TypeMap().RegisterTypes(types)
+	defer rows.Close()
+	m := conn.TypeMap()
+	var types []*pgtype.Type
+	var codec *pgtype.CompositeCodec
+	for rows.Next() {
+		var name, field string
+		var oid, array, fieldOID uint32
+		if err := rows.Scan(&name, &oid, &array, &field, &fieldOID); err != nil {
+			return err
+		}
+		fieldType, ok := m.TypeForOID(fieldOID)
+		if !ok {
+			return fmt.Errorf("row type %s: field %s is of a type pgx does not know (OID %d)", name, field, fieldOID)
+		}
+		if len(types) == 0 || types[len(types)-2].Name != name {
+			codec = &pgtype.CompositeCodec{}
+			t := &pgtype.Type{Name: name, OID: oid, Codec: codec}
+			types = append(types, t, &pgtype.Type{Name: "_" + name, OID: array, Codec: &pgtype.ArrayCodec{ElementType: t}})
+		}
+		codec.Fields = append(codec.Fields, pgtype.CompositeCodecField{Name: field, Type: fieldType})
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, t := range types {
+		m.RegisterType(t)
+	}
 	return nil
 }
