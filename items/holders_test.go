@@ -177,41 +177,6 @@ func TestDoneProbesOnlyQueuesHoldingItems(t *testing.T) {
 	if f.project, err = f.store.Set(ctx, f.project, []string{"mode=recurring", "revisit_after=3600", "reclaim_ttl=60"}); err != nil {
 		t.Fatal(err)
 	}
-	// probes records c in a transaction run as the engine's batches are,
-	// committed when commit, and returns how many items it completed and
-	// how many probes of todo's key it made.
-	probes := func(t *testing.T, mode string, commit bool, c items.Completion) (completed, n int64) {
-		t.Helper()
-		tx, err := f.pool.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback(ctx)
-		if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = "+mode); err != nil {
-			t.Fatal(err)
-		}
-		scans := func() int64 {
-			t.Helper()
-			var n int64
-			if err := tx.QueryRow(ctx, "SELECT pg_stat_get_xact_numscans('todo_pkey'::regclass)").Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-		before := scans()
-		done, err := f.engine.CompleteIn(ctx, db.New(tx), f.project, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n = scans() - before
-		if commit {
-			if err := tx.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return done[0], n
-	}
-
 	f.add(t, "todo", "a", "b", "c")
 	if got := f.claim(t, "alice", 3); len(got) != 3 {
 		t.Fatalf("alice got %v", got)
@@ -223,7 +188,7 @@ func TestDoneProbesOnlyQueuesHoldingItems(t *testing.T) {
 	if got := f.claim(t, "bob", 3); len(got) != 3 {
 		t.Fatalf("bob got %v", got)
 	}
-	if completed, n := probes(t, "force_generic_plan", true,
+	if completed, n := f.probes(t, "force_generic_plan", true,
 		items.Completion{Downloader: "bob", Items: []string{"b", "c"}, Bytes: map[string]int64{"data": 2}}); completed != 2 || n != 0 {
 		t.Fatalf("a done of items claimed completed %d, want 2, and probed todo's key %d times, want none", completed, n)
 	}
@@ -239,7 +204,7 @@ func TestDoneProbesOnlyQueuesHoldingItems(t *testing.T) {
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		t.Run(mode, func(t *testing.T) {
 			// Rolled back: each mode reports the same items.
-			completed, n := probes(t, mode, false,
+			completed, n := f.probes(t, mode, false,
 				items.Completion{Downloader: "bob", Items: []string{"a", "b", "c"}, Bytes: map[string]int64{"data": 3}})
 			t.Logf("%d probes", n)
 			if completed != 1 {
@@ -250,5 +215,76 @@ func TestDoneProbesOnlyQueuesHoldingItems(t *testing.T) {
 					n, want, len(projects.StandardQueues)+1+len(projects.RevisitQueues))
 			}
 		})
+	}
+}
+
+// probes records c in a transaction run as the engine's batches are, with
+// plan_cache_mode mode, committed when commit, and returns how many items
+// it completed and how many probes of todo's key it made (PostgreSQL's
+// count of the transaction's scans of the key, each probe one).
+func (f fixture) probes(t *testing.T, mode string, commit bool, c items.Completion) (completed, n int64) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := f.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = "+mode); err != nil {
+		t.Fatal(err)
+	}
+	scans := func() int64 {
+		t.Helper()
+		var n int64
+		if err := tx.QueryRow(ctx, "SELECT pg_stat_get_xact_numscans('todo_pkey'::regclass)").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := scans()
+	done, err := f.engine.CompleteIn(ctx, db.New(tx), f.project, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = scans() - before
+	if commit {
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return done[0], n
+}
+
+// A done repeated in a project whose items are done once (seesaw sends it
+// again when the answer was lost) looks for its items, completed and in no
+// queue, only in the stretches holding items: with one, two probes find it
+// and each item is looked for there once. Each was looked for in every
+// standard queue, the error queue and the reporter's own, in each of the
+// project's stretches.
+func TestRepeatedDoneProbesOnlyStretchesHoldingItems(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.add(t, "todo", "a", "b", "c", "d")
+	if got := f.claim(t, "alice", 3); len(got) != 3 {
+		t.Fatalf("alice got %v", got)
+	}
+	done := items.Completion{Downloader: "alice", Items: []string{"a", "b", "c"}, Bytes: map[string]int64{"data": 3}}
+	if n := f.complete(t, done); n != 3 {
+		t.Fatalf("completed %d, want 3", n)
+	}
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		t.Run(mode, func(t *testing.T) {
+			completed, n := f.probes(t, mode, false, done)
+			t.Logf("%d probes", n)
+			if completed != 0 {
+				t.Errorf("the repeated done completed %d items, want none", completed)
+			}
+			if want := int64(2 + 3); n > want {
+				t.Errorf("the repeated done probed todo's key %d times, want at most %d (the one stretch holding items)", n, want)
+			}
+		})
+	}
+	if st := f.status(t, "d"); st.Status != items.StatusTodo {
+		t.Fatalf("d: %+v, want it queued still", st)
 	}
 }
