@@ -468,8 +468,8 @@ WITH reported AS (
     RETURNING 1
 ), site_counts AS (
     -- The sites of the items completed: each updated once, here, in key
-    -- order (the triggers leave this transaction's rows to it: see
-    -- sites_counted). Nothing is read for items without a site.
+    -- order, with its completions (see SitesCount). Nothing is read for
+    -- items without a site.
     SELECT shared.site, count(*) FILTER (WHERE shared.queue = '') AS out,
            count(*) FILTER (WHERE shared.queue <> '' AND f.type = ':site') AS queued,
            count(*) AS done, LEAST(coalesce(sum(shared.share), 0), 9223372036854775807)::bigint AS bytes
@@ -504,19 +504,19 @@ WITH reported AS (
            shared.user_agent, (array_agg(shared.name ORDER BY shared.name))[1:$22::integer]
     FROM shared
     GROUP BY shared.req, shared.downloader, shared.version, shared.domains, shared.user_agent
-), counted AS (
+), counter_deltas AS (
     -- Bytes saturate at the largest bigint rather than fail the batch.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $10, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    SELECT d.name, d.delta
     FROM (
-        SELECT v.name, v.delta
-        FROM (SELECT count(*) AS n, count(*) FILTER (WHERE shared.queue = '') AS claims,
-                     coalesce(sum(shared.share), 0) AS bytes,
-                     count(*) FILTER (WHERE shared.claim_count > 1) AS reclaimed,
-                     coalesce(sum(extract(epoch FROM now() - shared.claimed_at) * 1000), 0)::bigint AS round_trip_ms
-              FROM shared) t,
-             LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.claims), ('done', t.n),
-                             ('done_reclaimed', t.reclaimed), ('round_trip_ms', t.round_trip_ms)) AS v (name, delta)
+        SELECT 'bytes' AS name, coalesce(sum(shared.share), 0) AS delta FROM shared
+        UNION ALL
+        SELECT 'claims', -count(*) FILTER (WHERE shared.queue = '') FROM shared
+        UNION ALL
+        SELECT 'done', count(*) FROM shared
+        UNION ALL
+        SELECT 'done_reclaimed', count(*) FILTER (WHERE shared.claim_count > 1) FROM shared
+        UNION ALL
+        SELECT 'round_trip_ms', coalesce(sum(extract(epoch FROM now() - shared.claimed_at) * 1000), 0)::bigint FROM shared
         UNION ALL
         SELECT 'queue:' || shared.queue, -1 FROM shared WHERE shared.queue <> ''
         UNION ALL
@@ -524,8 +524,15 @@ WITH reported AS (
         UNION ALL
         SELECT 'revisits', 1 FROM scheduled
         UNION ALL
-        SELECT v.name, 1 FROM retired, (VALUES ('queue:retired'), ('retired')) AS v (name)
+        SELECT 'queue:retired', 1 FROM retired
+        UNION ALL
+        SELECT 'retired', 1 FROM retired
     ) d
+), counted AS (
+    -- CountersAdd, word for word.
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT $10, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
     HAVING sum(d.delta) <> 0
     ORDER BY d.name
@@ -534,7 +541,6 @@ WITH reported AS (
 )
 SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
 FROM (SELECT shared.req, true AS done FROM shared UNION ALL SELECT refused.req, false FROM refused) o
-WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
 GROUP BY o.req
 `
 
@@ -590,7 +596,6 @@ type DoneRecordBatchRow struct {
 // falls below @retire_below retires instead (the queue 'retired'). Returns,
 // per request that completed or was refused something, how many items it
 // completed and how many it was refused.
-// Said before anything runs: this transaction counts its sites itself.
 func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams) ([]DoneRecordBatchRow, error) {
 	rows, err := q.db.Query(ctx, doneRecordBatch,
 		arg.Requests,
@@ -655,19 +660,46 @@ WITH candidates AS (
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $1 AND t.queue = ANY($7::text[])
                       AND t.type = ANY(project_limited_types($1) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), unscheduled AS (
     DELETE FROM revisits r
     WHERE r.project_id = $1 AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
     RETURNING 1
+), counter_deltas AS (
+    SELECT 'queue:' || $6::text AS name, count(*) AS delta FROM queued
+    UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), d.delta
-    FROM (SELECT 'queue:' || $6::text AS name, count(*) AS delta FROM queued
-          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
-    WHERE d.delta <> 0
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id
 `
@@ -727,19 +759,46 @@ WITH candidates AS (
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $2 AND t.queue = ANY($5::text[])
                       AND t.type = ANY(project_limited_types($2) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), unscheduled AS (
     DELETE FROM revisits r
     WHERE r.project_id = $2 AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
     RETURNING 1
+), counter_deltas AS (
+    SELECT 'queue:' || $4::text AS name, count(*) AS delta FROM queued
+    UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $2, d.name, counter_shard(), d.delta
-    FROM (SELECT 'queue:' || $4::text AS name, count(*) AS delta FROM queued
-          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
-    WHERE d.delta <> 0
+    SELECT $2, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $2 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $2 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM queued
 `

@@ -261,15 +261,16 @@ func (b *bench) fill(n int, prefix string) (time.Duration, error) {
 	})
 }
 
-// drain empties the queues and claims, so each scenario starts alike. The
-// tracker may still be finishing the last run's requests: try again until
-// they are through.
+// drain empties the queues and claims, so each scenario starts alike, and
+// keeps the counters and the sites' counts in step. The tracker may still
+// be finishing the last run's requests: try again until they are through.
 func (b *bench) drain(ctx context.Context) error {
 	var err error
 	for range 5 {
 		time.Sleep(500 * time.Millisecond)
 		_, err = b.pool.Exec(ctx, `
-			WITH t AS (DELETE FROM todo RETURNING project_id), c AS (DELETE FROM claims RETURNING project_id)
+			WITH t AS (DELETE FROM todo RETURNING project_id), c AS (DELETE FROM claims RETURNING project_id),
+			     s AS (UPDATE sites SET queued = 0, out = 0 WHERE queued <> 0 OR out <> 0)
 			DELETE FROM counters WHERE name = 'claims' OR name LIKE 'queue:%'`)
 		if err == nil {
 			_, err = b.pool.Exec(ctx, "VACUUM ANALYZE todo, claims")

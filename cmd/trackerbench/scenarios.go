@@ -251,7 +251,7 @@ func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
 			return 0, nil
 		}
 		done := db.DoneRecordBatchParams{ProjectID: project, Downloaders: take.Nicks[:1], Versions: []string{"1"},
-			Bytes: []int64{int64(1000 * len(rows))}, Domains: []string{`{"data":1000}`}, ClientIds: []string{""}, Ips: []string{""}}
+			Bytes: []int64{int64(1000 * len(rows))}, Domains: []string{`{"data":1000}`}, ClientIds: []string{""}, Ips: []string{""}, UserAgents: []string{""}}
 		for _, r := range rows {
 			done.Names, done.Requests = append(done.Names, r.Name), append(done.Requests, 1)
 			take.AfterID = max(take.AfterID, r.ID)
