@@ -76,14 +76,14 @@ func TestBrowserLiveAdmin(t *testing.T) {
 	}
 	screenshot(t, ctx, "admin-live-overview.png")
 
-	// Paused, the page reads nothing for three refresh periods of its own
-	// clock while another item goes out; resumed, it shows it at once.
+	// Paused, the page takes in nothing for three refresh periods of its
+	// own clock while another item goes out; resumed, it shows it at once.
 	do(chromedp.Click(chromedp.CSS(`[data-testid=live-pause]`)), chromedp.Evaluate[chromedp.Void](`window.pausedAt = Date.now()`))
 	if got := evaluate[string](t, ctx, `document.querySelector("[data-live-pause]").getAttribute("aria-pressed")`); got != "true" {
 		t.Fatalf("the pause button is pressed: %q", got)
 	}
 	waitText(t, ctx, `[data-testid=live-status]`, 2*time.Second, func(s string) bool { return s == "Paused." })
-	reads := evaluate[string](t, ctx, `document.querySelector("[data-live-controls]").dataset.reads`)
+	refreshes := evaluate[string](t, ctx, `document.querySelector("[data-live-controls]").dataset.refreshes`)
 	claim(t, s, "bob")
 
 	// Meanwhile: a relative time shows its exact time on focus, and
@@ -118,8 +118,8 @@ func TestBrowserLiveAdmin(t *testing.T) {
 	if got := textOf(t, ctx, `[data-testid=claims]`); got != "1" {
 		t.Fatalf("paused, the claims moved to %s", got)
 	}
-	if got := evaluate[string](t, ctx, `document.querySelector("[data-live-controls]").dataset.reads`); got != reads {
-		t.Fatalf("paused, the page read %s times, not %s", got, reads)
+	if got := evaluate[string](t, ctx, `document.querySelector("[data-live-controls]").dataset.refreshes`); got != refreshes {
+		t.Fatalf("paused, the page took in %s refreshes, not %s", got, refreshes)
 	}
 	// Resumed by a reader who prefers less motion: the numbers change
 	// without a flash.

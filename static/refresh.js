@@ -34,7 +34,8 @@
   let lastRead = Date.now();
   let lastActive = Date.now();
   let trouble = "";
-  let reads = 0;
+  let refreshes = 0;
+  let aborter = null;
 
   const seconds = () => Number(rateBox.value);
   const running = () => !paused && seconds() > 0;
@@ -67,26 +68,32 @@
       return; // visibility or activity starts it again
     }
     inFlight = true;
+    aborter = new AbortController();
     try {
       const url = new URL(location.href);
       url.hash = "";
       url.searchParams.set("live", "1");
-      const resp = await fetch(url, { cache: "no-store", credentials: "same-origin", headers: { Accept: "text/html" } });
+      const resp = await fetch(url, { cache: "no-store", credentials: "same-origin", headers: { Accept: "text/html" }, signal: aborter.signal });
       if (resp.redirected || !resp.ok) {
         trouble = resp.redirected || resp.status === 401
           ? "Signed out: reload the page to sign in again."
           : `Refreshing failed (${resp.status}); trying again.`;
       } else {
         const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
-        if (!paused) apply(doc);
         trouble = "";
+        if (!paused) {
+          apply(doc);
+          // How many refreshes the page took in: for tests and the curious.
+          controls.dataset.refreshes = String(++refreshes);
+        }
       }
     } catch (e) {
-      trouble = "The tracker does not answer; trying again.";
+      // Paused mid-read: the read is dropped, nothing is wrong.
+      if (e.name !== "AbortError") trouble = "The tracker does not answer; trying again.";
     }
     inFlight = false;
+    aborter = null;
     lastRead = Date.now();
-    controls.dataset.reads = String(++reads); // how many reads the page made: for tests and the curious
     say();
     if (!trouble.startsWith("Signed out")) schedule();
   }
@@ -173,6 +180,7 @@
     if (paused) {
       clearTimeout(timer);
       timer = null;
+      if (aborter) aborter.abort();
     } else {
       lastRead = 0; // at once
       schedule();
