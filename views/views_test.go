@@ -380,9 +380,28 @@ func TestFormats(t *testing.T) {
 		{FormatDuration(0), "0 s"}, {FormatDuration(90 * time.Second), "1 min 30 s"},
 		{FormatDuration(50 * time.Hour), "2 d 2 h"}, {FormatDuration(48 * time.Hour), "2 d"},
 		{FormatBytes(1536), "1.5 KiB"}, {Percent(1, 3), "33.3\u00a0%"}, {Percent(1, 0), "0.0\u00a0%"},
+		{FormatElapsed(340 * time.Millisecond), "340 ms"}, {FormatElapsed(1234 * time.Millisecond), "1.2 s"},
+		{FormatElapsed(42 * time.Second), "42 s"}, {FormatElapsed(3 * time.Minute), "3 min"}, {FormatElapsed(-time.Second), "0 ms"},
+		{Rel(now.Add(-4*time.Minute-10*time.Second), now), "4 min ago"}, {Rel(now.Add(25*time.Second), now), "in 25 s"},
+		{Rel(now.Add(-300*time.Millisecond), now), "just now"}, {Rel(now.Add(-47*time.Hour), now), "47 h ago"},
+		{Rel(now.Add(-50*time.Hour), now), "2 d ago"}, {relText(now.Add(-time.Second), now, "due"), "due"},
+		{Exact(time.Date(2026, 1, 2, 16, 4, 5, 0, time.FixedZone("CET", 3600))), "2026-01-02 15:04:05 UTC"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
+	}
+}
+
+// A time in the admin panel says how far it is from now, and its exact
+// time to the second in its title; it takes the keyboard's focus.
+func TestRelTime(t *testing.T) {
+	at := time.Now().Add(-4*time.Minute - 30*time.Second)
+	d := doc(t, relTime(at, "when", ""))
+	el := testid(d, "when")
+	if el.Text() != "4 min ago" || el.AttrOr("title", "") != Exact(at) || el.AttrOr("datetime", "") != ISO(at) ||
+		el.AttrOr("tabindex", "") != "0" || !el.HasClass("rel") {
+		html, _ := goquery.OuterHtml(el)
+		t.Fatalf("relTime: %s", html)
 	}
 }
