@@ -13,7 +13,7 @@ TOOLS := $(CURDIR)/.bin
 SQLC  := $(TOOLS)/sqlc-$(SQLC_VERSION)
 TEMPL := $(TOOLS)/templ-$(TEMPL_VERSION)
 
-.PHONY: soak run build test bench check generate tools postgres clean
+.PHONY: soak run build test bench lighthouse check generate tools postgres clean
 
 ## run: start the tracker on the embedded PostgreSQL cluster in $(DATA_DIR)
 run: postgres build
@@ -55,6 +55,11 @@ soak: postgres build
 	TRACKER_MODEL_CHECKS=$(MODEL_CHECKS) TRACKER_MODEL_SEED=random $(GO) test -count=1 -timeout 60m -run '^TestModel$$' ./items
 	$(GO) build -o bin/trackerbench ./cmd/trackerbench
 	./bin/trackerbench -tracker $(BIN) -soak -duration $(SOAK_DURATION)
+
+## lighthouse: Lighthouse's scores of home, a leaderboard, /warriors/ and an
+## admin project page, on a phone and a desktop (needs Node.js and Chromium)
+lighthouse: postgres build
+	./e2e/lighthouse.sh
 
 ## check: formatting, vet, and generated code that matches its sources
 check: $(SQLC) $(TEMPL)
