@@ -117,10 +117,12 @@ func fields[T any](keys []projects.Key[T], t T, include func(projects.Key[T]) bo
 	return out
 }
 
-// sectionFields are the settings form of one section of a project.
+// sectionFields are the settings form of one section of a project: the
+// keys that mean something in the project's mode.
 func sectionFields(r *http.Request, p projects.Project, section projects.Section, st formState) []views.Field {
-	return fields(projects.Keys, p, func(k projects.Key[projects.Project]) bool { return k.Section == section },
-		account(r).IsAdmin(), st)
+	return fields(projects.Keys, p, func(k projects.Key[projects.Project]) bool {
+		return k.Section == section && (k.Mode == "" || k.Mode == p.Config.Mode)
+	}, account(r).IsAdmin(), st)
 }
 
 // formValue is a key's value in a settings form, and whether the form

@@ -21,6 +21,13 @@ func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p proje
 		return err
 	}
 	v := views.AdminOverviewView{AdminProjectPage: page, Archived: s.Archived, Discarded: s.Discarded}
+	if p.Config.Recurring() {
+		b, _, _, err := h.stats.Board(ctx, p)
+		if err != nil {
+			return err
+		}
+		v.Recurring = recurringState(b)
+	}
 	if name := r.URL.Query().Get("item"); name != "" && !live(r) {
 		live, err := h.live.Get(ctx, p.Slug)
 		if err != nil {

@@ -155,6 +155,9 @@ type AdminOverviewView struct {
 	AdminProjectPage
 	Archived  int64
 	Discarded int64
+	// Recurring is where a recurring project's items stand (nil in a
+	// project whose items are done once).
+	Recurring *RecurringState
 	// Item is the item looked up, nil when none was.
 	Item *Lookup
 	// Recent are the project's latest audit entries.

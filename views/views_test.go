@@ -220,7 +220,7 @@ func TestHomeTotalsAndRecurring(t *testing.T) {
 	d := doc(t, Home(HomeView{Now: now, Done: 1234, Bytes: 3 << 30, Volunteers: volunteers.Counts{Last30: 1, Month: 1},
 		Projects: []HomeProject{
 			{Slug: "once", Done: 278, Total: 1000},
-			{Slug: "again", Done: 5000, Total: 5010, Recurring: &HomeRecurring{Scheduled: 700, Due: 250, Out: 30, Retired: 20,
+			{Slug: "again", Done: 5000, Total: 5010, Recurring: &RecurringState{Scheduled: 700, Due: 250, Out: 30, Retired: 20,
 				VisitsPerHour: 40, NeededPerHour: 50}},
 		}}))
 	totals := testid(d, "home-totals")
@@ -241,13 +241,13 @@ func TestHomeTotalsAndRecurring(t *testing.T) {
 	if again.Find("[role=progressbar]").Length() != 0 {
 		t.Error("a recurring project has a progress bar")
 	}
-	if got := again.Find("[data-testid=home-recurring]").AttrOr("aria-label", ""); got != "700 scheduled for a later visit, 250 due, 30 out with warriors, 20 retired" {
+	if got := again.Find("[data-testid=recurring]").AttrOr("aria-label", ""); got != "700 scheduled for a later visit, 250 due, 30 out with warriors, 20 retired" {
 		t.Errorf("recurring %q", got)
 	}
 	if got := again.Find(".k-scheduled").First().AttrOr("style", ""); got != "width:70.00%;" {
 		t.Errorf("scheduled width %q", got)
 	}
-	if got := strings.Join(strings.Fields(again.Find("[data-testid=home-coverage]").Text()), " "); got != "Not covered 40 visits in the last hour, 50 an hour wanted." {
+	if got := strings.Join(strings.Fields(again.Find("[data-testid=coverage]").Text()), " "); got != "Not covered 40 visits in the last hour, 50 an hour wanted." {
 		t.Errorf("coverage %q", got)
 	}
 	if d := doc(t, Home(HomeView{Volunteers: volunteers.Counts{Last30: 2}})); !strings.Contains(testid(d, "home-volunteers").Text(), "2 volunteers in") {
