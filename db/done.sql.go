@@ -408,21 +408,22 @@ WITH reported AS (
     -- Locked by waiting: probed again, then deleted by their physical
     -- address.
     DELETE FROM todo
-    WHERE todo.ctid = ANY(ARRAY(
+    WHERE todo.project_id = $10 AND todo.ctid = ANY(ARRAY(
         SELECT t.ctid FROM waiting_for wf, unnest($12::text[]) q (queue), unnest($13::text[]) ty (type),
              LATERAL (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = $10 AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
                  OFFSET 0) t))
-    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
+    -- (Citus returns no stable function of a row: the hash is taken below.)
+    RETURNING todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
 ), finished AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
     SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
     FROM finished_claims f JOIN held_by hb ON hb.hash = f.hash
     UNION ALL
-    SELECT f.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
-    FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
+    SELECT wf.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
+    FROM finished_todo f JOIN waiting_for wf ON wf.id = f.id
 ), results AS (
     SELECT ($14::integer[])[r.ord] AS req, item_hash(r.name) AS hash, ($15::text[])[r.ord]::jsonb AS result
     FROM unnest($16::text[]) WITH ORDINALITY AS r (name, ord)

@@ -66,7 +66,7 @@ func (q *Queries) BooksSeries(ctx context.Context, projectID int32) (BooksSeries
 }
 
 const downloaderHoursPurgeBatch = `-- name: DownloaderHoursPurgeBatch :execrows
-DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM downloader_hours WHERE downloader_hours.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type DownloaderHoursPurgeBatchParams struct {
@@ -162,7 +162,7 @@ func (q *Queries) DownloaderHoursTotals(ctx context.Context, arg DownloaderHours
 }
 
 const seriesHoursPurgeBatch = `-- name: SeriesHoursPurgeBatch :execrows
-DELETE FROM series_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM series_hours WHERE series_hours.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SeriesHoursPurgeBatchParams struct {
@@ -231,7 +231,7 @@ func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep pgtype.Interval) 
 }
 
 const seriesMinutesPurgeBatch = `-- name: SeriesMinutesPurgeBatch :execrows
-DELETE FROM series_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM series_minutes WHERE series_minutes.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SeriesMinutesPurgeBatchParams struct {

@@ -499,7 +499,7 @@ func (q *Queries) SitesPage(ctx context.Context, arg SitesPageParams) ([]SitesPa
 }
 
 const sitesPurgeBatch = `-- name: SitesPurgeBatch :execrows
-DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM sites WHERE sites.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SitesPurgeBatchParams struct {
@@ -557,7 +557,7 @@ WITH wanted AS (
     FROM unnest($7::integer[]) WITH ORDINALITY AS w (site, ord)
 ), taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
             SELECT t.ctid FROM unnest(CASE WHEN $8::boolean THEN array_prepend('downloader:' || w.nick, $9::text[])
                                            ELSE $9::text[] END) WITH ORDINALITY AS q (queue, rank)
@@ -606,7 +606,7 @@ WITH wanted AS (
           GROUP BY w.site, w.nick) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
-    WHERE s.ctid = ANY(ARRAY(
+    WHERE s.project_id = $1 AND s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM wanted w) ws,
                  LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = $1 AND y.id = ws.site OFFSET 0) x))
       AND s.id = c.site

@@ -107,7 +107,7 @@ func (q *Queries) UploadsOfItem(ctx context.Context, arg UploadsOfItemParams) ([
 }
 
 const uploadsPurgeBatch = `-- name: UploadsPurgeBatch :execrows
-DELETE FROM uploads WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM uploads WHERE uploads.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type UploadsPurgeBatchParams struct {

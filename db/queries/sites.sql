@@ -70,7 +70,7 @@ WITH wanted AS (
     FROM unnest(@sites::integer[]) WITH ORDINALITY AS w (site, ord)
 ), taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
             SELECT t.ctid FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.nick, @queues::text[])
                                            ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
@@ -119,7 +119,7 @@ WITH wanted AS (
           GROUP BY w.site, w.nick) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
-    WHERE s.ctid = ANY(ARRAY(
+    WHERE s.project_id = @project_id AND s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM wanted w) ws,
                  LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = @project_id AND y.id = ws.site OFFSET 0) x))
       AND s.id = c.site
@@ -219,7 +219,7 @@ FULL JOIN (SELECT dn.site, count(*) AS n, sum(dn.bytes) AS bytes FROM done dn
 
 -- name: SitesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see sites.Store.Purge).
-DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM sites WHERE sites.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksSitesUnderInterval :one
 -- Politeness, from the completions and the claims: hand-outs of a site

@@ -22,7 +22,7 @@ SELECT (SELECT i.id IS NOT NULL FROM item i)::boolean AS known, EXISTS (SELECT 1
 
 -- name: UploadsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM uploads WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM uploads WHERE uploads.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: UploadsOfItem :many
 -- An item's upload receipts, newest first.
