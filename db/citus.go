@@ -14,7 +14,7 @@ import (
 
 // CitusLayoutVersion names the layout CitusLayout makes: test databases
 // laid out by an older one are made again.
-const CitusLayoutVersion = "2"
+const CitusLayoutVersion = "3"
 
 // The Citus layout. On a Citus coordinator with workers, after the
 // migrations, the tables are spread over the workers so that every hot
@@ -33,9 +33,9 @@ const CitusLayoutVersion = "2"
 //     project_admins, blocks, archives, upload_targets, dictionaries) are
 //     reference tables, a copy on every node;
 //   - the rest stays on the coordinator (sessions, settings, jobs, sign-in
-//     failures, warriors, the volunteers' secrets, the migrations' version;
-//     audit_log, which refers to projects and users, as a Citus local
-//     table).
+//     failures, warriors, the volunteers' secrets, marks and counts, the
+//     migrations' version; audit_log, which refers to projects and users,
+//     as a Citus local table).
 //
 // done has one level of partitions there, by day, each shared by every
 // project (see done_partitions_ensure).
@@ -44,8 +44,10 @@ const CitusLayoutVersion = "2"
 var citusReference = []string{"projects", "users", "project_admins", "blocks", "archives", "upload_targets", "dictionaries"}
 
 // citusCoordinator are the tables with a project_id that stay on the
-// coordinator.
-var citusCoordinator = []string{"audit_log"}
+// coordinator: the audit log, and the volunteers' marks and counts, which
+// a request writes for its project and for the tracker (project 0) in one
+// statement.
+var citusCoordinator = []string{"audit_log", "volunteer_marks", "volunteer_days"}
 
 // citusByHash are the tables distributed by the name's hash.
 var citusByHash = []string{"seen"}

@@ -252,3 +252,38 @@ var booksSeenElsewhereSpread = mustReplace("BooksSeenElsewhereCount", booksSeenE
 func (q *Queries) BooksSeenElsewhereCountDistributed(ctx context.Context, projectID int32) (int64, error) {
 	return New(variant{q.db, booksSeenElsewhereCount, booksSeenElsewhereSpread, nil}).BooksSeenElsewhereCount(ctx, projectID)
 }
+
+// doneTalliesFoldRouted is DoneTalliesFold for one project only: on Citus
+// the fold goes project by project (see stats.Store.Fold), each on its
+// project's worker, and Citus sends a delete by rows' addresses to a worker
+// only when it names the project.
+var doneTalliesFoldRouted = func() string {
+	taken := regexp.MustCompile(`WHERE ctid = ANY\(ARRAY\(SELECT t\.ctid FROM done_tallies t\s*WHERE (\$\d+)::integer = 0 OR t\.project_id = \$\d+::integer LIMIT (\$\d+)\)\)`)
+	if len(taken.FindAllString(doneTalliesFold, -1)) != 1 {
+		panic("db: the Citus variant of DoneTalliesFold: the tallies taken not found")
+	}
+	return taken.ReplaceAllString(doneTalliesFold,
+		"WHERE done_tallies.project_id = $1 AND ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t WHERE t.project_id = $1 LIMIT $2))")
+}()
+
+// DoneTalliesFoldDistributed is DoneTalliesFold of one project (arg's, not
+// 0) on a Citus database.
+func (q *Queries) DoneTalliesFoldDistributed(ctx context.Context, arg DoneTalliesFoldParams) (int64, error) {
+	return New(variant{q.db, doneTalliesFold, doneTalliesFoldRouted, nil}).DoneTalliesFold(ctx, arg)
+}
+
+// feedPruneRouted is FeedPrune with the rows to delete joined back by
+// project and address, which Citus runs on every worker for its shards:
+// an address means a row only on its own shard.
+var feedPruneRouted = mustReplace("FeedPrune", feedPrune, `DELETE FROM feed
+WHERE ctid = ANY(ARRAY(
+    SELECT ranked.ctid
+    FROM (SELECT f.ctid, row_number() OVER (PARTITION BY f.project_id ORDER BY f.at DESC) AS n FROM feed f) ranked
+    WHERE ranked.n > $1::integer
+))`, `DELETE FROM feed USING (SELECT f.project_id, f.ctid, row_number() OVER (PARTITION BY f.project_id ORDER BY f.at DESC) AS n FROM feed f) ranked
+WHERE feed.project_id = ranked.project_id AND feed.ctid = ranked.ctid AND ranked.n > $1::integer`)
+
+// FeedPruneDistributed is FeedPrune on a Citus database.
+func (q *Queries) FeedPruneDistributed(ctx context.Context, feedKept int32) (int64, error) {
+	return New(variant{q.db, feedPrune, feedPruneRouted, nil}).FeedPrune(ctx, feedKept)
+}

@@ -23,7 +23,9 @@ WITH item AS (
       AND ((SELECT count(*) FROM uploads x WHERE x.project_id = $2 AND x.id = i.id) < $7::bigint
            OR EXISTS (SELECT 1 FROM uploads x WHERE x.project_id = $2 AND x.id = i.id
                       AND x.uploader = $4::text AND x.server = $5::text))
-    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = now(), ip = excluded.ip
+    -- (excluded.at is now(), the column's default: Citus takes no function
+    -- but an immutable one in DO UPDATE SET.)
+    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = excluded.at, ip = excluded.ip
     RETURNING 1
 )
 SELECT (SELECT i.id IS NOT NULL FROM item i)::boolean AS known, EXISTS (SELECT 1 FROM kept)::boolean AS kept

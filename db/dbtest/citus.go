@@ -169,20 +169,27 @@ func RequireCitus(t testing.TB) {
 	ready(t)
 }
 
-// WorkerDSNs are the connection strings of the database behind dsn (one of
-// New's or NewDSN's) on each worker, in a Citus run.
-func WorkerDSNs(t testing.TB, dsn string) []string {
+// CitusNode is a worker of the Citus test cluster.
+type CitusNode struct {
+	Name string // as Citus names it (citus_shards.nodename): its socket directory
+	DSN  string // of the test database on it
+}
+
+// Workers are the workers of the Citus cluster, each with the connection
+// string of the database behind dsn (one of New's or NewDSN's) on it, in a
+// Citus run.
+func Workers(t testing.TB, dsn string) []CitusNode {
 	t.Helper()
 	RequireCitus(t)
 	name, err := dbName(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var dsns []string
+	var nodes []CitusNode
 	for _, w := range citus.Workers {
-		dsns = append(dsns, withDB(w.AdminDSN(), name))
+		nodes = append(nodes, CitusNode{Name: w.Dir(), DSN: withDB(w.AdminDSN(), name)})
 	}
-	return dsns
+	return nodes
 }
 
 // setupCitus starts the Citus cluster and opens the nodes' maintenance

@@ -15,7 +15,9 @@ WITH item AS (
       AND ((SELECT count(*) FROM uploads x WHERE x.project_id = @project_id AND x.id = i.id) < @max_per_item::bigint
            OR EXISTS (SELECT 1 FROM uploads x WHERE x.project_id = @project_id AND x.id = i.id
                       AND x.uploader = @uploader::text AND x.server = @server::text))
-    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = now(), ip = excluded.ip
+    -- (excluded.at is now(), the column's default: Citus takes no function
+    -- but an immutable one in DO UPDATE SET.)
+    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = excluded.at, ip = excluded.ip
     RETURNING 1
 )
 SELECT (SELECT i.id IS NOT NULL FROM item i)::boolean AS known, EXISTS (SELECT 1 FROM kept)::boolean AS kept;
