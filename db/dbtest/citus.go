@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -315,4 +317,103 @@ func dbName(dsn string) (string, error) {
 		return "", fmt.Errorf("no database in %q", dsn)
 	}
 	return cfg.Database, nil
+}
+
+// NewCitus starts a Citus cluster of the test's own (a coordinator and two
+// workers, in a new directory), for a test that stops its nodes: the
+// cluster every other test shares must stay up. It holds a migrated
+// database; the cluster stops when the test ends. The test skips when
+// Citus is not installed.
+func NewCitus(t testing.TB) (*CitusCluster, string) {
+	t.Helper()
+	if !CitusInstalled() {
+		t.Skip(ErrNoCitus)
+	}
+	ctx := context.Background()
+	// Short: a socket's path is at most 107 bytes.
+	dir, err := os.MkdirTemp("", "citus-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil { // the postgres user, when run as root
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	c, err := StartCitus(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Release(context.Background()); err != nil {
+			t.Errorf("stopping the Citus cluster: %v", err)
+		}
+	})
+	// Each node made its database "tracker" when it first started.
+	for _, dsn := range c.AdminDSNs() {
+		conn, err := pgx.Connect(ctx, withDB(dsn, pgcluster.Database))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.Exec(ctx, "CREATE EXTENSION citus")
+		conn.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	dsn := c.Coordinator.DSN()
+	if err := c.Register(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := db.MigrateUp(pool); err != nil {
+		t.Fatal(err)
+	}
+	return c, dsn
+}
+
+// Kill stops a worker as a crash would: SIGKILL to its postmaster.
+func (c *CitusCluster) Kill(t testing.TB, worker int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.Workers[worker].Dir(), "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Dead, or a zombie nobody reaps (its parent, pg_ctl, is gone): its
+	// pid file would still name a live process, and keep the worker from
+	// starting again.
+	Eventually(t, func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+		if _, state, ok := strings.Cut(string(b), ") "); ok && strings.HasPrefix(state, "Z") {
+			return os.Remove(filepath.Join(c.Workers[worker].Dir(), "postmaster.pid")) == nil
+		}
+		return false
+	}, "the killed worker gone")
+}
+
+// Restart starts a worker Kill stopped again, once its last processes are
+// gone (a backend of a killed postmaster goes when it next looks).
+func (c *CitusCluster) Restart(t testing.TB, worker int) {
+	t.Helper()
+	dir := filepath.Dir(c.Workers[worker].Dir())
+	var node *pgcluster.Cluster
+	Eventually(t, func() bool {
+		var err error
+		node, err = pgcluster.Acquire(context.Background(), dir, pgcluster.Options{Settings: citusSettings()})
+		return err == nil
+	}, "the worker starts again")
+	t.Cleanup(func() { node.Release(context.Background()) })
 }
