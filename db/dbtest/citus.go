@@ -322,10 +322,14 @@ func dbName(dsn string) (string, error) {
 // NewCitus starts a Citus cluster of the test's own (a coordinator and two
 // workers, in a new directory), for a test that stops its nodes: the
 // cluster every other test shares must stay up. It holds a migrated
-// database; the cluster stops when the test ends. The test skips when
+// database; the cluster stops when the test ends. Like the other Citus
+// tests, the test runs in a Citus run only (CitusEnv), and skips when
 // Citus is not installed.
 func NewCitus(t testing.TB) (*CitusCluster, string) {
 	t.Helper()
+	if !citusMode() {
+		t.Skipf("a Citus test: runs with %s=1 (make test-citus)", CitusEnv)
+	}
 	if !CitusInstalled() {
 		t.Skip(ErrNoCitus)
 	}
