@@ -230,7 +230,9 @@ var booksOrphansSpread = func() string {
 	found = mustReplace("BooksOrphans", found, `SELECT 'done', substring(c.relname FROM '^done_p([0-9]+)$')::integer
         FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'done'::regclass`,
 		`SELECT DISTINCT 'done', project_id FROM done`)
-	found = regexp.MustCompile(`SELECT '(\w+)', (nullif\()?id(, 0\))? FROM \w+_ids`).ReplaceAllString(found, "SELECT DISTINCT '$1', ${2}project_id$3 FROM $1")
+	// A row for each table, should it hold none (as min() gives).
+	found = regexp.MustCompile(`SELECT '(\w+)', (nullif\()?id(, 0\))? FROM \w+_ids`).ReplaceAllString(found,
+		"SELECT DISTINCT '$1', ${2}project_id$3 FROM $1 UNION ALL SELECT '$1', NULL")
 	_, rest, _ := strings.Cut(booksOrphans, "\n)\nSELECT f.table_name")
 	return "-- name: BooksOrphans (Citus)\nWITH found (table_name, id) AS (" + found + "\n)\nSELECT f.table_name" + rest
 }()
@@ -286,4 +288,19 @@ WHERE feed.project_id = ranked.project_id AND feed.ctid = ranked.ctid AND ranked
 // FeedPruneDistributed is FeedPrune on a Citus database.
 func (q *Queries) FeedPruneDistributed(ctx context.Context, feedKept int32) (int64, error) {
 	return New(variant{q.db, feedPrune, feedPruneRouted, nil}).FeedPrune(ctx, feedKept)
+}
+
+// claimExpiriesPruneKeyed is ClaimExpiriesPrune with the expiries found by
+// their project, item and time rather than their rows' addresses, which
+// mean a row only on their own shard (an item expires at most once at a
+// time).
+var claimExpiriesPruneKeyed = func() string {
+	s := mustReplace("ClaimExpiriesPrune", claimExpiriesPrune, "WHERE ctid = ANY(ARRAY(\n    SELECT e.ctid FROM claim_expiries e",
+		"WHERE (claim_expiries.project_id, claim_expiries.id, claim_expiries.expired_at) IN (\n    SELECT e.project_id, e.id, e.expired_at FROM claim_expiries e")
+	return mustReplace("ClaimExpiriesPrune", s, "    LIMIT $2\n))", "    LIMIT $2\n)")
+}()
+
+// ClaimExpiriesPruneDistributed is ClaimExpiriesPrune on a Citus database.
+func (q *Queries) ClaimExpiriesPruneDistributed(ctx context.Context, arg ClaimExpiriesPruneParams) (int64, error) {
+	return New(variant{q.db, claimExpiriesPrune, claimExpiriesPruneKeyed, nil}).ClaimExpiriesPrune(ctx, arg)
 }

@@ -331,6 +331,28 @@ func (q *Queries) DoneOfItem(ctx context.Context, arg DoneOfItemParams) ([]DoneO
 	return items, nil
 }
 
+const donePurgeBatch = `-- name: DonePurgeBatch :execrows
+DELETE FROM done WHERE done.project_id = $1
+  AND done.id = ANY(ARRAY(SELECT d.id FROM done d WHERE d.project_id = $1 LIMIT $2))
+`
+
+type DonePurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes the completions of up to @max of a deleting project's items (see
+// items.Engine.Purge). On Citus only, where done's partitions are days
+// every project shares; elsewhere the project's partitions are dropped
+// whole (DonePartitionsDrop).
+func (q *Queries) DonePurgeBatch(ctx context.Context, arg DonePurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, donePurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const doneRecordBatch = `-- name: DoneRecordBatch :many
 WITH reported AS (
     SELECT DISTINCT item_hash(r.name) AS hash, ($1::integer[])[r.ord] AS req

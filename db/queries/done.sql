@@ -392,3 +392,11 @@ WITH win AS MATERIALIZED (
 UNION ALL
 (SELECT w.id, '', '', w.done_at, 0::bigint, true, (SELECT count(*) FROM win)
  FROM win w ORDER BY w.id LIMIT 1);
+
+-- name: DonePurgeBatch :execrows
+-- Deletes the completions of up to @max of a deleting project's items (see
+-- items.Engine.Purge). On Citus only, where done's partitions are days
+-- every project shares; elsewhere the project's partitions are dropped
+-- whole (DonePartitionsDrop).
+DELETE FROM done WHERE done.project_id = @project_id
+  AND done.id = ANY(ARRAY(SELECT d.id FROM done d WHERE d.project_id = @project_id LIMIT @max));
