@@ -50,6 +50,7 @@ test-citus: postgres
 	@if ! ls /usr/lib/postgresql/*/lib/citus.so >/dev/null 2>&1; then \
 		echo "Citus is not installed: skipping the Citus tests"; exit 0; \
 	fi; \
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./db -run 'TestCitus' && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./items -skip '$(CITUS_ITEMS_SKIP)' && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./handlers -run '$(CITUS_HANDLERS_RUN)'
 

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -41,20 +42,43 @@ func TestCitusWorkerLoss(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("before: got %v", got)
 	}
-	// The worker holding the project's queue.
-	var node string
-	dbtest.MustScan(t, pool.QueryRow(ctx, `SELECT nodename FROM citus_shards
-		WHERE table_name = 'todo'::regclass AND shardid = get_shard_id_for_distribution_column('todo', $1::integer)`, p.ID), &node)
-	worker := -1
-	for i, w := range c.Workers {
-		if w.Dir() == node {
-			worker = i
+	// The worker holding a project's queue.
+	workerOf := func(p projects.Project) int {
+		var node string
+		dbtest.MustScan(t, pool.QueryRow(ctx, `SELECT nodename FROM citus_shards
+			WHERE table_name = 'todo'::regclass AND shardid = get_shard_id_for_distribution_column('todo', $1::integer)`, p.ID), &node)
+		for i, w := range c.Workers {
+			if w.Dir() == node {
+				return i
+			}
+		}
+		t.Fatalf("the worker %s of %s is none of the cluster's", node, p.Slug)
+		return -1
+	}
+	worker := workerOf(p)
+	// A project whose queue is on the other worker.
+	var elsewhere projects.Project
+	for i := 0; elsewhere.ID == 0; i++ {
+		if i == 20 {
+			t.Fatal("20 projects, all on the same worker")
+		}
+		q := dbtest.Project(t, pool, fmt.Sprintf("other%d", i), "")
+		if workerOf(q) != worker {
+			elsewhere = q
 		}
 	}
-	if worker < 0 {
-		t.Fatalf("the project's worker %s is none of the cluster's", node)
+	if _, err := items.NewEngine(pool, log).Add(ctx, elsewhere, "todo", strings.NewReader("x\ny")); err != nil {
+		t.Fatal(err)
 	}
 	c.Kill(t, worker)
+
+	// A project on the worker still up may be served, or answered 503
+	// too: Citus may send the results of a statement's parts to every
+	// worker. Never a 500.
+	a, err := f.send("POST", "/"+elsewhere.Slug+"/request", "application/json", `{"downloader":"carol","api_version":"2"}`)
+	if err != nil || !(a.status == 200 && strings.Contains(a.body, "item_name") || a.status == 503 && a.header.Get("Retry-After") != "") {
+		t.Errorf("a request of a project on the worker still up: %d %q %v", a.status, a.body, err)
+	}
 
 	for _, r := range []struct{ what, path, contentType, body string }{
 		{"request", "/test/request", "application/json", `{"downloader":"bob","api_version":"2"}`},
