@@ -391,7 +391,7 @@ func (q *Queries) ClaimsCountWhere(ctx context.Context, arg ClaimsCountWherePara
 const claimsExpire = `-- name: ClaimsExpire :one
 WITH expired AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = $1
           AND c.claim_count > 0 -- the condition of claims_claimed_at
@@ -560,6 +560,38 @@ func (q *Queries) ClaimsList(ctx context.Context, arg ClaimsListParams) ([]Claim
 	return items, nil
 }
 
+const claimsNamesHeld = `-- name: ClaimsNamesHeld :many
+SELECT n.name::text AS name FROM unnest($1::text[]) AS n (name)
+WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $2 AND c.hash = item_hash(n.name))
+`
+
+type ClaimsNamesHeldParams struct {
+	Names     []string
+	ProjectID int32
+}
+
+// Which of the names are out. On Citus a completion looks up the ids of
+// the others in seen before it runs (see db.DoneRecordBatchDistributed).
+func (q *Queries) ClaimsNamesHeld(ctx context.Context, arg ClaimsNamesHeldParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, claimsNamesHeld, arg.Names, arg.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		items = append(items, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimsOfDownloader = `-- name: ClaimsOfDownloader :one
 SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed FROM claims
 WHERE project_id = $1 AND downloader = $2
@@ -626,7 +658,7 @@ func (q *Queries) ClaimsPerDownloader(ctx context.Context, arg ClaimsPerDownload
 }
 
 const claimsPurgeBatch = `-- name: ClaimsPurgeBatch :execrows
-DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM claims WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ClaimsPurgeBatchParams struct {
@@ -878,7 +910,7 @@ const claimsReleaseWhere = `-- name: ClaimsReleaseWhere :one
 
 WITH released AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = $1
           AND c.claim_count > 0 -- the condition of the claims indexes
@@ -1001,7 +1033,7 @@ WITH slots AS (
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    WHERE todo.project_id = $6 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes

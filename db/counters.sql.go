@@ -114,7 +114,7 @@ func (q *Queries) CountersByProject(ctx context.Context, projectID int32) ([]Cou
 }
 
 const countersPurgeBatch = `-- name: CountersPurgeBatch :execrows
-DELETE FROM counters WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM counters WHERE counters.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type CountersPurgeBatchParams struct {

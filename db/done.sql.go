@@ -329,6 +329,28 @@ func (q *Queries) DoneOfItem(ctx context.Context, arg DoneOfItemParams) ([]DoneO
 	return items, nil
 }
 
+const donePurgeBatch = `-- name: DonePurgeBatch :execrows
+DELETE FROM done WHERE done.project_id = $1
+  AND done.id = ANY(ARRAY(SELECT d.id FROM done d WHERE d.project_id = $1 LIMIT $2))
+`
+
+type DonePurgeBatchParams struct {
+	ProjectID int32
+	Max       int32
+}
+
+// Deletes the completions of up to @max of a deleting project's items (see
+// items.Engine.Purge). On Citus only, where done's partitions are days
+// every project shares; elsewhere the project's partitions are dropped
+// whole (DonePartitionsDrop).
+func (q *Queries) DonePurgeBatch(ctx context.Context, arg DonePurgeBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, donePurgeBatch, arg.ProjectID, arg.Max)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const doneRecordBatch = `-- name: DoneRecordBatch :many
 WITH reported AS (
     SELECT DISTINCT item_hash(r.name) AS hash, ($1::integer[])[r.ord] AS req
@@ -406,21 +428,22 @@ WITH reported AS (
     -- Locked by waiting: probed again, then deleted by their physical
     -- address.
     DELETE FROM todo
-    WHERE todo.ctid = ANY(ARRAY(
+    WHERE todo.project_id = $10 AND todo.ctid = ANY(ARRAY(
         SELECT t.ctid FROM waiting_for wf, unnest($12::text[]) q (queue), unnest($13::text[]) ty (type),
              LATERAL (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = $10 AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
                  OFFSET 0) t))
-    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
+    -- (Citus returns no stable function of a row: the hash is taken below.)
+    RETURNING todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
 ), finished AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
     SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
     FROM finished_claims f JOIN held_by hb ON hb.hash = f.hash
     UNION ALL
-    SELECT f.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
-    FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
+    SELECT wf.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
+    FROM finished_todo f JOIN waiting_for wf ON wf.id = f.id
 ), results AS (
     SELECT ($14::integer[])[r.ord] AS req, item_hash(r.name) AS hash, ($15::text[])[r.ord]::jsonb AS result
     FROM unnest($16::text[]) WITH ORDINALITY AS r (name, ord)

@@ -555,7 +555,7 @@ func (q *Queries) SitesPage(ctx context.Context, arg SitesPageParams) ([]SitesPa
 }
 
 const sitesPurgeBatch = `-- name: SitesPurgeBatch :execrows
-DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM sites WHERE sites.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SitesPurgeBatchParams struct {
@@ -644,7 +644,7 @@ WITH wanted AS (
                 OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    WHERE todo.project_id = $9 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
@@ -681,7 +681,7 @@ WITH wanted AS (
           GROUP BY w.site, w.nick) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
-    WHERE s.ctid = ANY(ARRAY(
+    WHERE s.project_id = $9 AND s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM wanted w) ws,
                  LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = $9 AND y.id = ws.site OFFSET 0) x))
       AND s.id = c.site

@@ -69,7 +69,7 @@ func (q *Queries) ItemIDBlockNext(ctx context.Context) (int64, error) {
 }
 
 const itemTagsPurgeBatch = `-- name: ItemTagsPurgeBatch :execrows
-DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM item_tags WHERE item_tags.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ItemTagsPurgeBatchParams struct {
@@ -463,7 +463,7 @@ func (q *Queries) TodoBrowseBack(ctx context.Context, arg TodoBrowseBackParams) 
 const todoClaimOne = `-- name: TodoClaimOne :one
 WITH taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = $1 AND t.queue = ANY($2::text[]) AND t.type = ANY($3::text[])
           AND t.id = $4
@@ -631,7 +631,7 @@ func (q *Queries) TodoGet(ctx context.Context, arg TodoGetParams) (TodoGetRow, e
 const todoMove = `-- name: TodoMove :one
 WITH moved AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = $1 AND t.queue = $2::text
           AND ($3::text = '' OR starts_with(t.name, $3::text))
@@ -758,12 +758,12 @@ func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, erro
 const todoMoveItems = `-- name: TodoMoveItems :one
 WITH moved AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT t.ctid
-        FROM unnest($1::bigint[]) i (id), unnest(project_limited_types($2) || ARRAY['', ':site']) ty (type),
+        FROM unnest($2::bigint[]) i (id), unnest(project_limited_types($1) || ARRAY['', ':site']) ty (type),
              LATERAL (
                  SELECT x.ctid FROM todo x
-                 WHERE x.project_id = $2 AND x.queue = $3::text AND x.type = ty.type AND x.id = i.id
+                 WHERE x.project_id = $1 AND x.queue = $3::text AND x.type = ty.type AND x.id = i.id
                    AND x.name = ANY($4::text[])
                  OFFSET 0
                  FOR UPDATE SKIP LOCKED) t
@@ -771,9 +771,9 @@ WITH moved AS (
     RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $2, $5::text,
-           queue_type($5::text, moved.name, project_limited_types($2), project_site($2, moved.site)),
-           project_site($2, moved.site), moved.id, moved.name,
+    SELECT $1, $5::text,
+           queue_type($5::text, moved.name, project_limited_types($1), project_site($1, moved.site)),
+           project_site($1, moved.site), moved.id, moved.name,
            CASE WHEN $3::text = 'error' THEN 0 ELSE moved.claim_count END,
            moved.last_downloader
     FROM moved
@@ -785,26 +785,28 @@ WITH moved AS (
     DELETE FROM item_scores
     WHERE $3::text = 'retired' AND $5::text <> ''
       AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
-          SELECT s.ctid FROM item_scores s WHERE s.project_id = $2 AND s.id = moved.id OFFSET 0) x))
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = moved.id OFFSET 0) x))
 ), dropped AS (
     SELECT moved.id FROM moved
     WHERE $5::text = ''
-      AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $2)
-           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = $2))
+      AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = $1))
       AND NOT EXISTS (SELECT 1 FROM todo t
-                      WHERE t.project_id = $2 AND t.queue = ANY($6::text[]) AND t.type = ANY($7::text[])
+                      WHERE t.project_id = $1 AND t.queue = ANY($6::text[]) AND t.type = ANY($7::text[])
                         AND t.id = moved.id AND t.queue <> $3::text)
-      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $2)
-      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $2 AND r.id = moved.id)
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $2 AND d.id = moved.id)
+      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $1)
+      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = moved.id)
+      -- OFFSET 0: a probe of each day for each, never a read of the
+      -- project's completions.
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = moved.id OFFSET 0)
 ), unparamed AS (
     DELETE FROM item_params
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_params s WHERE s.project_id = $2 AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_params s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0) x))
 ), unscored AS (
     DELETE FROM item_scores
     WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_scores s WHERE s.project_id = $2 AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0) x))
 ), counter_deltas AS (
     -- Nothing is queued when the items are dropped (@to_queue empty).
     SELECT 'queue:' || $3::text AS name, -(SELECT count(*) FROM moved) AS delta
@@ -814,7 +816,7 @@ WITH moved AS (
 ), counted AS (
     -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $2, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
     GROUP BY d.name
     HAVING sum(d.delta) <> 0
@@ -833,7 +835,7 @@ WITH moved AS (
     HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
 ), sites_locked AS (
     SELECT s.id FROM sites s
-    WHERE s.project_id = $2 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
     ORDER BY s.id
     FOR UPDATE
 ), sites_counted AS (
@@ -842,15 +844,15 @@ WITH moved AS (
         at_limit = s.at_limit AND d.out >= 0,
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
-    WHERE s.project_id = $2 AND s.id = d.site
+    WHERE s.project_id = $1 AND s.id = d.site
       AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM moved
 `
 
 type TodoMoveItemsParams struct {
-	IDs       []int64
 	ProjectID int32
+	IDs       []int64
 	FromQueue string
 	Names     []string
 	ToQueue   string
@@ -865,8 +867,8 @@ type TodoMoveItemsParams struct {
 // The rest is TodoMove's: to @to_queue, or dropped when it is empty.
 func (q *Queries) TodoMoveItems(ctx context.Context, arg TodoMoveItemsParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoMoveItems,
-		arg.IDs,
 		arg.ProjectID,
+		arg.IDs,
 		arg.FromQueue,
 		arg.Names,
 		arg.ToQueue,
@@ -947,7 +949,7 @@ func (q *Queries) TodoPage(ctx context.Context, arg TodoPageParams) ([]TodoPageR
 }
 
 const todoPurgeBatch = `-- name: TodoPurgeBatch :execrows
-DELETE FROM todo WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM todo WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type TodoPurgeBatchParams struct {
@@ -966,15 +968,19 @@ func (q *Queries) TodoPurgeBatch(ctx context.Context, arg TodoPurgeBatchParams) 
 
 const todoRetype = `-- name: TodoRetype :exec
 UPDATE todo
-SET type = queue_type(queue, name, project_limited_types($1), site)
-WHERE project_id = $1
-  AND type IS DISTINCT FROM queue_type(queue, name, project_limited_types($1), site)
-  AND type <> ':site' AND queue_type(queue, name, project_limited_types($1), site) <> ':site'
+SET type = queue_type(todo.queue, todo.name, lt.types, todo.site)
+FROM (SELECT project_limited_types($1) AS types) lt
+WHERE todo.project_id = $1
+  AND todo.type IS DISTINCT FROM queue_type(todo.queue, todo.name, lt.types, todo.site)
+  AND todo.type <> ':site' AND queue_type(todo.queue, todo.name, lt.types, todo.site) <> ':site'
 `
 
 // Regroups a project's queued items after its per-type limits changed.
 // Items with a site stay in the stretch ':site', where the sites count
-// them: the limits never move an item into it or out of it.
+// them: the limits never move an item into it or out of it. The limits are
+// read once, in FROM: Citus runs an UPDATE on a worker only when no
+// function it cannot evaluate on the coordinator sits inside a CASE of its
+// SET list (queue_type is one).
 func (q *Queries) TodoRetype(ctx context.Context, projectID int32) error {
 	_, err := q.db.Exec(ctx, todoRetype, projectID)
 	return err
@@ -982,8 +988,8 @@ func (q *Queries) TodoRetype(ctx context.Context, projectID int32) error {
 
 const todoUnsite = `-- name: TodoUnsite :exec
 WITH unsited AS (
-    UPDATE todo t SET site = 0, type = queue_type(t.queue, t.name, project_limited_types($1), 0)
-    FROM todo o
+    UPDATE todo t SET site = 0, type = queue_type(t.queue, t.name, lt.types, 0)
+    FROM todo o, (SELECT project_limited_types($1) AS types) lt
     WHERE t.project_id = $1 AND t.type = ':site'
       AND o.project_id = $1 AND o.queue = t.queue AND o.type = ':site' AND o.id = t.id
     RETURNING o.site
@@ -1016,7 +1022,8 @@ SELECT count(*) FROM unsited
 // Forgets the sites of a project's queued items once it keeps none
 // (site_key off): they are served by the queue walks again, and their
 // sites no longer count them. The update reads each item's row a second
-// time (o) for the site it had: RETURNING gives only the new row.
+// time (o) for the site it had: RETURNING gives only the new row. The
+// limits are read in FROM, as in TodoRetype.
 func (q *Queries) TodoUnsite(ctx context.Context, projectID int32) error {
 	_, err := q.db.Exec(ctx, todoUnsite, projectID)
 	return err

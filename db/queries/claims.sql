@@ -192,7 +192,7 @@ WITH slots AS (
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
@@ -248,7 +248,7 @@ ORDER BY slot;
 -- back and how many failed.
 WITH expired AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = @project_id
           AND c.claim_count > 0 -- the condition of claims_claimed_at
@@ -328,7 +328,7 @@ WHERE project_id = @project_id AND downloader = @downloader
 -- (each when set), oldest first. Returns how many.
 WITH released AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = @project_id
           AND c.claim_count > 0 -- the condition of the claims indexes
@@ -416,7 +416,7 @@ LIMIT @max;
 
 -- name: ClaimsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM claims WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksClaimsCount :one
 -- The books: the items out.
@@ -509,3 +509,9 @@ WITH win AS MATERIALIZED (
 UNION ALL
 (SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
  FROM win w ORDER BY w.claimed_at, w.id LIMIT 1);
+
+-- name: ClaimsNamesHeld :many
+-- Which of the names are out. On Citus a completion looks up the ids of
+-- the others in seen before it runs (see db.DoneRecordBatchDistributed).
+SELECT n.name::text AS name FROM unnest(@names::text[]) AS n (name)
+WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.hash = item_hash(n.name));

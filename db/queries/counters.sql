@@ -36,7 +36,7 @@ SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - exc
 
 -- name: CountersPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM counters WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM counters WHERE counters.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksQueueCountersOff :one
 -- The books: every queue's counter against its rows, the number of queues

@@ -100,21 +100,22 @@ WITH reported AS (
     -- Locked by waiting: probed again, then deleted by their physical
     -- address.
     DELETE FROM todo
-    WHERE todo.ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND todo.ctid = ANY(ARRAY(
         SELECT t.ctid FROM waiting_for wf, unnest(@queues::text[]) q (queue), unnest(@types::text[]) ty (type),
              LATERAL (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = @project_id AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
                  OFFSET 0) t))
-    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
+    -- (Citus returns no stable function of a row: the hash is taken below.)
+    RETURNING todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
 ), finished AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
     SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
     FROM finished_claims f JOIN held_by hb ON hb.hash = f.hash
     UNION ALL
-    SELECT f.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
-    FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
+    SELECT wf.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
+    FROM finished_todo f JOIN waiting_for wf ON wf.id = f.id
 ), results AS (
     SELECT (@result_reqs::integer[])[r.ord] AS req, item_hash(r.name) AS hash, (@results::text[])[r.ord]::jsonb AS result
     FROM unnest(@result_names::text[]) WITH ORDINALITY AS r (name, ord)
@@ -450,3 +451,11 @@ WITH win AS MATERIALIZED (
 UNION ALL
 (SELECT w.id, '', '', w.done_at, 0::bigint, true, (SELECT count(*) FROM win)
  FROM win w ORDER BY w.id LIMIT 1);
+
+-- name: DonePurgeBatch :execrows
+-- Deletes the completions of up to @max of a deleting project's items (see
+-- items.Engine.Purge). On Citus only, where done's partitions are days
+-- every project shares; elsewhere the project's partitions are dropped
+-- whole (DonePartitionsDrop).
+DELETE FROM done WHERE done.project_id = @project_id
+  AND done.id = ANY(ARRAY(SELECT d.id FROM done d WHERE d.project_id = @project_id LIMIT @max));

@@ -4,7 +4,7 @@
 -- of their score (see revisit_queue), soonest first, and returns how many.
 WITH due AS (
     DELETE FROM revisits
-    WHERE ctid = ANY(ARRAY(
+    WHERE revisits.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT r.ctid FROM revisits r
         WHERE r.project_id = @project_id AND (@every::boolean OR r.due_at <= now())
         ORDER BY r.due_at
@@ -68,11 +68,11 @@ SELECT coalesce((SELECT score FROM item_scores WHERE project_id = @project_id AN
 
 -- name: RevisitsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM revisits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM revisits WHERE revisits.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: ItemScoresPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM item_scores WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_scores p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM item_scores WHERE item_scores.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_scores p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksRevisitsCount :one
 -- The books: the items waiting for their next visit.
@@ -117,7 +117,7 @@ SELECT count(*) FROM unnest(@ids::bigint[]) i (id), LATERAL (
 -- holds RevisitsLock.
 WITH due AS (
     DELETE FROM revisits
-    WHERE ctid = ANY(ARRAY(
+    WHERE revisits.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT r.ctid FROM unnest(@ids::bigint[]) i (id), LATERAL (
             SELECT x.ctid FROM revisits x
             WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])

@@ -143,7 +143,7 @@ WITH wanted AS (
                 OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
@@ -180,7 +180,7 @@ WITH wanted AS (
           GROUP BY w.site, w.nick) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
-    WHERE s.ctid = ANY(ARRAY(
+    WHERE s.project_id = @project_id AND s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM wanted w) ws,
                  LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = @project_id AND y.id = ws.site OFFSET 0) x))
       AND s.id = c.site
@@ -287,7 +287,7 @@ FULL JOIN (SELECT dn.site, count(*) AS n, sum(dn.bytes) AS bytes FROM done dn
 
 -- name: SitesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see sites.Store.Purge).
-DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM sites WHERE sites.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksSitesUnderInterval :one
 -- Politeness, from the completions and the claims: hand-outs of a site

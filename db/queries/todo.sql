@@ -162,21 +162,26 @@ SELECT (SELECT count(*) FROM queued) AS queued, (SELECT skipped.n FROM skipped) 
 -- name: TodoRetype :exec
 -- Regroups a project's queued items after its per-type limits changed.
 -- Items with a site stay in the stretch ':site', where the sites count
--- them: the limits never move an item into it or out of it.
+-- them: the limits never move an item into it or out of it. The limits are
+-- read once, in FROM: Citus runs an UPDATE on a worker only when no
+-- function it cannot evaluate on the coordinator sits inside a CASE of its
+-- SET list (queue_type is one).
 UPDATE todo
-SET type = queue_type(queue, name, project_limited_types(@project_id), site)
-WHERE project_id = @project_id
-  AND type IS DISTINCT FROM queue_type(queue, name, project_limited_types(@project_id), site)
-  AND type <> ':site' AND queue_type(queue, name, project_limited_types(@project_id), site) <> ':site';
+SET type = queue_type(todo.queue, todo.name, lt.types, todo.site)
+FROM (SELECT project_limited_types(@project_id) AS types) lt
+WHERE todo.project_id = @project_id
+  AND todo.type IS DISTINCT FROM queue_type(todo.queue, todo.name, lt.types, todo.site)
+  AND todo.type <> ':site' AND queue_type(todo.queue, todo.name, lt.types, todo.site) <> ':site';
 
 -- name: TodoUnsite :exec
 -- Forgets the sites of a project's queued items once it keeps none
 -- (site_key off): they are served by the queue walks again, and their
 -- sites no longer count them. The update reads each item's row a second
--- time (o) for the site it had: RETURNING gives only the new row.
+-- time (o) for the site it had: RETURNING gives only the new row. The
+-- limits are read in FROM, as in TodoRetype.
 WITH unsited AS (
-    UPDATE todo t SET site = 0, type = queue_type(t.queue, t.name, project_limited_types(@project_id), 0)
-    FROM todo o
+    UPDATE todo t SET site = 0, type = queue_type(t.queue, t.name, lt.types, 0)
+    FROM todo o, (SELECT project_limited_types(@project_id) AS types) lt
     WHERE t.project_id = @project_id AND t.type = ':site'
       AND o.project_id = @project_id AND o.queue = t.queue AND o.type = ':site' AND o.id = t.id
     RETURNING o.site
@@ -229,7 +234,7 @@ SELECT nextval('item_id_blocks')::bigint AS block;
 -- prunes those with the completions). Returns how many.
 WITH moved AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = @project_id AND t.queue = @from_queue::text
           AND (@prefix::text = '' OR starts_with(t.name, @prefix::text))
@@ -323,7 +328,7 @@ SELECT count(*) FROM moved;
 -- The rest is TodoMove's: to @to_queue, or dropped when it is empty.
 WITH moved AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT t.ctid
         FROM unnest(@ids::bigint[]) i (id), unnest(project_limited_types(@project_id) || ARRAY['', ':site']) ty (type),
              LATERAL (
@@ -361,7 +366,9 @@ WITH moved AS (
                         AND t.id = moved.id AND t.queue <> @from_queue::text)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = @project_id)
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = moved.id)
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id)
+      -- OFFSET 0: a probe of each day for each, never a read of the
+      -- project's completions.
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0)
 ), unparamed AS (
     DELETE FROM item_params
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
@@ -484,7 +491,7 @@ SELECT min(w.id)::bigint, '', 0, '', true, count(*) FROM win w HAVING count(*) >
 -- another backfeed shard) is out, since claims hold one item per name.
 WITH taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[]) AND t.type = ANY(@types::text[])
           AND t.id = @id
@@ -539,11 +546,11 @@ SELECT count(*) FROM taken;
 
 -- name: TodoPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM todo WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM todo WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: ItemTagsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's update tags (see items.Engine.Purge).
-DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM item_tags WHERE item_tags.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksTodo :one
 -- The books, in one read of the project's queues: the items queued, the
