@@ -304,3 +304,29 @@ var claimExpiriesPruneKeyed = func() string {
 func (q *Queries) ClaimExpiriesPruneDistributed(ctx context.Context, arg ClaimExpiriesPruneParams) (int64, error) {
 	return New(variant{q.db, claimExpiriesPrune, claimExpiriesPruneKeyed, nil}).ClaimExpiriesPrune(ctx, arg)
 }
+
+// claimsTakeSlotsKeyed and sitesTakeKeyed are ClaimsTakeSlots and
+// SitesTake deleting the items they hand out by key rather than by the
+// addresses their first part found: Citus runs the statements' parts one
+// after the other (an INSERT among them) and plans no delete that an
+// address reaches from another part, even one it does not read.
+var (
+	claimsTakeSlotsKeyed = mustReplace("ClaimsTakeSlots", mustReplace("ClaimsTakeSlots", claimsTakeSlots,
+		"SELECT r.tid, r.id, r.slot, r.bytes,", "SELECT r.id, r.slot, r.bytes,"),
+		"WHERE todo.project_id = $6 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))",
+		"WHERE todo.project_id = $6 AND todo.queue = $7::text AND todo.type = $8::text\n      AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))")
+	sitesTakeKeyed = mustReplace("SitesTake", mustReplace("SitesTake", sitesTake,
+		"SELECT r.ord, r.slot, r.tid, r.id, r.bytes,", "SELECT r.ord, r.slot, r.id, r.bytes,"),
+		"WHERE todo.project_id = $9 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))",
+		"WHERE todo.project_id = $9 AND todo.type = ':site' AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))")
+)
+
+// ClaimsTakeSlotsDistributed is ClaimsTakeSlots on a Citus database.
+func (q *Queries) ClaimsTakeSlotsDistributed(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
+	return New(variant{q.db, claimsTakeSlots, claimsTakeSlotsKeyed, nil}).ClaimsTakeSlots(ctx, arg)
+}
+
+// SitesTakeDistributed is SitesTake on a Citus database.
+func (q *Queries) SitesTakeDistributed(ctx context.Context, arg SitesTakeParams) ([]SitesTakeRow, error) {
+	return New(variant{q.db, sitesTake, sitesTakeKeyed, nil}).SitesTake(ctx, arg)
+}
