@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"os/exec"
@@ -55,6 +56,11 @@ const (
 	// there for every arrival.
 	fieldP99          = 100 * time.Millisecond
 	fieldReclaimEvery = 5 * time.Second
+	// The tracker closes a connection idle this long (serve.go's
+	// idleTimeout). A warrior whose request leaves as the tracker closes
+	// its connection gets no answer: the request never reached a handler,
+	// seesaw tries again, and the step is not failed for it.
+	fieldServerIdle = 120 * time.Second
 )
 
 // fieldWarrior is one warrior: a nick, a keep-alive connection to one
@@ -80,8 +86,12 @@ type fieldRun struct {
 
 	// Arrivals (missed: no warrior idle), warriors at work, requests
 	// answered with items or 404, items reported done, names handed out
-	// and never reported, hand-outs reported twice.
-	arrivals, missed, busy, served, empty, done, withheld, twice atomic.Int64
+	// and never reported, hand-outs reported twice, requests lost on a
+	// connection the tracker closed as they left.
+	arrivals, missed, busy, served, empty, done, withheld, twice, closedIdle atomic.Int64
+
+	failuresMu sync.Mutex
+	failures   map[string]int // the other requests that got no answer, by error
 }
 
 // fieldStep is what one step measured.
@@ -89,7 +99,8 @@ type fieldStep struct {
 	target, rate  float64 // arrivals a second: asked for, made
 	missed, busy  int64
 	served, empty int64
-	unexpected    int // answers other than 2xx, 404 and 429
+	unexpected    int // answers other than 2xx, 404 and 429, and no answer
+	closedIdle    int64
 	row           *row
 	conns, rss    []int64 // per tracker process
 	pgConns       int
@@ -109,7 +120,7 @@ func (s fieldStep) sustained() bool {
 func (b *bench) field(ctx context.Context) error {
 	o := b.o
 	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * o.fieldWorkScale) }
-	f := &fieldRun{idle: make(chan *fieldWarrior, o.fieldWarriors), minWork: scale(5 * time.Second), maxWork: scale(60 * time.Second)}
+	f := &fieldRun{idle: make(chan *fieldWarrior, o.fieldWarriors), minWork: scale(5 * time.Second), maxWork: scale(60 * time.Second), failures: map[string]int{}}
 	if f.maxWork <= f.minWork || o.fieldWarriors < fieldTrackers || o.fieldRate <= 0 {
 		return fmt.Errorf("-field-warriors %d, -field-rate %g, -field-work-scale %g: at least %d warriors, a rate and a scale above 0",
 			o.fieldWarriors, o.fieldRate, o.fieldWorkScale, fieldTrackers)
@@ -253,10 +264,14 @@ func (b *bench) field(ctx context.Context) error {
 			best = i
 		}
 		r := s.row
+		errs := r.errors
+		if s.closedIdle > 0 {
+			errs += fmt.Sprintf(" (failed: %d on a connection closed idle)", s.closedIdle)
+		}
 		fmt.Printf("| %.1f | %.1f | %d | %d | %.0f | %.0f | %s / %s | %s | %s / %s | %s | %d / %d | %.2f cores | %.2f cores | %.2f cores | %s | %s | %s | %d | %v |\n",
 			s.target, s.rate, s.missed, s.busy, r.itemsPerS, r.reqPerS,
 			ms(r.latency["request"][0]), ms(r.latency["request"][2]), s.serverP99, ms(r.latency["done"][0]), ms(r.latency["done"][2]),
-			r.errors, s.served, s.empty, r.trackerS, r.postgresS, r.loadS, s.loadavg, joinInts(s.conns, 1), joinInts(s.rss, 1<<20), s.pgConns, s.sustained())
+			errs, s.served, s.empty, r.trackerS, r.postgresS, r.loadS, s.loadavg, joinInts(s.conns, 1), joinInts(s.rss, 1<<20), s.pgConns, s.sustained())
 	}
 	fmt.Println()
 	if best >= 0 {
@@ -296,6 +311,11 @@ func (b *bench) field(ctx context.Context) error {
 	}
 	fmt.Printf("Open-files limit of the tracker processes: %s. PostgreSQL connections at most %d during the run (all client backends, the bench's and the imports' included).\n",
 		joinInts(limits, 1), pgPeak())
+	fmt.Printf("Requests lost on a connection the tracker closed for idleness as they left: %d (seesaw tries again).", f.closedIdle.Load())
+	if len(f.failures) > 0 {
+		fmt.Printf(" Other requests without an answer: %v.", f.failures)
+	}
+	fmt.Println()
 	fmt.Printf("Reclaims: %d names handed out were never reported; %d claims expired and came back through the reclaim job; %d hand-outs reported twice.\n",
 		f.withheld.Load(), expiries, f.twice.Load())
 	var books []struct {
@@ -392,7 +412,7 @@ func (f *fieldRun) arrive(ctx, workCtx context.Context) {
 // and reports done as seesaw does, retrying until acknowledged; or never,
 // or twice.
 func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
-	code, body, err := w.l.post(ctx, w.c, "request", w.path, "application/json", w.request)
+	code, body, err := f.post(ctx, w, "request", w.path, w.request)
 	if err != nil || code != http.StatusOK {
 		if code == http.StatusNotFound {
 			f.empty.Add(1)
@@ -426,7 +446,7 @@ func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
 	})
 	for i := range reports {
 		for ctx.Err() == nil {
-			code, body, err := w.l.post(ctx, w.c, "done", "/"+fieldProject+"/done", "application/json", done)
+			code, body, err := f.post(ctx, w, "done", "/"+fieldProject+"/done", done)
 			if err == nil && code == http.StatusOK && string(body) == "OK" {
 				if i == 0 {
 					f.done.Add(int64(len(names)))
@@ -436,6 +456,25 @@ func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
 			pause(ctx, code)
 		}
 	}
+}
+
+// post sends a warrior's request and, when it gets no answer, tells a
+// connection the tracker closed for idleness as the request left from
+// other failures.
+func (f *fieldRun) post(ctx context.Context, w *fieldWarrior, endpoint, path string, body []byte) (int, []byte, error) {
+	var conn httptrace.GotConnInfo
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { conn = i }})
+	code, answer, err := w.l.post(traced, w.c, endpoint, path, "application/json", body)
+	if err != nil && ctx.Err() == nil {
+		if conn.Reused && conn.IdleTime >= fieldServerIdle-10*time.Second {
+			f.closedIdle.Add(1)
+		} else {
+			f.failuresMu.Lock()
+			f.failures[err.Error()]++
+			f.failuresMu.Unlock()
+		}
+	}
+	return code, answer, err
 }
 
 // measure measures one step for the run's duration: the answers, the
@@ -452,7 +491,7 @@ func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, 
 		return s
 	}
 	cpu0, pg0, load0 := trackerCPU(), clusterCPUSeconds(pm), cpuSeconds(os.Getpid())
-	arrivals0, missed0, served0, empty0, done0 := f.arrivals.Load(), f.missed.Load(), f.served.Load(), f.empty.Load(), f.done.Load()
+	arrivals0, missed0, served0, empty0, done0, closed0 := f.arrivals.Load(), f.missed.Load(), f.served.Load(), f.empty.Load(), f.done.Load(), f.closedIdle.Load()
 	st.take() // the settling is not measured
 	server0 := f.serverHistogram("request")
 	start := time.Now()
@@ -466,6 +505,7 @@ func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, 
 		missed: f.missed.Load() - missed0, busy: f.busy.Load(),
 		served: f.served.Load() - served0, empty: f.empty.Load() - empty0,
 		serverP99: p99Bucket(server0, server), loadavg: loadAverage(),
+		closedIdle: f.closedIdle.Load() - closed0,
 	}
 	s.row = &row{
 		name: fmt.Sprintf("field %.0f/s", target), clients: cap(f.idle),
@@ -490,6 +530,7 @@ func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, 
 		}
 	}
 	answers.mu.Unlock()
+	s.unexpected -= int(s.closedIdle) // recorded as failed, forgiven
 	for i, pid := range pids {
 		s.conns = append(s.conns, int64(established(ports[i])))
 		s.rss = append(s.rss, residentRSS(pid))
