@@ -290,20 +290,27 @@ func (b *bench) field(ctx context.Context) error {
 	}
 	if idleConns > 0 {
 		perConn := float64(idleGrowth) / float64(idleConns)
-		fmt.Printf("\nIdle keep-alive connections: %d held by the %d processes grew their resident sets by %.1f MB in all, %.1f kB a connection: %.0f idle connections per GB.\n",
-			idleConns, len(pids), float64(idleGrowth)/(1<<20), perConn/1024, (1<<30)/perConn)
+		fmt.Printf("\nIdle keep-alive connections: %d held by the %d processes grew their resident sets (%s MB at start) by %.1f MB in all, %.1f kB a connection: %.0f idle connections per GB.\n",
+			idleConns, len(pids), joinInts(baseRSS, 1<<20), float64(idleGrowth)/(1<<20), perConn/1024, (1<<30)/perConn)
 	}
-	if best >= 0 {
-		s := steps[best]
-		var conns, grown int64
+	// Under load: the step that held the most connections, its processes'
+	// growth over their start (the connections and the work in flight)
+	// per connection.
+	var conns, grown int64
+	var at float64
+	for _, s := range steps {
+		var c, g int64
 		for i := range pids {
-			conns += s.conns[i]
-			grown += s.rss[i] - baseRSS[i]
+			c += s.conns[i]
+			g += s.rss[i] - baseRSS[i]
 		}
-		if conns > 0 {
-			fmt.Printf("Under load at %.1f arrivals/s: %d connections, the processes %.1f MB above their start (%.1f kB a connection, work in flight included): %.0f warriors per GB.\n",
-				s.target, conns, float64(grown)/(1<<20), float64(grown)/float64(conns)/1024, float64(conns)/(float64(grown)/(1<<30)))
+		if c > conns {
+			conns, grown, at = c, g, s.target
 		}
+	}
+	if conns > 0 && grown > 0 {
+		fmt.Printf("Under load at %.1f arrivals/s: %d connections, the processes %.1f MB above their start (%.1f kB a connection, work in flight included): %.0f warriors per GB.\n",
+			at, conns, float64(grown)/(1<<20), float64(grown)/float64(conns)/1024, float64(conns)/(float64(grown)/(1<<30)))
 	}
 	limits := make([]int64, len(pids))
 	for i, pid := range pids {
