@@ -293,7 +293,7 @@ func (b *bench) field(ctx context.Context) error {
 		fmt.Printf("\nIdle keep-alive connections: %d held by the %d processes grew their resident sets (%s MB at start) by %.1f MB in all, %.1f kB a connection: %.0f idle connections per GB.\n",
 			idleConns, len(pids), joinInts(baseRSS, 1<<20), float64(idleGrowth)/(1<<20), perConn/1024, (1<<30)/perConn)
 	}
-	// Under load: the step that held the most connections, its processes'
+	// Under load: the last step that held the most connections, its processes'
 	// growth over their start (the connections and the work in flight)
 	// per connection.
 	var conns, grown int64
@@ -304,7 +304,7 @@ func (b *bench) field(ctx context.Context) error {
 			c += s.conns[i]
 			g += s.rss[i] - baseRSS[i]
 		}
-		if c > conns {
+		if c >= conns {
 			conns, grown, at = c, g, s.target
 		}
 	}
