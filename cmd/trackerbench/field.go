@@ -200,7 +200,14 @@ func (b *bench) field(ctx context.Context) error {
 	var scripts sync.WaitGroup
 	for i := range fieldGrabScripts {
 		scripts.Add(1)
-		go func() { defer scripts.Done(); f.loads[i%len(f.loads)].grabScript(runCtx, 2000+i) }()
+		go func() {
+			defer scripts.Done()
+			// Each starts at its own moment: in step, their posts would
+			// come in bursts no field sends.
+			if sleep(runCtx, rand.N(fieldBackfeedEvery)) {
+				f.loads[i%len(f.loads)].grabScript(runCtx, 2000+i)
+			}
+		}()
 	}
 	pgPeak := b.fieldPGPeak(runCtx)
 	arrived := make(chan struct{})
