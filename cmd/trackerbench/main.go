@@ -53,6 +53,10 @@ type options struct {
 	// its claim cost is compared with (0: a tenth).
 	frontierItems, frontierSites, frontierFewSites int
 	diskItems                                      int // items the disk scenario queues and completes
+	// The field scenario's warriors, its first arrival rate (item requests
+	// a second) and the scale of its work times (1: 5-60 s).
+	fieldWarriors             int
+	fieldRate, fieldWorkScale float64
 }
 
 func main() {
@@ -78,6 +82,9 @@ func main() {
 	flag.IntVar(&o.frontierItems, "frontier-items", 2_000_000, "URL items of each of the frontier scenario's projects")
 	flag.IntVar(&o.frontierSites, "frontier-sites", 200_000, "sites the frontier scenario's items are drawn from (Zipf, s=1.1)")
 	flag.IntVar(&o.frontierFewSites, "frontier-few-sites", 0, "sites of the frontier project its claim cost is compared with, as many items (0: a tenth of -frontier-sites)")
+	flag.IntVar(&o.fieldWarriors, "field-warriors", 10_000, "warriors of the field scenario, each holding a keep-alive connection to one of its 3 tracker processes")
+	flag.Float64Var(&o.fieldRate, "field-rate", 50, "the field scenario's first arrival rate, item requests per second; each step raises it by half")
+	flag.Float64Var(&o.fieldWorkScale, "field-work-scale", 1, "scale of the field warriors' work times (1: 5-60 s an item; 0.1 for short runs)")
 	flag.Parse()
 	o.scenarios = strings.Split(scenarios, ",")
 	log.SetFlags(0)
