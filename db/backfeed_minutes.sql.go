@@ -80,7 +80,7 @@ func (q *Queries) BackfeedMinutesPrune(ctx context.Context, keep time.Duration) 
 }
 
 const backfeedMinutesPurgeBatch = `-- name: BackfeedMinutesPurgeBatch :execrows
-DELETE FROM backfeed_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM backfeed_minutes p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM backfeed_minutes WHERE backfeed_minutes.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM backfeed_minutes p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type BackfeedMinutesPurgeBatchParams struct {

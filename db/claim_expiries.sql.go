@@ -209,7 +209,7 @@ func (q *Queries) ClaimExpiriesPrune(ctx context.Context, arg ClaimExpiriesPrune
 }
 
 const claimExpiriesPurgeBatch = `-- name: ClaimExpiriesPurgeBatch :execrows
-DELETE FROM claim_expiries WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claim_expiries p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM claim_expiries WHERE claim_expiries.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM claim_expiries p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ClaimExpiriesPurgeBatchParams struct {

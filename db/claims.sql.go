@@ -391,7 +391,7 @@ func (q *Queries) ClaimsCountWhere(ctx context.Context, arg ClaimsCountWherePara
 const claimsExpire = `-- name: ClaimsExpire :one
 WITH expired AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = $1
           AND c.claim_count > 0 -- the condition of claims_claimed_at
@@ -414,18 +414,46 @@ WITH expired AS (
     FROM expired,
          LATERAL (SELECT CASE WHEN $4::bigint > 0 AND expired.claim_count >= $4::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'reclaims', 1 FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
+    UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'reclaims', 1 FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
-          UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT expired.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM expired
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
        count(*) FILTER (WHERE queued.queue = 'error') AS failed
@@ -532,6 +560,38 @@ func (q *Queries) ClaimsList(ctx context.Context, arg ClaimsListParams) ([]Claim
 	return items, nil
 }
 
+const claimsNamesHeld = `-- name: ClaimsNamesHeld :many
+SELECT n.name::text AS name FROM unnest($1::text[]) AS n (name)
+WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $2 AND c.hash = item_hash(n.name))
+`
+
+type ClaimsNamesHeldParams struct {
+	Names     []string
+	ProjectID int32
+}
+
+// Which of the names are out. On Citus a completion looks up the ids of
+// the others in seen before it runs (see db.DoneRecordBatchDistributed).
+func (q *Queries) ClaimsNamesHeld(ctx context.Context, arg ClaimsNamesHeldParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, claimsNamesHeld, arg.Names, arg.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		items = append(items, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimsOfDownloader = `-- name: ClaimsOfDownloader :one
 SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed FROM claims
 WHERE project_id = $1 AND downloader = $2
@@ -598,7 +658,7 @@ func (q *Queries) ClaimsPerDownloader(ctx context.Context, arg ClaimsPerDownload
 }
 
 const claimsPurgeBatch = `-- name: ClaimsPurgeBatch :execrows
-DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM claims WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ClaimsPurgeBatchParams struct {
@@ -658,10 +718,18 @@ WITH expired AS (
     FROM sized
     WHERE c.project_id = sized.project_id AND c.hash = sized.hash AND sized.fits
     RETURNING c.id, c.name, sized.bytes
+), counter_deltas AS (
+    SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT reclaimed.id, reclaimed.name,
        CASE WHEN reclaimed.bytes > 0
@@ -758,16 +826,44 @@ WITH named AS (
     SELECT $1, released.queue, queue_type(released.queue, released.name, project_limited_types($1), project_site($1, released.site)),
            project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT released.name, false AS refused FROM released
 UNION ALL
@@ -814,7 +910,7 @@ const claimsReleaseWhere = `-- name: ClaimsReleaseWhere :one
 
 WITH released AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = $1
           AND c.claim_count > 0 -- the condition of the claims indexes
@@ -834,16 +930,44 @@ WITH released AS (
     SELECT $1, released.queue, queue_type(released.queue, released.name, project_limited_types($1), project_site($1, released.site)),
            project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM queued
 `
@@ -909,7 +1033,7 @@ WITH slots AS (
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    WHERE todo.project_id = $6 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
@@ -930,14 +1054,21 @@ WITH slots AS (
     SELECT $6, n.queue, $8::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+), counter_deltas AS (
+    -- The items of a queue walk have no site (their type is not ':site'):
+    -- no site changes.
+    SELECT 'claims' AS name, count(*) AS delta FROM claimed
+    UNION ALL SELECT 'queue:' || $7::text, -count(*) FROM claimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $6, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n FROM claimed) t,
-         LATERAL (VALUES ('claims', t.n), ('queue:' || $7::text, -t.n)) AS d (name, delta)
-    WHERE t.n > 0
+    SELECT $6, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
        -- The documents of the items handed out that have some.
@@ -946,7 +1077,6 @@ SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.clai
             ELSE '' END::text AS params,
        numbered.bytes::bigint AS bytes, false AS cut
 FROM numbered JOIN claimed ON claimed.id = numbered.id
-WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
 UNION ALL
 SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
 ORDER BY slot
@@ -986,8 +1116,6 @@ type ClaimsTakeSlotsRow struct {
 // it past them is not taken but stays queued and comes back as cut, as do
 // the items of the request's slots after it. The first item with
 // parameters of an answer is always taken.
-// The items of a queue walk have no site: the sites' triggers need not
-// look at this transaction's rows (see sites_counted).
 func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
 	rows, err := q.db.Query(ctx, claimsTakeSlots,
 		arg.Versions,

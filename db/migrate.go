@@ -1,8 +1,10 @@
 package db
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	"github.com/golang-migrate/migrate/v4/database/pgx/v5"
@@ -13,22 +15,23 @@ import (
 	"tracker/migrations"
 )
 
-// MigrateUp brings the schema to the newest migration. It reports whether
-// anything changed; an up-to-date schema is not an error. The pool's
-// connections are made anew afterwards: one opened before the schema had
-// the batch types (registerBatchTypes), here or while another process was
-// migrating, could not pass batches.
+// MigrateUp brings the schema to the newest migration, then, on a Citus
+// coordinator, lays it out over the workers (CitusLayout). It reports
+// whether anything changed; an up-to-date schema is not an error. The
+// pool's connections are made anew afterwards: one opened before the
+// schema had the batch types (registerBatchTypes), here or while another
+// process was migrating, could not pass batches.
 func MigrateUp(pool *pgxpool.Pool) (changed bool, err error) {
 	err = withMigrate(pool, func(m *migrate.Migrate) error { return m.Up() })
-	if errors.Is(err, migrate.ErrNoChange) {
-		err = nil
-	} else if err == nil {
-		changed = true
+	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return false, err
 	}
-	if err == nil {
-		pool.Reset()
-	}
-	return changed, err
+	changed = err == nil
+	pool.Reset()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	laid, err := CitusLayout(ctx, pool)
+	return changed || laid, err
 }
 
 // MigrateDown undoes every migration.

@@ -208,6 +208,8 @@ type Job struct {
 	LastSummary    string
 	Runs           int64
 	Failures       int64
+	RunRequestedAt *time.Time
+	LastFailed     []byte
 }
 
 type LoginFailure struct {

@@ -120,7 +120,7 @@ func (q *Queries) DownloaderHoursBinned(ctx context.Context, arg DownloaderHours
 }
 
 const downloaderHoursPurgeBatch = `-- name: DownloaderHoursPurgeBatch :execrows
-DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM downloader_hours WHERE downloader_hours.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type DownloaderHoursPurgeBatchParams struct {
@@ -229,7 +229,7 @@ func (q *Queries) SeriesHoursFirst(ctx context.Context, projectID int32) (time.T
 }
 
 const seriesHoursPurgeBatch = `-- name: SeriesHoursPurgeBatch :execrows
-DELETE FROM series_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM series_hours WHERE series_hours.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SeriesHoursPurgeBatchParams struct {
@@ -316,7 +316,7 @@ func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep time.Duration) (i
 }
 
 const seriesMinutesPurgeBatch = `-- name: SeriesMinutesPurgeBatch :execrows
-DELETE FROM series_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM series_minutes WHERE series_minutes.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SeriesMinutesPurgeBatchParams struct {

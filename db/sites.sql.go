@@ -235,6 +235,64 @@ func (q *Queries) SitesAdd(ctx context.Context, arg SitesAddParams) error {
 	return err
 }
 
+const sitesCount = `-- name: SitesCount :exec
+WITH site_deltas AS (
+    SELECT x.site, ($2::bigint[])[x.i] AS queued, ($3::bigint[])[x.i] AS out, nullif(($4::text[])[x.i], '') AS holder
+    FROM unnest($5::integer[]) WITH ORDINALITY AS x (site, i)
+), site_sums AS (
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+)
+UPDATE sites s
+SET queued = s.queued + d.queued, out = s.out + d.out,
+    at_limit = s.at_limit AND d.out >= 0,
+    downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+FROM site_sums d
+WHERE s.project_id = $1 AND s.id = d.site
+  AND (SELECT count(*) FROM sites_locked) >= 0
+`
+
+type SitesCountParams struct {
+	ProjectID int32
+	Queued    []int64
+	Outs      []int64
+	Holders   []string
+	Sites     []int32
+}
+
+// Adds @queued[i] items queued and @outs[i] items out to site @sites[i]
+// (@holders[i]: the downloader who took them, when they went out; ” or
+// none when none did). This
+// is the one way the sites' counts are kept, as CountersAdd is the
+// counters': a statement that moves items with a site says what it
+// changed as site_deltas (site, queued, out, holder), computed from the
+// rows it moved, and ends with the CTEs site_sums, sites_locked and
+// sites_counted in these very words (TestCountsWrittenOnce): one update
+// per site a statement touches, never per item. The sites are locked in
+// key order first, so statements changing the same sites never wait on
+// each other in a cycle. A site that got an item back is no longer at its limit; a
+// site handed out while it had nothing out is its new holder's. (The
+// hand-out, SitesTake, and the completion, DoneRecordBatch, count their
+// sites in the one update of each site they make anyway.)
+func (q *Queries) SitesCount(ctx context.Context, arg SitesCountParams) error {
+	_, err := q.db.Exec(ctx, sitesCount,
+		arg.ProjectID,
+		arg.Queued,
+		arg.Outs,
+		arg.Holders,
+		arg.Sites,
+	)
+	return err
+}
+
 const sitesDue = `-- name: SitesDue :many
 SELECT s.id, s.queued, s.out, CASE WHEN s.out > 0 THEN coalesce(s.downloader, '') ELSE '' END::text AS downloader FROM sites s
 WHERE s.project_id = $1
@@ -497,7 +555,7 @@ func (q *Queries) SitesPage(ctx context.Context, arg SitesPageParams) ([]SitesPa
 }
 
 const sitesPurgeBatch = `-- name: SitesPurgeBatch :execrows
-DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM sites WHERE sites.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SitesPurgeBatchParams struct {
@@ -583,7 +641,7 @@ WITH takes AS (
                 OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    WHERE todo.project_id = $4 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), taken_for AS (
     -- Each item taken, with the request it goes to.
@@ -603,9 +661,8 @@ WITH takes AS (
     WHERE t.id NOT IN (SELECT claimed.id FROM claimed)
 ), paced AS (
     -- Locked by SitesDue: as it was before this statement. The one update
-    -- of each site: its pace, its items queued and out, its holder. The
-    -- triggers leave the rows of this transaction to its statements (see
-    -- sites_counted).
+    -- of each site: its pace, its items queued and out, its holder (see
+    -- SitesCount).
     UPDATE sites s
     SET due_at = statement_timestamp() + $6::interval, last_at = statement_timestamp(),
         at_limit = $7::integer > 0 AND s.out + c.n >= $7::integer,
@@ -620,19 +677,23 @@ WITH takes AS (
           GROUP BY w.site, w.downloader) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
-    WHERE s.ctid = ANY(ARRAY(
+    WHERE s.project_id = $4 AND s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM takes w) ws,
                  LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = $4 AND y.id = ws.site OFFSET 0) x))
       AND s.id = c.site
-      AND set_config('tracker.sites_counted', 'on', true) = 'on'
+), counter_deltas AS (
+    SELECT 'claims' AS name, 1 AS delta FROM claimed
+    UNION ALL SELECT 'queue:' || claimed.queue, -1 FROM claimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $4, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, 1 AS delta FROM claimed
-          UNION ALL SELECT 'queue:' || claimed.queue, -1 FROM claimed) d
+    SELECT $4, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT t.slot::integer AS slot, t.id, t.name, t.claim_count,
        CASE WHEN t.bytes > 0
@@ -686,8 +747,9 @@ type SitesTakeRow struct {
 //     (a copy queued again from another backfeed shard: claims hold one
 //     item per name) goes back to its queue (put_back);
 //  3. paces each site and counts its items queued and out (paced: the
-//     sites' counts follow from the rows moved, see sites_count), and
-//     adjusts the project's counters (counted);
+//     sites' counts follow from the rows moved, see SitesCount), and
+//     adjusts the project's counters by the items claimed
+//     (counter_deltas, added as CountersAdd adds them: counted);
 //  4. returns the items claimed, each with its slot and parameters, and
 //     those cut.
 //

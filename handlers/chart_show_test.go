@@ -134,7 +134,7 @@ func TestHomeTotals(t *testing.T) {
 	if recurring == nil || recurring.Find("[role=progressbar]").Length() != 0 {
 		t.Fatal("the recurring project is missing or has a progress bar")
 	}
-	if got := recurring.Find(`[data-testid="home-recurring"]`).AttrOr("aria-label", ""); got != "1 scheduled for a later visit, 1 due, 0 out with warriors, 0 retired" {
+	if got := recurring.Find(`[data-testid="recurring"]`).AttrOr("aria-label", ""); got != "1 scheduled for a later visit, 1 due, 0 out with warriors, 0 retired" {
 		t.Errorf("recurring project: %q", got)
 	}
 }

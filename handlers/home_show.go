@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"tracker/projects"
+	"tracker/stats"
 	"tracker/views"
 	"tracker/volunteers"
 )
@@ -40,16 +41,23 @@ func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
 			Done: b.Totals.Done, Total: b.Totals.Total, Bytes: b.Totals.Bytes,
 			ItemsPerSec: b.Rates.ItemsPerSec5m, Active: b.Totals.Active, Deadline: info.Deadline, Paused: info.Paused,
 		}
-		if b.Coverage != nil {
-			hp.Recurring = &views.HomeRecurring{Scheduled: b.Totals.Revisits, Due: b.Totals.Todo, Out: b.Totals.Claims,
-				Retired: b.Totals.Retired, VisitsPerHour: b.Coverage.VisitsPerHour, NeededPerHour: b.Coverage.NeededPerHour,
-				Covered: b.Coverage.Covered}
-		}
+		hp.Recurring = recurringState(b)
 		v.Projects = append(v.Projects, hp)
 		v.Done += b.Totals.Done
 		v.Bytes = addBytes(v.Bytes, b.Totals.Bytes)
 	}
 	return render(w, r, http.StatusOK, views.Page(site, "Projects", views.Home(v)))
+}
+
+// recurringState is where a recurring project's items stand, from its
+// board; nil for a project whose items are done once.
+func recurringState(b *stats.Board) *views.RecurringState {
+	if b.Coverage == nil {
+		return nil
+	}
+	return &views.RecurringState{Scheduled: b.Totals.Revisits, Due: b.Totals.Todo, Out: b.Totals.Claims,
+		Retired: b.Totals.Retired, VisitsPerHour: b.Coverage.VisitsPerHour, NeededPerHour: b.Coverage.NeededPerHour,
+		Covered: b.Coverage.Covered}
 }
 
 // site is what every page's chrome shows.

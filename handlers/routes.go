@@ -187,6 +187,11 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/delete", h.adminProjectDelete},
 
 		// The tracker's.
+		{"GET /admin/jobs", h.adminJobs},
+		{"POST /admin/jobs/run", h.adminJobRun},
+		{"POST /admin/jobs/enable", h.adminJobEnable},
+		{"POST /admin/jobs/disable", h.adminJobDisable},
+		{"POST /admin/jobs/every", h.adminJobEvery},
 		{"GET /admin/settings", h.adminSettingsShow},
 		{"POST /admin/settings", h.adminSettingsSave},
 		{"GET /admin/audit", h.adminAudit},

@@ -285,7 +285,18 @@ func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Proje
 			arg.Tags[i] = updateTag(name)
 		}
 	}
-	row, err := q.TodoAddUnseen(ctx, arg)
+	on, err := e.onCitus(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	var row db.TodoAddUnseenRow
+	if on {
+		// seen is spread over every worker: its part is a statement of its
+		// own (see db.TodoAddUnseenDistributed).
+		row, err = q.TodoAddUnseenDistributed(ctx, arg)
+	} else {
+		row, err = q.TodoAddUnseen(ctx, arg)
+	}
 	return row.Queued, row.Again, err
 }
 

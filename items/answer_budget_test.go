@@ -90,7 +90,7 @@ func TestAnswerBudgetReclaims(t *testing.T) {
 		}
 		out += len(names)
 	}
-	if _, err := f.pool.Exec(context.Background(), `UPDATE claims SET claimed_at = claimed_at - interval '1 hour' WHERE project_id = $1`, f.project.ID); err != nil {
+	if _, err := f.pool.Exec(context.Background(), `UPDATE claims SET claimed_at = now() - interval '1 hour' WHERE project_id = $1`, f.project.ID); err != nil {
 		t.Fatal(err)
 	}
 	// Parameters queued before their bytes were kept are measured on their

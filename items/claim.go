@@ -331,7 +331,13 @@ func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*c
 			}
 			p.Carried[i] = o.carried + extra[o]
 		}
-		rows, err := q.ClaimsTakeSlots(ctx, p)
+		take := q.ClaimsTakeSlots
+		if on, err := e.onCitus(ctx); err != nil {
+			return nil, err
+		} else if on {
+			take = q.ClaimsTakeSlotsDistributed
+		}
+		rows, err := take(ctx, p)
 		if err != nil {
 			return nil, err
 		}

@@ -210,7 +210,13 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	if len(p.Takes) == 0 {
 		return nil
 	}
-	rows, err := q.SitesTake(ctx, p)
+	take := q.SitesTake
+	if on, err := e.onCitus(ctx); err != nil {
+		return err
+	} else if on {
+		take = q.SitesTakeDistributed
+	}
+	rows, err := take(ctx, p)
 	if err != nil {
 		return fmt.Errorf("claim by site: %w", err)
 	}

@@ -72,8 +72,14 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 			step("failed logins", err)
 			_, err = q.BackfeedMinutesPrune(ctx, BackfeedMinutesKept)
 			step("backfeed minutes", err)
+			prune := q.ClaimExpiriesPrune
+			if on, err := q.Citus(ctx); err != nil {
+				step("claim expiries", err)
+			} else if on {
+				prune = q.ClaimExpiriesPruneDistributed
+			}
 			for ctx.Err() == nil {
-				n, err := q.ClaimExpiriesPrune(ctx, db.ClaimExpiriesPruneParams{
+				n, err := prune(ctx, db.ClaimExpiriesPruneParams{
 					Keep: ExpiriesKept, Max: expiriesBatch})
 				step("claim expiries", err)
 				if err != nil || n < expiriesBatch {

@@ -128,6 +128,61 @@ func Countdown(deadline, now time.Time) string {
 	return "closes in " + FormatDuration(deadline.Sub(now))
 }
 
+// Rel is how far t is from now in its largest unit, as the admin panel
+// shows times: "4 min ago", "in 25 s", "just now". static/admin.js says
+// the same as time passes.
+func Rel(t, now time.Time) string {
+	d := now.Sub(t)
+	future := d < 0
+	if future {
+		d = -d
+	}
+	var s string
+	switch {
+	case d < time.Second:
+		return "just now"
+	case d < time.Minute:
+		s = fmt.Sprintf("%d s", d/time.Second)
+	case d < time.Hour:
+		s = fmt.Sprintf("%d min", d/time.Minute)
+	case d < 48*time.Hour:
+		s = fmt.Sprintf("%d h", d/time.Hour)
+	default:
+		s = fmt.Sprintf("%d d", d/(24*time.Hour))
+	}
+	if future {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+// relText is Rel, or past once a time to come has passed (or is less
+// than a second away).
+func relText(t, now time.Time, past string) string {
+	if past != "" && t.Before(now.Add(time.Second)) {
+		return past
+	}
+	return Rel(t, now)
+}
+
+// Exact is a time to the second, in UTC: what a relative time stands for.
+func Exact(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+// FormatElapsed is how long something took, as precisely as is worth
+// reading: "340 ms", "1.2 s", "42 s", "3 min 5 s".
+func FormatElapsed(d time.Duration) string {
+	switch {
+	case d < 0:
+		d = 0
+		fallthrough
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d/time.Millisecond)
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	}
+	return FormatDuration(d)
+}
+
 // ISO is a time for datetime attributes and machines.
 func ISO(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 

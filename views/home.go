@@ -8,7 +8,7 @@ import (
 )
 
 // recurringLabel says in words where a recurring project's items stand.
-func recurringLabel(r *HomeRecurring) string {
+func recurringLabel(r *RecurringState) string {
 	return fmt.Sprintf("%s scheduled for a later visit, %s due, %s out with warriors, %s retired",
 		FormatInt(r.Scheduled), FormatInt(r.Due), FormatInt(r.Out), FormatInt(r.Retired))
 }

@@ -39,11 +39,12 @@ type HomeProject struct {
 	Paused      bool
 	// Recurring projects never finish: they show where their items stand
 	// instead of a progress bar.
-	Recurring *HomeRecurring
+	Recurring *RecurringState
 }
 
-// HomeRecurring is where a recurring project's items stand.
-type HomeRecurring struct {
+// RecurringState is where a recurring project's items stand (the home
+// page and the project's admin overview show it).
+type RecurringState struct {
 	// Scheduled items were visited and wait for their next visit to be
 	// due; Due ones wait in the queues for a warrior; Out are with
 	// warriors now; Retired ones are visited no more.

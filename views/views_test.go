@@ -220,7 +220,7 @@ func TestHomeTotalsAndRecurring(t *testing.T) {
 	d := doc(t, Home(HomeView{Now: now, Done: 1234, Bytes: 3 << 30, Volunteers: volunteers.Counts{Last30: 1, Month: 1},
 		Projects: []HomeProject{
 			{Slug: "once", Done: 278, Total: 1000},
-			{Slug: "again", Done: 5000, Total: 5010, Recurring: &HomeRecurring{Scheduled: 700, Due: 250, Out: 30, Retired: 20,
+			{Slug: "again", Done: 5000, Total: 5010, Recurring: &RecurringState{Scheduled: 700, Due: 250, Out: 30, Retired: 20,
 				VisitsPerHour: 40, NeededPerHour: 50}},
 		}}))
 	totals := testid(d, "home-totals")
@@ -241,13 +241,13 @@ func TestHomeTotalsAndRecurring(t *testing.T) {
 	if again.Find("[role=progressbar]").Length() != 0 {
 		t.Error("a recurring project has a progress bar")
 	}
-	if got := again.Find("[data-testid=home-recurring]").AttrOr("aria-label", ""); got != "700 scheduled for a later visit, 250 due, 30 out with warriors, 20 retired" {
+	if got := again.Find("[data-testid=recurring]").AttrOr("aria-label", ""); got != "700 scheduled for a later visit, 250 due, 30 out with warriors, 20 retired" {
 		t.Errorf("recurring %q", got)
 	}
 	if got := again.Find(".k-scheduled").First().AttrOr("style", ""); got != "width:70.00%;" {
 		t.Errorf("scheduled width %q", got)
 	}
-	if got := strings.Join(strings.Fields(again.Find("[data-testid=home-coverage]").Text()), " "); got != "Not covered 40 visits in the last hour, 50 an hour wanted." {
+	if got := strings.Join(strings.Fields(again.Find("[data-testid=coverage]").Text()), " "); got != "Not covered 40 visits in the last hour, 50 an hour wanted." {
 		t.Errorf("coverage %q", got)
 	}
 	if d := doc(t, Home(HomeView{Volunteers: volunteers.Counts{Last30: 2}})); !strings.Contains(testid(d, "home-volunteers").Text(), "2 volunteers in") {
@@ -380,9 +380,28 @@ func TestFormats(t *testing.T) {
 		{FormatDuration(0), "0 s"}, {FormatDuration(90 * time.Second), "1 min 30 s"},
 		{FormatDuration(50 * time.Hour), "2 d 2 h"}, {FormatDuration(48 * time.Hour), "2 d"},
 		{FormatBytes(1536), "1.5 KiB"}, {Percent(1, 3), "33.3\u00a0%"}, {Percent(1, 0), "0.0\u00a0%"},
+		{FormatElapsed(340 * time.Millisecond), "340 ms"}, {FormatElapsed(1234 * time.Millisecond), "1.2 s"},
+		{FormatElapsed(42 * time.Second), "42 s"}, {FormatElapsed(3 * time.Minute), "3 min"}, {FormatElapsed(-time.Second), "0 ms"},
+		{Rel(now.Add(-4*time.Minute-10*time.Second), now), "4 min ago"}, {Rel(now.Add(25*time.Second), now), "in 25 s"},
+		{Rel(now.Add(-300*time.Millisecond), now), "just now"}, {Rel(now.Add(-47*time.Hour), now), "47 h ago"},
+		{Rel(now.Add(-50*time.Hour), now), "2 d ago"}, {relText(now.Add(-time.Second), now, "due"), "due"},
+		{Exact(time.Date(2026, 1, 2, 16, 4, 5, 0, time.FixedZone("CET", 3600))), "2026-01-02 15:04:05 UTC"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
+	}
+}
+
+// A time in the admin panel says how far it is from now, and its exact
+// time to the second in its title; it takes the keyboard's focus.
+func TestRelTime(t *testing.T) {
+	at := time.Now().Add(-4*time.Minute - 30*time.Second)
+	d := doc(t, relTime(at, "when", ""))
+	el := testid(d, "when")
+	if el.Text() != "4 min ago" || el.AttrOr("title", "") != Exact(at) || el.AttrOr("datetime", "") != ISO(at) ||
+		el.AttrOr("tabindex", "") != "0" || !el.HasClass("rel") {
+		html, _ := goquery.OuterHtml(el)
+		t.Fatalf("relTime: %s", html)
 	}
 }

@@ -27,6 +27,9 @@ type load struct {
 	// repeat: each done is sent again once acknowledged, as seesaw sends
 	// it when the answer was lost; the second completes nothing.
 	repeat bool
+	// backfeedEvery is how long a grab script waits after each post it
+	// got through (0: it posts again at once).
+	backfeedEvery time.Duration
 
 	items  atomic.Int64 // items completed (or names backfed)
 	stats  *stats
@@ -172,6 +175,12 @@ func (l *load) grabScript(ctx context.Context, id int) {
 		l.seenMu.Lock()
 		l.seen = append(l.seen[max(0, len(l.seen)-10_000):], fresh...)
 		l.seenMu.Unlock()
+		if l.backfeedEvery > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(l.backfeedEvery):
+			}
+		}
 	}
 }
 

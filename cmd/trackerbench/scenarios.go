@@ -147,6 +147,8 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return b.disk(ctx, b.o.diskItems)
 	case "frontier":
 		return b.frontier(ctx, clients(80))
+	case "field":
+		return b.field(ctx)
 	case "dedup":
 		// The sweep's dedup part alone: its import of -dedup-seen names
 		// takes the longest of all.

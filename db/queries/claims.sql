@@ -46,10 +46,18 @@ WITH expired AS (
     FROM sized
     WHERE c.project_id = sized.project_id AND c.hash = sized.hash AND sized.fits
     RETURNING c.id, c.name, sized.bytes
+), counter_deltas AS (
+    SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT reclaimed.id, reclaimed.name,
        CASE WHEN reclaimed.bytes > 0
@@ -87,16 +95,44 @@ WITH named AS (
     SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
            project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT released.name, false AS refused FROM released
 UNION ALL
@@ -156,7 +192,7 @@ WITH slots AS (
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
@@ -177,14 +213,21 @@ WITH slots AS (
     SELECT @project_id, n.queue, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+), counter_deltas AS (
+    -- The items of a queue walk have no site (their type is not ':site'):
+    -- no site changes.
+    SELECT 'claims' AS name, count(*) AS delta FROM claimed
+    UNION ALL SELECT 'queue:' || @queue::text, -count(*) FROM claimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n FROM claimed) t,
-         LATERAL (VALUES ('claims', t.n), ('queue:' || @queue::text, -t.n)) AS d (name, delta)
-    WHERE t.n > 0
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
        -- The documents of the items handed out that have some.
@@ -193,9 +236,6 @@ SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.clai
             ELSE '' END::text AS params,
        numbered.bytes::bigint AS bytes, false AS cut
 FROM numbered JOIN claimed ON claimed.id = numbered.id
--- The items of a queue walk have no site: the sites' triggers need not
--- look at this transaction's rows (see sites_counted).
-WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
 UNION ALL
 SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
 ORDER BY slot;
@@ -208,7 +248,7 @@ ORDER BY slot;
 -- back and how many failed.
 WITH expired AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = @project_id
           AND c.claim_count > 0 -- the condition of claims_claimed_at
@@ -231,18 +271,46 @@ WITH expired AS (
     FROM expired,
          LATERAL (SELECT CASE WHEN @max_claims::bigint > 0 AND expired.claim_count >= @max_claims::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'reclaims', 1 FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
+    UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'reclaims', 1 FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
-          UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT expired.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM expired
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
        count(*) FILTER (WHERE queued.queue = 'error') AS failed
@@ -260,7 +328,7 @@ WHERE project_id = @project_id AND downloader = @downloader
 -- (each when set), oldest first. Returns how many.
 WITH released AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = @project_id
           AND c.claim_count > 0 -- the condition of the claims indexes
@@ -280,16 +348,44 @@ WITH released AS (
     SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
            project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM queued;
 
@@ -320,7 +416,7 @@ LIMIT @max;
 
 -- name: ClaimsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM claims WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksClaimsCount :one
 -- The books: the items out.
@@ -413,3 +509,9 @@ WITH win AS MATERIALIZED (
 UNION ALL
 (SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
  FROM win w ORDER BY w.claimed_at, w.id LIMIT 1);
+
+-- name: ClaimsNamesHeld :many
+-- Which of the names are out. On Citus a completion looks up the ids of
+-- the others in seen before it runs (see db.DoneRecordBatchDistributed).
+SELECT n.name::text AS name FROM unnest(@names::text[]) AS n (name)
+WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.hash = item_hash(n.name));

@@ -42,7 +42,8 @@ SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at 
 --   6. counts the completions of the items' sites (site_counts,
 --      sites_counted), appends the downloaders' tallies with the live
 --      log's names and User-Agent (tallied) and adjusts the project's
---      counters (counted).
+--      counters by what moved (counter_deltas, added as CountersAdd adds
+--      them: counted).
 -- Returns, per request that completed or was refused something, how many
 -- items it completed and how many it was refused.
 WITH requests AS (
@@ -134,21 +135,22 @@ WITH requests AS (
     -- Locked by queued: probed again, then deleted by their physical
     -- address.
     DELETE FROM todo
-    WHERE todo.ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND todo.ctid = ANY(ARRAY(
         SELECT t.ctid FROM queued_for qf, probed s,
              LATERAL (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = @project_id AND x.queue = s.queue AND x.type = s.type AND x.id = qf.id
                  OFFSET 0) t))
-    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
+    -- (Citus returns no stable function of a row: the hash is taken below.)
+    RETURNING todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
 ), completed AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
     SELECT t.hash, t.id, t.name, t.site, t.claimed_at, t.claim_count, ''::text AS queue, cf.req
     FROM taken_from_claims t JOIN claimed_for cf ON cf.hash = t.hash
     UNION ALL
-    SELECT t.hash, t.id, t.name, t.site, now(), t.claim_count, t.queue, qf.req
-    FROM taken_from_queues t JOIN queued_for qf ON qf.hash = t.hash
+    SELECT qf.hash, t.id, t.name, t.site, now(), t.claim_count, t.queue, qf.req
+    FROM taken_from_queues t JOIN queued_for qf ON qf.id = t.id
 ), completions AS (
     -- Each item completed with what its request says, the item's result
     -- and outcome factor among it, and its share of the request's bytes.
@@ -193,8 +195,8 @@ WITH requests AS (
     RETURNING 1
 ), site_counts AS (
     -- The sites of the items completed: each updated once, here, in key
-    -- order (the triggers leave this transaction's rows to it: see
-    -- sites_counted). Nothing is read for items without a site.
+    -- order, with its completions (see SitesCount). Nothing is read for
+    -- items without a site.
     SELECT c.site, count(*) FILTER (WHERE c.queue = '') AS out,
            count(*) FILTER (WHERE c.queue <> '' AND t.type = ':site') AS queued,
            count(*) AS done, LEAST(coalesce(sum(c.share), 0), 9223372036854775807)::bigint AS bytes
@@ -229,19 +231,19 @@ WITH requests AS (
            c.user_agent, (array_agg(c.name ORDER BY c.name))[1:@log_names::integer]
     FROM completions c
     GROUP BY c.req, c.downloader, c.version, c.request_bytes, c.domains, c.user_agent
-), counted AS (
+), counter_deltas AS (
     -- Bytes saturate at the largest bigint rather than fail the batch.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    SELECT d.name, d.delta
     FROM (
-        SELECT v.name, v.delta
-        FROM (SELECT count(*) AS n, count(*) FILTER (WHERE completions.queue = '') AS claims,
-                     coalesce(sum(completions.share), 0) AS bytes,
-                     count(*) FILTER (WHERE completions.claim_count > 1) AS reclaimed,
-                     coalesce(sum(extract(epoch FROM now() - completions.claimed_at) * 1000), 0)::bigint AS round_trip_ms
-              FROM completions) t,
-             LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.claims), ('done', t.n),
-                             ('done_reclaimed', t.reclaimed), ('round_trip_ms', t.round_trip_ms)) AS v (name, delta)
+        SELECT 'bytes' AS name, coalesce(sum(completions.share), 0) AS delta FROM completions
+        UNION ALL
+        SELECT 'claims', -count(*) FILTER (WHERE completions.queue = '') FROM completions
+        UNION ALL
+        SELECT 'done', count(*) FROM completions
+        UNION ALL
+        SELECT 'done_reclaimed', count(*) FILTER (WHERE completions.claim_count > 1) FROM completions
+        UNION ALL
+        SELECT 'round_trip_ms', coalesce(sum(extract(epoch FROM now() - completions.claimed_at) * 1000), 0)::bigint FROM completions
         UNION ALL
         SELECT 'queue:' || completions.queue, -1 FROM completions WHERE completions.queue <> ''
         UNION ALL
@@ -249,8 +251,15 @@ WITH requests AS (
         UNION ALL
         SELECT 'revisits', 1 FROM scheduled
         UNION ALL
-        SELECT v.name, 1 FROM retired, (VALUES ('queue:retired'), ('retired')) AS v (name)
+        SELECT 'queue:retired', 1 FROM retired
+        UNION ALL
+        SELECT 'retired', 1 FROM retired
     ) d
+), counted AS (
+    -- CountersAdd, word for word.
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
     HAVING sum(d.delta) <> 0
     ORDER BY d.name
@@ -259,8 +268,6 @@ WITH requests AS (
 )
 SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
 FROM (SELECT completions.req, true AS done FROM completions UNION ALL SELECT refused.req, false FROM refused) o
--- Said before anything runs: this transaction counts its sites itself.
-WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
 GROUP BY o.req;
 
 -- name: DoneRequeue :one
@@ -292,19 +299,46 @@ WITH candidates AS (
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
                       AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), unscheduled AS (
     DELETE FROM revisits r
     WHERE r.project_id = @project_id AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
     RETURNING 1
+), counter_deltas AS (
+    SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
+    UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
-          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
-    WHERE d.delta <> 0
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id;
 
@@ -354,19 +388,46 @@ WITH candidates AS (
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
                       AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), unscheduled AS (
     DELETE FROM revisits r
     WHERE r.project_id = @project_id AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
     RETURNING 1
+), counter_deltas AS (
+    SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
+    UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
-          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
-    WHERE d.delta <> 0
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM queued;
 
@@ -422,3 +483,11 @@ WITH win AS MATERIALIZED (
 UNION ALL
 (SELECT w.id, '', '', w.done_at, 0::bigint, true, (SELECT count(*) FROM win)
  FROM win w ORDER BY w.id LIMIT 1);
+
+-- name: DonePurgeBatch :execrows
+-- Deletes the completions of up to @max of a deleting project's items (see
+-- items.Engine.Purge). On Citus only, where done's partitions are days
+-- every project shares; elsewhere the project's partitions are dropped
+-- whole (DonePartitionsDrop).
+DELETE FROM done WHERE done.project_id = @project_id
+  AND done.id = ANY(ARRAY(SELECT d.id FROM done d WHERE d.project_id = @project_id LIMIT @max));

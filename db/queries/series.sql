@@ -28,15 +28,15 @@ GROUP BY downloader;
 
 -- name: SeriesMinutesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM series_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM series_minutes WHERE series_minutes.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: SeriesHoursPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM series_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM series_hours WHERE series_hours.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: DownloaderHoursPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM downloader_hours WHERE downloader_hours.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: TransactionNow :one
 -- The transaction's start time: the time of everything a snapshot reads.
