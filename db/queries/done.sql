@@ -133,9 +133,12 @@ WITH requests AS (
     RETURNING claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count
 ), taken_from_queues AS (
     -- Locked by queued: probed again, then deleted by their physical
-    -- address.
+    -- address. The project is not named beside the addresses: with it the
+    -- plan may read the project's key for an empty list, a probe of todo
+    -- in a batch that found every item claimed. (On Citus, which names
+    -- the project, the items are deleted by key: DoneRecordBatchDistributed.)
     DELETE FROM todo
-    WHERE todo.project_id = @project_id AND todo.ctid = ANY(ARRAY(
+    WHERE todo.ctid = ANY(ARRAY(
         SELECT t.ctid FROM queued_for qf, probed s,
              LATERAL (
                  SELECT x.ctid FROM todo x
