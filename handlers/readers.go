@@ -36,9 +36,12 @@ type ReaderLimits struct {
 	// should have as many connections.
 	Slots int
 	// Rate is how many reads start a second at most: a read keeps its
-	// slot for at least Slots/Rate. Reads served from memory cost little
-	// each, but a flood of them, each answered at once, would take the
-	// processor from the warriors as surely as reads of the database.
+	// slot for at least Slots/Rate, and for readerRest times as long as
+	// it took. Reads served from memory cost little each, but a flood of
+	// them, each answered at once, would take the processor from the
+	// warriors as surely as reads of the database; and a read that takes
+	// long (the machine is busy) waits the longer before the next. 0: no
+	// bound but Slots.
 	Rate int
 	// Waiting is how many more may wait for a slot; past it a read is
 	// refused at once.
@@ -53,6 +56,12 @@ var DefaultReaderLimits = ReaderLimits{Slots: 2, Rate: 2000, Waiting: 1000, Wait
 
 // readerRetryAfter is the Retry-After of a read refused for want of a slot.
 const readerRetryAfter = 1
+
+// readerRest: a read keeps its slot for this many times as long as it took
+// (with a Rate), so the reads keep each slot busy an eighth of the time at
+// most: on a machine the warriors keep busy reads slow down, and then come
+// the less often.
+const readerRest = 8
 
 // readerCacheEntries bounds the item statuses kept, readerCachePages the
 // rendered pages.
@@ -156,7 +165,7 @@ var errReadersBusy = &Error{Status: http.StatusServiceUnavailable, Reason: "read
 	Msg: "too many readers at once; try again in a moment", RetryAfter: readerRetryAfter}
 
 // enter takes a slot, waiting for one within the limits, and returns what
-// gives it back: at once, or when the read has held it for hold.
+// gives it back.
 func (g *readGate) enter(ctx context.Context) (func(), error) {
 	select {
 	case g.slots <- struct{}{}:
@@ -180,14 +189,16 @@ func (g *readGate) enter(ctx context.Context) (func(), error) {
 	}
 }
 
-// leaver is what gives back a slot just taken.
+// leaver is what gives back a slot just taken: at once, or once the read
+// has held it for hold, and for readerRest times as long as it took.
 func (g *readGate) leaver() func() {
 	if g.hold <= 0 {
 		return g.leave
 	}
 	start := g.now()
 	return func() {
-		if rest := g.hold - g.now().Sub(start); rest > 0 {
+		took := g.now().Sub(start)
+		if rest := max(g.hold, readerRest*took) - took; rest > 0 {
 			g.after(rest, g.leave)
 			return
 		}

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// A read keeps its slot for at least Slots/Rate: one ending sooner gives
-// it back that long after it began, so however cheap reads are, no more
-// than Rate start a second. A read that takes longer gives it back at once.
+// A read keeps its slot for at least Slots/Rate, and for readerRest times
+// as long as it took: a quick one gives it back that long after it began, a
+// slow one rests the longer; meanwhile the next read finds no slot.
 func TestReadKeepsItsSlotForItsShareOfTheRate(t *testing.T) {
 	ctx := context.Background()
 	g := newReadGate(ReaderLimits{Slots: 1, Rate: 10, Waiting: 0}) // a read every 100 ms
@@ -19,34 +19,37 @@ func TestReadKeepsItsSlotForItsShareOfTheRate(t *testing.T) {
 	var later func()
 	var after time.Duration
 	g.after = func(d time.Duration, f func()) { after, later = d, f }
+	read := func(took, rest time.Duration) {
+		t.Helper()
+		leave, err := g.enter(ctx)
+		if err != nil {
+			t.Fatalf("a read with the slot free: %v", err)
+		}
+		later = nil
+		now = now.Add(took)
+		leave()
+		if later == nil || after != rest {
+			t.Fatalf("a read of %v gave its slot back %v later (%v), want %v", took, after, later != nil, rest)
+		}
+		if _, err := g.enter(ctx); !errors.Is(err, errReadersBusy) {
+			t.Fatalf("a read while the last one holds the slot: %v, want readers-busy", err)
+		}
+		later()
+	}
+	read(5*time.Millisecond, 95*time.Millisecond)     // the rate's 100 ms
+	read(30*time.Millisecond, 210*time.Millisecond)   // 8 × 30 ms
+	read(150*time.Millisecond, 1050*time.Millisecond) // 8 × 150 ms
 
-	leave, err := g.enter(ctx)
-	if err != nil {
-		t.Fatal(err)
+	// Without a rate a slot is given back as the read ends.
+	free := newReadGate(ReaderLimits{Slots: 1, Waiting: 0})
+	free.after = func(time.Duration, func()) { t.Fatal("a gate without a rate held a slot on") }
+	for range 3 {
+		leave, err := free.enter(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leave()
 	}
-	now = now.Add(30 * time.Millisecond)
-	leave()
-	if later == nil || after != 70*time.Millisecond {
-		t.Fatalf("a read of 30 ms gave its slot back after %v (%v), want 70 ms more", after, later != nil)
-	}
-	if _, err := g.enter(ctx); !errors.Is(err, errReadersBusy) {
-		t.Fatalf("a read while the last one holds the slot: %v, want readers-busy", err)
-	}
-	later()
-	leave, err = g.enter(ctx)
-	if err != nil {
-		t.Fatalf("a read once the slot is back: %v", err)
-	}
-	later = nil
-	now = now.Add(150 * time.Millisecond)
-	leave()
-	if later != nil {
-		t.Fatal("a read longer than its share kept its slot")
-	}
-	if leave, err = g.enter(ctx); err != nil {
-		t.Fatalf("a read after a long one: %v", err)
-	}
-	leave()
 }
 
 // kept reads a value once per ttl, keeps no failure, and holds at most

@@ -11,10 +11,10 @@ import (
 )
 
 // Readers beside warriors: whether volunteers reading item status, the
-// board, stats.json and the project list slow the warriors down. Each pair
-// runs the warriors alone and then beside the readers on the same queue,
-// three pairs in a row, so the ratios compare minutes of one machine
-// (which other people share) rather than runs of different hours.
+// board, stats.json and the project list slow the warriors down. The
+// warriors run alone and beside the readers in turn on one queue, so the
+// ratios compare minutes of one machine (which other people share) rather
+// than runs of different hours.
 
 // readerRoutes are what a reader reads in turn: an item's status (a name
 // handed out lately), the board, stats.json and the project list. With
@@ -53,11 +53,14 @@ func (l *load) routeReader(ctx context.Context, routes []func() (string, string)
 	}
 }
 
-// readers runs warriors alone and then beside readers, three times over,
-// and notes each pair's ratio.
+// readers runs warriors alone and beside readers in turn, alone first and
+// last (A B A B A B A), and notes each run beside readers against the mean
+// of the runs alone just before and just after it: on a machine others
+// share, the load drifts within minutes, and a run compared with its two
+// neighbours is compared with the same minutes.
 func (b *bench) readers(ctx context.Context, name string, warriors, readers int, itemsOnly bool) error {
-	// One fill for the six runs, with the checkpoint it causes taken
-	// before the first: the runs start alike.
+	// One fill for every run, with the checkpoint it causes taken before
+	// the first: the runs start alike.
 	const pairs = 3
 	perSecond := 6000
 	if err := b.drain(ctx); err != nil {
@@ -65,7 +68,7 @@ func (b *bench) readers(ctx context.Context, name string, warriors, readers int,
 	}
 	n := b.o.queue
 	if n == 0 {
-		n = perSecond * 2 * pairs * int(b.o.duration/time.Second+1)
+		n = perSecond * (2*pairs + 1) * int(b.o.duration/time.Second+1)
 	}
 	if _, err := b.fill(n, fmt.Sprintf("item:%d:", time.Now().UnixNano())); err != nil {
 		return err
@@ -80,18 +83,21 @@ func (b *bench) readers(ctx context.Context, name string, warriors, readers int,
 	if itemsOnly {
 		what = "item status"
 	}
-	var ratios []string
-	for range pairs {
-		if ctx.Err() != nil {
-			return nil
-		}
-		alone := b.measure(ctx, name+" alone", warriors, func(ctx context.Context, l *load) []func() {
+	runAlone := func() *row {
+		return b.measure(ctx, name+" alone", warriors, func(ctx context.Context, l *load) []func() {
 			var fs []func()
 			for i := range warriors {
 				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), 1) })
 			}
 			return fs
 		}, fmt.Sprintf("%d single warriors alone", warriors))
+	}
+	var ratios []string
+	before := runAlone()
+	for range pairs {
+		if ctx.Err() != nil {
+			return nil
+		}
 		var reads func() float64
 		with := b.measure(ctx, name, warriors+readers, func(ctx context.Context, l *load) []func() {
 			var fs []func()
@@ -105,11 +111,14 @@ func (b *bench) readers(ctx context.Context, name string, warriors, readers int,
 			reads = func() float64 { return float64(l.stats.total() - l.stats.count("request") - l.stats.count("done")) }
 			return fs
 		}, "")
-		ratio := with.itemsPerS / alone.itemsPerS
+		after := runAlone()
+		alone := (before.itemsPerS + after.itemsPerS) / 2
+		ratio := with.itemsPerS / alone
 		ratios = append(ratios, strconv.FormatFloat(ratio, 'f', 2, 64))
-		with.note = fmt.Sprintf("%d single warriors beside %d readers of %s: %.0f reads/s; %.2f × the warriors alone just before",
-			warriors, readers, what, reads()/b.o.duration.Seconds(), ratio)
+		with.note = fmt.Sprintf("%d single warriors beside %d readers of %s: %.0f reads/s; %.2f × the warriors alone in the runs just before and after (%.0f items/s)",
+			warriors, readers, what, reads()/b.o.duration.Seconds(), ratio, alone)
+		before = after
 	}
-	b.rows[len(b.rows)-1].note += "; the " + strconv.Itoa(pairs) + " pairs: " + strings.Join(ratios, ", ") + " ×"
+	b.rows[len(b.rows)-1].note += "; the " + strconv.Itoa(pairs) + " runs beside readers: " + strings.Join(ratios, ", ") + " ×"
 	return nil
 }
