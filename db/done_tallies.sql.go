@@ -40,13 +40,21 @@ WITH mark AS MATERIALIZED (
         next_xid = pg_current_xact_id()
     FROM mark
     WHERE $1::integer = 0
+), per AS MATERIALIZED (
+    -- The batch summed once by downloader and minute: the totals and the
+    -- series sum these few rows, not every tally again.
+    SELECT taken.project_id, taken.downloader, date_trunc('minute', taken.at, 'UTC') AS minute,
+           sum(taken.items) AS items, sum(taken.bytes) AS bytes, min(taken.at) AS first_at, max(taken.at) AS last_at,
+           (array_agg(taken.version ORDER BY taken.at DESC))[1] AS version
+    FROM taken
+    GROUP BY 1, 2, 3
 ), totals AS (
     INSERT INTO downloaders AS d (project_id, nick, items, bytes, version, first_seen, last_seen)
-    SELECT taken.project_id, taken.downloader, sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint,
-           (array_agg(taken.version ORDER BY taken.at DESC))[1], min(taken.at), max(taken.at)
-    FROM taken
-    GROUP BY taken.project_id, taken.downloader
-    ORDER BY taken.project_id, taken.downloader
+    SELECT per.project_id, per.downloader, sum(per.items), LEAST(sum(per.bytes), 9223372036854775807)::bigint,
+           (array_agg(per.version ORDER BY per.last_at DESC))[1], min(per.first_at), max(per.last_at)
+    FROM per
+    GROUP BY per.project_id, per.downloader
+    ORDER BY per.project_id, per.downloader
     ON CONFLICT (project_id, nick) DO UPDATE
     SET items = d.items + excluded.items,
         bytes = LEAST(d.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint,
@@ -54,24 +62,24 @@ WITH mark AS MATERIALIZED (
         last_seen = greatest(d.last_seen, excluded.last_seen)
 ), minutes AS (
     INSERT INTO series_minutes AS s (project_id, minute, items, bytes)
-    SELECT taken.project_id, date_trunc('minute', taken.at, 'UTC'), sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint
-    FROM taken
+    SELECT per.project_id, per.minute, sum(per.items), LEAST(sum(per.bytes), 9223372036854775807)::bigint
+    FROM per
     GROUP BY 1, 2
     ORDER BY 1, 2
     ON CONFLICT (project_id, minute) DO UPDATE
     SET items = s.items + excluded.items, bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), hours AS (
     INSERT INTO series_hours AS s (project_id, hour, items, bytes)
-    SELECT taken.project_id, date_trunc('hour', taken.at, 'UTC'), sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint
-    FROM taken
+    SELECT per.project_id, date_trunc('hour', per.minute, 'UTC'), sum(per.items), LEAST(sum(per.bytes), 9223372036854775807)::bigint
+    FROM per
     GROUP BY 1, 2
     ORDER BY 1, 2
     ON CONFLICT (project_id, hour) DO UPDATE
     SET items = s.items + excluded.items, bytes = LEAST(s.bytes::numeric + excluded.bytes, 9223372036854775807)::bigint
 ), downloader_hours AS (
     INSERT INTO downloader_hours AS s (project_id, downloader, hour, items, bytes)
-    SELECT taken.project_id, taken.downloader, date_trunc('hour', taken.at, 'UTC'), sum(taken.items), LEAST(sum(taken.bytes), 9223372036854775807)::bigint
-    FROM taken
+    SELECT per.project_id, per.downloader, date_trunc('hour', per.minute, 'UTC'), sum(per.items), LEAST(sum(per.bytes), 9223372036854775807)::bigint
+    FROM per
     GROUP BY 1, 2, 3
     ORDER BY 1, 2, 3
     ON CONFLICT (project_id, downloader, hour) DO UPDATE
@@ -117,8 +125,8 @@ WITH mark AS MATERIALIZED (
     INSERT INTO feed (project_id, at, downloader, items, bytes, item, version, domains, user_agent, names)
     SELECT newest.project_id, newest.at, newest.downloader, newest.items, newest.bytes, newest.item,
            newest.version, newest.domains, newest.user_agent, newest.names
-    FROM (SELECT taken.project_id, taken.downloader, taken.items, taken.bytes, taken.version, taken.domains, taken.item, taken.at, taken.user_agent, taken.names, taken.seq, row_number() OVER (PARTITION BY taken.project_id ORDER BY taken.at DESC) AS n FROM taken) newest
-    WHERE newest.n <= $5::integer
+    FROM (SELECT DISTINCT taken.project_id FROM taken) p,
+         LATERAL (SELECT t.project_id, t.downloader, t.items, t.bytes, t.version, t.domains, t.item, t.at, t.user_agent, t.names, t.seq FROM taken t WHERE t.project_id = p.project_id ORDER BY t.at DESC LIMIT $5::integer) newest
 )
 SELECT count(*) FROM taken
 `
