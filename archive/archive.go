@@ -167,7 +167,7 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 				return err
 			}
 		}
-		if err := q.CounterAdd(ctx, db.CounterAddParams{ProjectID: p.ID, Name: counter, Delta: n}); err != nil {
+		if err := q.CountersAdd(ctx, db.CountersAddParams{ProjectID: p.ID, Names: []string{counter}, Deltas: []int64{n}}); err != nil {
 			return err
 		}
 		// The parameters and scores of the items the day completed leave

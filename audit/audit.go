@@ -83,6 +83,9 @@ func params(ctx context.Context, action string, projectID int32, detail map[stri
 type Tally struct {
 	id  int64
 	key string
+	// entry, for a tally of BeginOnChange: the entry its first batch to
+	// change something writes.
+	entry *db.AuditLogTallyParams
 }
 
 // Begin writes the entry of a batched action with detail[key] = 0 and
@@ -101,6 +104,25 @@ func Begin(ctx context.Context, q *db.Queries, action string, projectID int32, d
 	return &Tally{id: id, key: key}, nil
 }
 
+// BeginOnChange is Begin for an action that may well change nothing (an
+// import of names all seen before): its entry, dated now, is written by
+// the first batch that changes something, in that batch's transaction, so
+// an action that changes nothing leaves none.
+func BeginOnChange(ctx context.Context, q *db.Queries, action string, projectID int32, detail map[string]any, key string) (*Tally, error) {
+	p, ok, err := params(ctx, action, projectID, detail)
+	if !ok || err != nil {
+		return nil, err
+	}
+	r, err := q.AuditLogReserve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Tally{id: r.ID, key: key, entry: &db.AuditLogTallyParams{
+		ID: r.ID, At: r.At, UserID: p.UserID, Username: p.Username, IP: p.IP,
+		Action: p.Action, ProjectID: p.ProjectID, Detail: p.Detail, Key: key,
+	}}, nil
+}
+
 // Batch runs one batch of the action in a transaction of pool, adding the
 // number of things it changed to the count before committing.
 func (t *Tally) Batch(ctx context.Context, pool db.TxStarter, batch func(q *db.Queries) (int64, error)) (int64, error) {
@@ -110,12 +132,31 @@ func (t *Tally) Batch(ctx context.Context, pool db.TxStarter, batch func(q *db.Q
 		if n, err = batch(q); err != nil || t == nil || n == 0 {
 			return err
 		}
+		if t.entry != nil {
+			e := *t.entry
+			e.N = n
+			return q.AuditLogTally(ctx, e)
+		}
 		return q.AuditLogCount(ctx, db.AuditLogCountParams{ID: t.id, Key: t.key, N: n})
 	})
 	if err != nil {
 		return 0, err
 	}
 	return n, nil
+}
+
+// Note adds detail to the action's entry once its batches are done (an
+// import cut short says why), through q: nothing when the action left no
+// entry (BeginOnChange) or records nothing.
+func (t *Tally) Note(ctx context.Context, q *db.Queries, detail map[string]any) error {
+	if t == nil {
+		return nil
+	}
+	doc, err := json.Marshal(detail)
+	if err != nil {
+		return err
+	}
+	return q.AuditLogNote(ctx, db.AuditLogNoteParams{ID: t.id, Note: doc})
 }
 
 // Log is the audit log of a database.

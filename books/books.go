@@ -15,7 +15,6 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -131,6 +130,13 @@ func (l *ledger) counter(name string) int64 { return l.counters[name] }
 // read reads the project's ledger.
 func read(ctx context.Context, q *db.Queries, p projects.Project, r *Report) (*ledger, error) {
 	l := &ledger{p: p, r: r, counters: map[string]int64{}}
+	elsewhere := q.BooksSeenElsewhereCount
+	if on, err := q.Citus(ctx); err != nil {
+		return nil, err
+	} else if on {
+		// seen is spread over the workers by hash.
+		elsewhere = q.BooksSeenElsewhereCountDistributed
+	}
 	count := func(dst *int64, f func(context.Context, int32) (int64, error)) func() error {
 		return func() (err error) {
 			*dst, err = f(ctx, p.ID)
@@ -152,7 +158,7 @@ func read(ctx context.Context, q *db.Queries, p projects.Project, r *Report) (*l
 		{"completions", count(&r.DoneRows, q.BooksDoneCount)},
 		{"archived items", count(&r.Archived, q.BooksArchivedCount)},
 		// Seen, and in no table of a state: discarded by archival or drained.
-		{"items elsewhere", count(&r.Elsewhere, q.BooksSeenElsewhereCount)},
+		{"items elsewhere", count(&r.Elsewhere, elsewhere)},
 		{"items waiting for a visit", count(&r.Revisits, q.BooksRevisitsCount)},
 		{"counters", func() error {
 			rows, err := q.CountersByProject(ctx, p.ID)
@@ -365,7 +371,13 @@ var trackerRules = func() []rule[trackerLedger] {
 func tracker(ctx context.Context, q *db.Queries) (Report, error) {
 	var r Report
 	l := &trackerLedger{orphans: map[string]int64{}}
-	rows, err := q.BooksOrphans(ctx)
+	orphans := q.BooksOrphans
+	if on, err := q.Citus(ctx); err != nil {
+		return r, err
+	} else if on {
+		orphans = q.BooksOrphansDistributed
+	}
+	rows, err := orphans(ctx)
 	if err != nil {
 		return r, fmt.Errorf("rows of no project: %w", err)
 	}
@@ -409,7 +421,7 @@ func PolitenessOf(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (
 		q := db.New(tx)
 		var err error
 		r.UnderInterval, err = q.BooksSitesUnderInterval(ctx, db.BooksSitesUnderIntervalParams{
-			ProjectID: p.ID, Interval: pgtype.Interval{Microseconds: p.Config.SiteInterval * 1e6, Valid: true}})
+			ProjectID: p.ID, Interval: projects.Duration(p.Config.SiteInterval)})
 		if err != nil {
 			return err
 		}

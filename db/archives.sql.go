@@ -79,7 +79,7 @@ func (q *Queries) ArchiveInsert(ctx context.Context, arg ArchiveInsertParams) (i
 }
 
 const archivedPurgeBatch = `-- name: ArchivedPurgeBatch :execrows
-DELETE FROM archived WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM archived p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM archived WHERE archived.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM archived p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ArchivedPurgeBatchParams struct {

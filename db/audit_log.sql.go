@@ -9,8 +9,6 @@ import (
 	"context"
 	"net/netip"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const auditLogBegin = `-- name: AuditLogBegin :one
@@ -165,6 +163,21 @@ func (q *Queries) AuditLogList(ctx context.Context, arg AuditLogListParams) ([]A
 	return items, nil
 }
 
+const auditLogNote = `-- name: AuditLogNote :exec
+UPDATE audit_log SET detail = detail || $1::jsonb WHERE id = $2
+`
+
+type AuditLogNoteParams struct {
+	Note []byte
+	ID   int64
+}
+
+// Adds @note's keys to the detail of entry @id, if it was written.
+func (q *Queries) AuditLogNote(ctx context.Context, arg AuditLogNoteParams) error {
+	_, err := q.db.Exec(ctx, auditLogNote, arg.Note, arg.ID)
+	return err
+}
+
 const auditLogOfItem = `-- name: AuditLogOfItem :many
 WITH named AS MATERIALIZED (
     SELECT a.id, a.at, a.username, a.ip, a.action, a.detail FROM audit_log a
@@ -240,10 +253,71 @@ DELETE FROM audit_log WHERE at < now() - $1::interval
 `
 
 // Drops audit entries older than @keep.
-func (q *Queries) AuditLogPrune(ctx context.Context, keep pgtype.Interval) (int64, error) {
+func (q *Queries) AuditLogPrune(ctx context.Context, keep time.Duration) (int64, error) {
 	result, err := q.db.Exec(ctx, auditLogPrune, keep)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const auditLogReserve = `-- name: AuditLogReserve :one
+SELECT nextval(pg_get_serial_sequence('audit_log', 'id'))::bigint AS id, now()::timestamptz AS at
+`
+
+type AuditLogReserveRow struct {
+	ID int64
+	At time.Time
+}
+
+// The id and time of the entry of an action done in batches that is
+// written by its first batch to change something (AuditLogTally).
+func (q *Queries) AuditLogReserve(ctx context.Context) (AuditLogReserveRow, error) {
+	row := q.db.QueryRow(ctx, auditLogReserve)
+	var i AuditLogReserveRow
+	err := row.Scan(&i.ID, &i.At)
+	return i, err
+}
+
+const auditLogTally = `-- name: AuditLogTally :exec
+INSERT INTO audit_log (id, at, user_id, username, ip, action, project_id, detail)
+OVERRIDING SYSTEM VALUE
+VALUES ($1, $2, $3, $4, $5, $6, $7, jsonb_set($8::jsonb, ARRAY[$9::text], to_jsonb($10::bigint)))
+ON CONFLICT (id) DO UPDATE
+SET detail = jsonb_set(audit_log.detail, ARRAY[$9::text],
+                       to_jsonb(coalesce((audit_log.detail ->> $9::text)::bigint, 0) + $10::bigint))
+`
+
+type AuditLogTallyParams struct {
+	ID        int64
+	At        time.Time
+	UserID    *int32
+	Username  string
+	IP        *netip.Addr
+	Action    string
+	ProjectID *int32
+	Detail    []byte
+	Key       string
+	N         int64
+}
+
+// Adds @n to the count @key of the entry @id reserved by AuditLogReserve,
+// in the batch's transaction, writing the entry (@detail, with @n as its
+// count) when it is not there yet. Two batches committing at once: the
+// second waits for the first's entry, and adds to it (or writes it, when
+// the first rolled back).
+func (q *Queries) AuditLogTally(ctx context.Context, arg AuditLogTallyParams) error {
+	_, err := q.db.Exec(ctx, auditLogTally,
+		arg.ID,
+		arg.At,
+		arg.UserID,
+		arg.Username,
+		arg.IP,
+		arg.Action,
+		arg.ProjectID,
+		arg.Detail,
+		arg.Key,
+		arg.N,
+	)
+	return err
 }

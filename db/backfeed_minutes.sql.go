@@ -8,8 +8,6 @@ package db
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const backfeedMinutesAdd = `-- name: BackfeedMinutesAdd :exec
@@ -73,7 +71,7 @@ DELETE FROM backfeed_minutes WHERE minute < now() - $1::interval
 `
 
 // Minutes older than @keep are dropped: the board reads only the last hour.
-func (q *Queries) BackfeedMinutesPrune(ctx context.Context, keep pgtype.Interval) (int64, error) {
+func (q *Queries) BackfeedMinutesPrune(ctx context.Context, keep time.Duration) (int64, error) {
 	result, err := q.db.Exec(ctx, backfeedMinutesPrune, keep)
 	if err != nil {
 		return 0, err
@@ -82,7 +80,7 @@ func (q *Queries) BackfeedMinutesPrune(ctx context.Context, keep pgtype.Interval
 }
 
 const backfeedMinutesPurgeBatch = `-- name: BackfeedMinutesPurgeBatch :execrows
-DELETE FROM backfeed_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM backfeed_minutes p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM backfeed_minutes WHERE backfeed_minutes.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM backfeed_minutes p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type BackfeedMinutesPurgeBatchParams struct {

@@ -32,7 +32,7 @@ const blockInsert = `-- name: BlockInsert :one
 INSERT INTO blocks (project_id, kind, value, reason, created_by)
 VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (coalesce(project_id, 0), kind, value)
-DO UPDATE SET reason = excluded.reason, created_by = excluded.created_by, created_at = now()
+DO UPDATE SET reason = excluded.reason, created_by = excluded.created_by, created_at = excluded.created_at
 RETURNING id, project_id, kind, value, reason, created_at, created_by
 `
 
@@ -45,6 +45,8 @@ type BlockInsertParams struct {
 }
 
 // A block set again takes the new reason, and is the new setter's.
+// (excluded.created_at is now(): Citus takes no function but an immutable
+// one in DO UPDATE SET.)
 func (q *Queries) BlockInsert(ctx context.Context, arg BlockInsertParams) (Block, error) {
 	row := q.db.QueryRow(ctx, blockInsert,
 		arg.ProjectID,

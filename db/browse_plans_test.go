@@ -23,7 +23,7 @@ func TestBrowsePlans(t *testing.T) {
 	pool := dbtest.New(t)
 	q := db.New(pool)
 	// First as a fresh install has the tables, never analyzed.
-	for _, table := range []string{"todo", "claims", "seen", "revisits", "audit_log"} {
+	for _, table := range []string{"todo", "claims", "seen", "revisits", "audit_log", "sites"} {
 		if _, err := pool.Exec(ctx, "ALTER TABLE "+table+" SET (autovacuum_enabled = off)"); err != nil {
 			t.Fatal(err)
 		}
@@ -48,6 +48,15 @@ func TestBrowsePlans(t *testing.T) {
 		if _, err := pool.Exec(ctx, sql, p.ID); err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
+	}
+	// Sites, as a project that kept sites once has them: the moves count
+	// the sites of the items they move, each site found by key.
+	siteNames := make([]string, 2_000)
+	for i := range siteNames {
+		siteNames[i] = fmt.Sprintf("s%d.example", i)
+	}
+	if err := q.SitesAdd(ctx, db.SitesAddParams{ProjectID: p.ID, Names: siteNames}); err != nil {
+		t.Fatal(err)
 	}
 	for range 20 {
 		if _, err := q.ClaimsTakeSlots(ctx, slots(p.ID, 0, 100)); err != nil {

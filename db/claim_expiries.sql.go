@@ -9,8 +9,6 @@ import (
 	"context"
 	"net/netip"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksClaimExpiries = `-- name: BooksClaimExpiries :one
@@ -196,7 +194,7 @@ WHERE ctid = ANY(ARRAY(
 `
 
 type ClaimExpiriesPruneParams struct {
-	Keep pgtype.Interval
+	Keep time.Duration
 	Max  int32
 }
 
@@ -211,7 +209,7 @@ func (q *Queries) ClaimExpiriesPrune(ctx context.Context, arg ClaimExpiriesPrune
 }
 
 const claimExpiriesPurgeBatch = `-- name: ClaimExpiriesPurgeBatch :execrows
-DELETE FROM claim_expiries WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claim_expiries p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM claim_expiries WHERE claim_expiries.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM claim_expiries p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ClaimExpiriesPurgeBatchParams struct {

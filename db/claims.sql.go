@@ -9,8 +9,6 @@ import (
 	"context"
 	"net/netip"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksClaimsCount = `-- name: BooksClaimsCount :one
@@ -367,7 +365,7 @@ WHERE c.project_id = $1
 type ClaimsCountWhereParams struct {
 	ProjectID  int32
 	Downloader string
-	OlderThan  pgtype.Interval
+	OlderThan  time.Duration
 	Prefix     string
 	Pattern    string
 	Site       int32
@@ -393,7 +391,7 @@ func (q *Queries) ClaimsCountWhere(ctx context.Context, arg ClaimsCountWherePara
 const claimsExpire = `-- name: ClaimsExpire :one
 WITH expired AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = $1
           AND c.claim_count > 0 -- the condition of claims_claimed_at
@@ -416,18 +414,46 @@ WITH expired AS (
     FROM expired,
          LATERAL (SELECT CASE WHEN $4::bigint > 0 AND expired.claim_count >= $4::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'reclaims', 1 FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
+    UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'reclaims', 1 FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
-          UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT expired.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM expired
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
        count(*) FILTER (WHERE queued.queue = 'error') AS failed
@@ -436,7 +462,7 @@ FROM queued
 
 type ClaimsExpireParams struct {
 	ProjectID int32
-	Ttl       pgtype.Interval
+	Ttl       time.Duration
 	Max       int32
 	MaxClaims int64
 }
@@ -478,7 +504,7 @@ LIMIT $7
 type ClaimsListParams struct {
 	ProjectID  int32
 	Downloader string
-	OlderThan  pgtype.Interval
+	OlderThan  time.Duration
 	AfterAt    time.Time
 	AfterID    int64
 	Prefix     string
@@ -527,6 +553,38 @@ func (q *Queries) ClaimsList(ctx context.Context, arg ClaimsListParams) ([]Claim
 			return nil, err
 		}
 		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const claimsNamesHeld = `-- name: ClaimsNamesHeld :many
+SELECT n.name::text AS name FROM unnest($1::text[]) AS n (name)
+WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = $2 AND c.hash = item_hash(n.name))
+`
+
+type ClaimsNamesHeldParams struct {
+	Names     []string
+	ProjectID int32
+}
+
+// Which of the names are out. On Citus a completion looks up the ids of
+// the others in seen before it runs (see db.DoneRecordBatchDistributed).
+func (q *Queries) ClaimsNamesHeld(ctx context.Context, arg ClaimsNamesHeldParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, claimsNamesHeld, arg.Names, arg.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		items = append(items, name)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -600,7 +658,7 @@ func (q *Queries) ClaimsPerDownloader(ctx context.Context, arg ClaimsPerDownload
 }
 
 const claimsPurgeBatch = `-- name: ClaimsPurgeBatch :execrows
-DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM claims WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ClaimsPurgeBatchParams struct {
@@ -636,37 +694,62 @@ WITH expired AS (
     ORDER BY c.claimed_at, c.id
     LIMIT $5
     FOR UPDATE SKIP LOCKED
+), sized AS MATERIALIZED (
+    SELECT r.project_id, r.hash, r.id, r.downloader, r.ip, r.claimed_at, r.bytes,
+           r.upto <= $6::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes,
+                 sum(p.bytes) OVER (ORDER BY p.claimed_at, p.id) + $7::bigint AS upto
+          FROM (SELECT expired.project_id, expired.hash, expired.id, expired.downloader, expired.ip, expired.claimed_at,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = $1 AND ip.id = expired.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM expired
+                OFFSET 0) p) r -- not pulled up: one probe per claim
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
-    SELECT expired.project_id, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
+    SELECT sized.project_id, sized.id, sized.downloader, sized.ip, sized.claimed_at FROM sized WHERE sized.fits
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see
     -- DoneRecordBatch).
-    SET downloader = $6, last_downloader = c.downloader, ip = $7, version = $8,
+    SET downloader = $8, last_downloader = c.downloader, ip = $9, version = $10,
         claimed_at = now(), claim_count = c.claim_count + 1
-    FROM expired
-    WHERE c.project_id = expired.project_id AND c.hash = expired.hash
-    RETURNING c.id, c.name
+    FROM sized
+    WHERE c.project_id = sized.project_id AND c.hash = sized.hash AND sized.fits
+    RETURNING c.id, c.name, sized.bytes
+), counter_deltas AS (
+    SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT reclaimed.id, reclaimed.name,
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+       CASE WHEN reclaimed.bytes > 0
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $1 AND ip.id = reclaimed.id), '')
-            ELSE '' END::text AS params
+            ELSE '' END::text AS params,
+       reclaimed.bytes::bigint AS bytes, false AS cut
 FROM reclaimed
-ORDER BY reclaimed.id
+UNION ALL
+SELECT sized.id, ''::text, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY id
 `
 
 type ClaimsReclaimParams struct {
 	ProjectID    int32
-	Ttl          pgtype.Interval
+	Ttl          time.Duration
 	RefusedTypes []string
 	MaxClaims    int64
 	Max          int32
+	Budget       int64
+	Carried      int64
 	Downloader   string
 	IP           *netip.Addr
 	Version      string
@@ -676,10 +759,15 @@ type ClaimsReclaimRow struct {
 	ID     int64
 	Name   string
 	Params string
+	Bytes  int64
+	Cut    bool
 }
 
 // Hands expired claims to a new downloader: a claim expires @ttl seconds
-// times its claim count after it was made. Oldest first.
+// times its claim count after it was made. Oldest first, while the answer
+// carries at most @budget bytes of parameters, @carried of them already
+// (see ClaimsTakeSlots): the expired claims after that stay as they are,
+// and come back as cut.
 func (q *Queries) ClaimsReclaim(ctx context.Context, arg ClaimsReclaimParams) ([]ClaimsReclaimRow, error) {
 	rows, err := q.db.Query(ctx, claimsReclaim,
 		arg.ProjectID,
@@ -687,6 +775,8 @@ func (q *Queries) ClaimsReclaim(ctx context.Context, arg ClaimsReclaimParams) ([
 		arg.RefusedTypes,
 		arg.MaxClaims,
 		arg.Max,
+		arg.Budget,
+		arg.Carried,
 		arg.Downloader,
 		arg.IP,
 		arg.Version,
@@ -698,7 +788,13 @@ func (q *Queries) ClaimsReclaim(ctx context.Context, arg ClaimsReclaimParams) ([
 	items := []ClaimsReclaimRow{}
 	for rows.Next() {
 		var i ClaimsReclaimRow
-		if err := rows.Scan(&i.ID, &i.Name, &i.Params); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Params,
+			&i.Bytes,
+			&i.Cut,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -730,16 +826,44 @@ WITH named AS (
     SELECT $1, released.queue, queue_type(released.queue, released.name, project_limited_types($1), project_site($1, released.site)),
            project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT released.name, false AS refused FROM released
 UNION ALL
@@ -786,7 +910,7 @@ const claimsReleaseWhere = `-- name: ClaimsReleaseWhere :one
 
 WITH released AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = $1
           AND c.claim_count > 0 -- the condition of the claims indexes
@@ -806,16 +930,44 @@ WITH released AS (
     SELECT $1, released.queue, queue_type(released.queue, released.name, project_limited_types($1), project_site($1, released.site)),
            project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM queued
 `
@@ -823,7 +975,7 @@ SELECT count(*) FROM queued
 type ClaimsReleaseWhereParams struct {
 	ProjectID  int32
 	Downloader string
-	OlderThan  pgtype.Interval
+	OlderThan  time.Duration
 	Prefix     string
 	Pattern    string
 	Site       int32
@@ -851,29 +1003,47 @@ func (q *Queries) ClaimsReleaseWhere(ctx context.Context, arg ClaimsReleaseWhere
 
 const claimsTakeSlots = `-- name: ClaimsTakeSlots :many
 WITH slots AS (
-    SELECT s.slot, s.nick, ($2::text[])[s.slot] AS version, ($3::text[])[s.slot] AS ip
-    FROM unnest($4::text[]) WITH ORDINALITY AS s (nick, slot)
+    SELECT s.slot, s.nick, ($1::text[])[s.slot] AS version, ($2::text[])[s.slot] AS ip,
+           ($3::integer[])[s.slot] AS request, coalesce(($4::bigint[])[s.slot], 0) AS carried
+    FROM unnest($5::text[]) WITH ORDINALITY AS s (nick, slot)
+), head AS (
+    -- Each row's physical address, read through a subquery: sqlc knows no
+    -- system column outside one.
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+    WHERE t.project_id = $6 AND t.queue = $7::text AND t.type = $8::text AND t.id > $9
+    ORDER BY t.id
+    LIMIT $10
+    FOR UPDATE SKIP LOCKED
+), sized AS MATERIALIZED (
+    -- The bytes of each item's parameters, read only when the project has
+    -- any (the condition names no item, so it is checked once per
+    -- statement), each a probe of its key that reads no document; and
+    -- whether the item fits in its request's answer.
+    SELECT r.tid, r.id, r.slot, r.bytes, r.upto <= $11::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.tid, p.id, p.slot, p.bytes,
+                 sum(p.bytes) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
+          FROM (SELECT head.tid, head.id, row_number() OVER (ORDER BY head.id) AS slot,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $6)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = $6 AND ip.id = head.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM head) p
+          JOIN slots s ON s.slot = p.slot) r
 ), taken AS (
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
-        SELECT t.ctid FROM todo t
-        WHERE t.project_id = $1 AND t.queue = $5::text AND t.type = $6::text AND t.id > $7
-        ORDER BY t.id
-        LIMIT $8
-        FOR UPDATE SKIP LOCKED
-    ))
+    WHERE todo.project_id = $6 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
-    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
-    FROM taken
+    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
+    FROM taken JOIN sized ON sized.id = taken.id
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
-    SELECT $1, item_hash(n.name), n.id, n.name, n.queue, n.site, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
+    SELECT $6, item_hash(n.name), n.id, n.name, n.queue, n.site, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
     FROM numbered n JOIN slots s ON s.slot = n.slot
     ON CONFLICT DO NOTHING
     RETURNING claims.id
@@ -881,39 +1051,49 @@ WITH slots AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $1, n.queue, $6::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
+    SELECT $6, n.queue, $8::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+), counter_deltas AS (
+    -- The items of a queue walk have no site (their type is not ':site'):
+    -- no site changes.
+    SELECT 'claims' AS name, count(*) AS delta FROM claimed
+    UNION ALL SELECT 'queue:' || $7::text, -count(*) FROM claimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n FROM claimed) t,
-         LATERAL (VALUES ('claims', t.n), ('queue:' || $5::text, -t.n)) AS d (name, delta)
-    WHERE t.n > 0
+    SELECT $6, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
-       -- The parameters of the items, read only when the project has any
-       -- (the condition names no item, so it is checked once per
-       -- statement), each a probe of its key.
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
-            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $1 AND ip.id = numbered.id), '')
-            ELSE '' END::text AS params
+       -- The documents of the items handed out that have some.
+       CASE WHEN numbered.bytes > 0
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $6 AND ip.id = numbered.id), '')
+            ELSE '' END::text AS params,
+       numbered.bytes::bigint AS bytes, false AS cut
 FROM numbered JOIN claimed ON claimed.id = numbered.id
-WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
-ORDER BY numbered.slot
+UNION ALL
+SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY slot
 `
 
 type ClaimsTakeSlotsParams struct {
-	ProjectID int32
 	Versions  []string
 	Ips       []string
+	Requests  []int32
+	Carried   []int64
 	Nicks     []string
+	ProjectID int32
 	Queue     string
 	ItemType  string
 	AfterID   int64
 	Max       int32
+	Budget    int64
 }
 
 type ClaimsTakeSlotsRow struct {
@@ -922,25 +1102,33 @@ type ClaimsTakeSlotsRow struct {
 	Name       string
 	ClaimCount int32
 	Params     string
+	Bytes      int64
+	Cut        bool
 }
 
 // Hands out items of one stretch of a queue to many requests at once: one
-// slot per item wanted, each naming its downloader, in the order the
-// requests came. Items go to slots in queue order; the answer names the
-// slot each item went to (a slot whose item is out already under another
-// copy gets none: see claimed).
-// The items of a queue walk have no site: the sites' triggers need not
-// look at this transaction's rows (see sites_counted).
+// slot per item wanted, each naming its downloader and its request (the
+// slots of a request come one after another), in the order the requests
+// came. Items go to slots in queue order; the answer names the slot each
+// item went to (a slot whose item is out already under another copy gets
+// none: see claimed). A request's answer carries at most @budget bytes of
+// parameters, @carried of them already (by slot): an item that would take
+// it past them is not taken but stays queued and comes back as cut, as do
+// the items of the request's slots after it. The first item with
+// parameters of an answer is always taken.
 func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
 	rows, err := q.db.Query(ctx, claimsTakeSlots,
-		arg.ProjectID,
 		arg.Versions,
 		arg.Ips,
+		arg.Requests,
+		arg.Carried,
 		arg.Nicks,
+		arg.ProjectID,
 		arg.Queue,
 		arg.ItemType,
 		arg.AfterID,
 		arg.Max,
+		arg.Budget,
 	)
 	if err != nil {
 		return nil, err
@@ -955,6 +1143,8 @@ func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams
 			&i.Name,
 			&i.ClaimCount,
 			&i.Params,
+			&i.Bytes,
+			&i.Cut,
 		); err != nil {
 			return nil, err
 		}

@@ -26,25 +26,6 @@ func (q *Queries) BooksQueueCountersOff(ctx context.Context, projectID int32) (i
 	return count, err
 }
 
-const counterAdd = `-- name: CounterAdd :exec
-INSERT INTO counters AS c (project_id, name, shard, value)
-VALUES ($1, $2, counter_shard(), $3)
-ON CONFLICT (project_id, name, shard) DO UPDATE
-SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
-`
-
-type CounterAddParams struct {
-	ProjectID int32
-	Name      string
-	Delta     int64
-}
-
-// A shard saturates at the largest bigint rather than fail the write.
-func (q *Queries) CounterAdd(ctx context.Context, arg CounterAddParams) error {
-	_, err := q.db.Exec(ctx, counterAdd, arg.ProjectID, arg.Name, arg.Delta)
-	return err
-}
-
 const counterGet = `-- name: CounterGet :one
 SELECT LEAST(coalesce(sum(value), 0), 9223372036854775807)::bigint FROM counters
 WHERE project_id = $1 AND name = $2
@@ -63,10 +44,16 @@ func (q *Queries) CounterGet(ctx context.Context, arg CounterGetParams) (int64, 
 }
 
 const countersAdd = `-- name: CountersAdd :exec
+WITH counter_deltas AS (
+    SELECT x.name, ($2::bigint[])[x.i] AS delta
+    FROM unnest($3::text[]) WITH ORDINALITY AS x (name, i)
+)
 INSERT INTO counters AS c (project_id, name, shard, value)
-SELECT $1, x.name, counter_shard(), ($2::bigint[])[x.i]
-FROM unnest($3::text[]) WITH ORDINALITY AS x (name, i)
-ORDER BY x.name
+SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+FROM counter_deltas d
+GROUP BY d.name
+HAVING sum(d.delta) <> 0
+ORDER BY d.name
 ON CONFLICT (project_id, name, shard) DO UPDATE
 SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 `
@@ -77,9 +64,16 @@ type CountersAddParams struct {
 	Names     []string
 }
 
-// Adds @deltas[i] to counter @names[i], in name order (so concurrent
-// writers lock shards' rows in one order). A shard saturates at the
-// largest bigint rather than fail the write.
+// Adds @deltas[i] to counter @names[i]. This is the one way the counters
+// are kept: a statement that moves items says what it changed as
+// counter_deltas (name, delta), computed from the rows it moved (its
+// CTEs' RETURNING: a CTE does not see what its siblings wrote), and ends
+// with this insert as its CTE counted, in these very words
+// (TestCountsWrittenOnce), so the counters change in the statement and
+// the transaction that move the items. Shards are written in name order,
+// so concurrent writers lock them in one order; a shard saturates at the
+// largest bigint rather than fail the write; a counter whose deltas add
+// up to nothing is not written.
 func (q *Queries) CountersAdd(ctx context.Context, arg CountersAddParams) error {
 	_, err := q.db.Exec(ctx, countersAdd, arg.ProjectID, arg.Deltas, arg.Names)
 	return err
@@ -120,7 +114,7 @@ func (q *Queries) CountersByProject(ctx context.Context, projectID int32) ([]Cou
 }
 
 const countersPurgeBatch = `-- name: CountersPurgeBatch :execrows
-DELETE FROM counters WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM counters WHERE counters.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM counters p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type CountersPurgeBatchParams struct {

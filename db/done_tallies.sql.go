@@ -304,7 +304,7 @@ func (q *Queries) DoneTalliesProjects(ctx context.Context) ([]DoneTalliesProject
 }
 
 const doneTalliesPurgeBatch = `-- name: DoneTalliesPurgeBatch :execrows
-DELETE FROM done_tallies WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM done_tallies p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM done_tallies WHERE done_tallies.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM done_tallies p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type DoneTalliesPurgeBatchParams struct {

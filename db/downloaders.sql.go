@@ -197,7 +197,7 @@ func (q *Queries) DownloadersNamed(ctx context.Context, arg DownloadersNamedPara
 }
 
 const downloadersPurgeBatch = `-- name: DownloadersPurgeBatch :execrows
-DELETE FROM downloaders WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloaders p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM downloaders WHERE downloaders.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM downloaders p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type DownloadersPurgeBatchParams struct {

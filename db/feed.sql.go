@@ -64,7 +64,7 @@ func (q *Queries) DomainTotals(ctx context.Context, arg DomainTotalsParams) ([]D
 }
 
 const domainTotalsPurgeBatch = `-- name: DomainTotalsPurgeBatch :execrows
-DELETE FROM domain_totals WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM domain_totals p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM domain_totals WHERE domain_totals.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM domain_totals p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type DomainTotalsPurgeBatchParams struct {
@@ -185,7 +185,7 @@ func (q *Queries) FeedLog(ctx context.Context, arg FeedLogParams) ([]FeedLogRow,
 }
 
 const feedPurgeBatch = `-- name: FeedPurgeBatch :execrows
-DELETE FROM feed WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM feed WHERE feed.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type FeedPurgeBatchParams struct {

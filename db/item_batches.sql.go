@@ -41,7 +41,7 @@ func (q *Queries) ItemBatchOf(ctx context.Context, arg ItemBatchOfParams) (ItemB
 }
 
 const itemBatchesPurgeBatch = `-- name: ItemBatchesPurgeBatch :execrows
-DELETE FROM item_batches WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_batches p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM item_batches WHERE item_batches.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_batches p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ItemBatchesPurgeBatchParams struct {

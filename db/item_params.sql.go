@@ -46,7 +46,7 @@ func (q *Queries) ItemParamsGet(ctx context.Context, arg ItemParamsGetParams) (s
 }
 
 const itemParamsPurgeBatch = `-- name: ItemParamsPurgeBatch :execrows
-DELETE FROM item_params WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_params p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM item_params WHERE item_params.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_params p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ItemParamsPurgeBatchParams struct {

@@ -7,15 +7,14 @@ package db
 
 import (
 	"context"
-
-	"github.com/jackc/pgx/v5/pgtype"
+	"time"
 )
 
 const jobDue = `-- name: JobDue :one
-SELECT coalesce(enabled AND next_run_at <= now(), false)::boolean AS due FROM jobs WHERE name = $1
+SELECT coalesce((enabled AND next_run_at <= now()) OR run_requested_at IS NOT NULL, false)::boolean AS due FROM jobs WHERE name = $1
 `
 
-// Whether the job should run now: enabled and past its time.
+// Whether the job should run now: enabled and past its time, or asked for.
 func (q *Queries) JobDue(ctx context.Context, name string) (bool, error) {
 	row := q.db.QueryRow(ctx, jobDue, name)
 	var due bool
@@ -30,7 +29,7 @@ ON CONFLICT (name) DO NOTHING
 
 type JobEnsureParams struct {
 	Name  string
-	Every pgtype.Interval
+	Every time.Duration
 }
 
 // Registers a job with its default interval; an existing row keeps the
@@ -46,16 +45,18 @@ SET last_finished_at = now(),
     last_outcome = $1,
     last_error = $2,
     last_summary = $3,
+    last_failed = $4::jsonb,
     runs = runs + 1,
     failures = failures + CASE WHEN $1::text = 'error' THEN 1 ELSE 0 END,
     next_run_at = now() + every
-WHERE name = $4
+WHERE name = $5
 `
 
 type JobFinishedParams struct {
 	Outcome string
 	Error   string
 	Summary string
+	Failed  []byte
 	Name    string
 }
 
@@ -66,13 +67,14 @@ func (q *Queries) JobFinished(ctx context.Context, arg JobFinishedParams) error 
 		arg.Outcome,
 		arg.Error,
 		arg.Summary,
+		arg.Failed,
 		arg.Name,
 	)
 	return err
 }
 
 const jobGet = `-- name: JobGet :one
-SELECT name, enabled, every, next_run_at, last_started_at, last_finished_at, last_outcome, last_error, last_summary, runs, failures FROM jobs WHERE name = $1
+SELECT name, enabled, every, next_run_at, last_started_at, last_finished_at, last_outcome, last_error, last_summary, runs, failures, run_requested_at, last_failed FROM jobs WHERE name = $1
 `
 
 func (q *Queries) JobGet(ctx context.Context, name string) (Job, error) {
@@ -90,12 +92,40 @@ func (q *Queries) JobGet(ctx context.Context, name string) (Job, error) {
 		&i.LastSummary,
 		&i.Runs,
 		&i.Failures,
+		&i.RunRequestedAt,
+		&i.LastFailed,
+	)
+	return i, err
+}
+
+const jobGetForUpdate = `-- name: JobGetForUpdate :one
+SELECT name, enabled, every, next_run_at, last_started_at, last_finished_at, last_outcome, last_error, last_summary, runs, failures, run_requested_at, last_failed FROM jobs WHERE name = $1 FOR UPDATE
+`
+
+// The job as it is before an admin's change, held until it commits.
+func (q *Queries) JobGetForUpdate(ctx context.Context, name string) (Job, error) {
+	row := q.db.QueryRow(ctx, jobGetForUpdate, name)
+	var i Job
+	err := row.Scan(
+		&i.Name,
+		&i.Enabled,
+		&i.Every,
+		&i.NextRunAt,
+		&i.LastStartedAt,
+		&i.LastFinishedAt,
+		&i.LastOutcome,
+		&i.LastError,
+		&i.LastSummary,
+		&i.Runs,
+		&i.Failures,
+		&i.RunRequestedAt,
+		&i.LastFailed,
 	)
 	return i, err
 }
 
 const jobList = `-- name: JobList :many
-SELECT name, enabled, every, next_run_at, last_started_at, last_finished_at, last_outcome, last_error, last_summary, runs, failures FROM jobs ORDER BY name
+SELECT name, enabled, every, next_run_at, last_started_at, last_finished_at, last_outcome, last_error, last_summary, runs, failures, run_requested_at, last_failed FROM jobs ORDER BY name
 `
 
 func (q *Queries) JobList(ctx context.Context) ([]Job, error) {
@@ -119,6 +149,8 @@ func (q *Queries) JobList(ctx context.Context) ([]Job, error) {
 			&i.LastSummary,
 			&i.Runs,
 			&i.Failures,
+			&i.RunRequestedAt,
+			&i.LastFailed,
 		); err != nil {
 			return nil, err
 		}
@@ -139,16 +171,45 @@ func (q *Queries) JobLock(ctx context.Context, name string) error {
 	return err
 }
 
+const jobRequestRun = `-- name: JobRequestRun :one
+UPDATE jobs SET run_requested_at = coalesce(run_requested_at, now())
+WHERE name = $1
+RETURNING name, enabled, every, next_run_at, last_started_at, last_finished_at, last_outcome, last_error, last_summary, runs, failures, run_requested_at, last_failed
+`
+
+// Asks for a run: the next process to find the job due runs it, switched
+// on or not. A request already waiting stays as it is.
+func (q *Queries) JobRequestRun(ctx context.Context, name string) (Job, error) {
+	row := q.db.QueryRow(ctx, jobRequestRun, name)
+	var i Job
+	err := row.Scan(
+		&i.Name,
+		&i.Enabled,
+		&i.Every,
+		&i.NextRunAt,
+		&i.LastStartedAt,
+		&i.LastFinishedAt,
+		&i.LastOutcome,
+		&i.LastError,
+		&i.LastSummary,
+		&i.Runs,
+		&i.Failures,
+		&i.RunRequestedAt,
+		&i.LastFailed,
+	)
+	return i, err
+}
+
 const jobSet = `-- name: JobSet :one
 UPDATE jobs
 SET enabled = $1, every = $2::interval, next_run_at = least(next_run_at, now() + $2::interval)
 WHERE name = $3
-RETURNING name, enabled, every, next_run_at, last_started_at, last_finished_at, last_outcome, last_error, last_summary, runs, failures
+RETURNING name, enabled, every, next_run_at, last_started_at, last_finished_at, last_outcome, last_error, last_summary, runs, failures, run_requested_at, last_failed
 `
 
 type JobSetParams struct {
 	Enabled bool
-	Every   pgtype.Interval
+	Every   time.Duration
 	Name    string
 }
 
@@ -167,17 +228,83 @@ func (q *Queries) JobSet(ctx context.Context, arg JobSetParams) (Job, error) {
 		&i.LastSummary,
 		&i.Runs,
 		&i.Failures,
+		&i.RunRequestedAt,
+		&i.LastFailed,
 	)
 	return i, err
 }
 
 const jobStarted = `-- name: JobStarted :exec
-UPDATE jobs SET last_started_at = now() WHERE name = $1
+UPDATE jobs SET last_started_at = now(), run_requested_at = NULL WHERE name = $1
 `
 
+// A run starts: a run asked for is under way.
 func (q *Queries) JobStarted(ctx context.Context, name string) error {
 	_, err := q.db.Exec(ctx, jobStarted, name)
 	return err
+}
+
+const jobStatusList = `-- name: JobStatusList :many
+SELECT j.name, j.enabled, j.every, j.next_run_at, j.last_started_at, j.last_finished_at, j.last_outcome, j.last_error, j.last_summary, j.runs, j.failures, j.run_requested_at, j.last_failed, EXISTS (
+    SELECT 1 FROM pg_catalog.pg_locks l
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+      AND l.classid = hashtext('tracker.jobs')::oid AND l.objid = hashtext(j.name)::oid
+)::boolean AS running
+FROM jobs j ORDER BY j.name
+`
+
+type JobStatusListRow struct {
+	Name           string
+	Enabled        bool
+	Every          time.Duration
+	NextRunAt      time.Time
+	LastStartedAt  *time.Time
+	LastFinishedAt *time.Time
+	LastOutcome    string
+	LastError      string
+	LastSummary    string
+	Runs           int64
+	Failures       int64
+	RunRequestedAt *time.Time
+	LastFailed     []byte
+	Running        bool
+}
+
+// Every job, and whether a process runs it now: holds its advisory lock
+// (two int4 keys: classid and objid, objsubid 2).
+func (q *Queries) JobStatusList(ctx context.Context) ([]JobStatusListRow, error) {
+	rows, err := q.db.Query(ctx, jobStatusList)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []JobStatusListRow{}
+	for rows.Next() {
+		var i JobStatusListRow
+		if err := rows.Scan(
+			&i.Name,
+			&i.Enabled,
+			&i.Every,
+			&i.NextRunAt,
+			&i.LastStartedAt,
+			&i.LastFinishedAt,
+			&i.LastOutcome,
+			&i.LastError,
+			&i.LastSummary,
+			&i.Runs,
+			&i.Failures,
+			&i.RunRequestedAt,
+			&i.LastFailed,
+			&i.Running,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const jobTryLock = `-- name: JobTryLock :one

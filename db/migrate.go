@@ -1,8 +1,10 @@
 package db
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	"github.com/golang-migrate/migrate/v4/database/pgx/v5"
@@ -13,14 +15,19 @@ import (
 	"tracker/migrations"
 )
 
-// MigrateUp brings the schema to the newest migration. It reports whether
-// anything changed; an up-to-date schema is not an error.
+// MigrateUp brings the schema to the newest migration, then, on a Citus
+// coordinator, lays it out over the workers (CitusLayout). It reports
+// whether anything changed; an up-to-date schema is not an error.
 func MigrateUp(pool *pgxpool.Pool) (changed bool, err error) {
 	err = withMigrate(pool, func(m *migrate.Migrate) error { return m.Up() })
-	if errors.Is(err, migrate.ErrNoChange) {
-		return false, nil
+	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return false, err
 	}
-	return err == nil, err
+	changed = err == nil
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	laid, err := CitusLayout(ctx, pool)
+	return changed || laid, err
 }
 
 // MigrateDown undoes every migration.

@@ -189,6 +189,7 @@ type ItemParam struct {
 	ProjectID int32
 	ID        int64
 	Params    []byte
+	Bytes     *int32
 }
 
 type ItemScore struct {
@@ -206,7 +207,7 @@ type ItemTag struct {
 type Job struct {
 	Name           string
 	Enabled        bool
-	Every          pgtype.Interval
+	Every          time.Duration
 	NextRunAt      time.Time
 	LastStartedAt  *time.Time
 	LastFinishedAt *time.Time
@@ -215,6 +216,8 @@ type Job struct {
 	LastSummary    string
 	Runs           int64
 	Failures       int64
+	RunRequestedAt *time.Time
+	LastFailed     []byte
 }
 
 type LoginFailure struct {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -176,11 +175,11 @@ func TestHotQueryPlans(t *testing.T) {
 			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1"}, Requests: []int32{1},
 				Downloaders: []string{"a"}, Versions: []string{""}, Bytes: []int64{1}, Domains: []string{"{}"},
 				ClientIds: []string{""}, Ips: []string{""}, Queues: []string{"todo"}, Types: []string{""},
-				Recurring: true, RetireBelow: 0.005, RevisitAfter: pgtype.Interval{Microseconds: 60e6, Valid: true},
+				Recurring: true, RetireBelow: 0.005, RevisitAfter: time.Minute,
 				OutcomeReqs: []int32{1}, OutcomeNames: []string{"item:1"}, OutcomeFactors: []float64{0.5}})
 		}, []string{"item_scores_pkey"}, []string{"Seq Scan on item_scores", "Seq Scan on claims"}},
 		{"ClaimsReclaim", func() {
-			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: pgtype.Interval{Microseconds: 60e6, Valid: true}, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
+			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: time.Minute, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
 		}, []string{"claims_claimed_at"}, []string{"Seq Scan on claims"}},
 		{"ClaimsRelease", func() {
 			eq.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: []string{"item:1"}})
@@ -199,7 +198,7 @@ func TestHotQueryPlans(t *testing.T) {
 		{"SitesTake", func() {
 			eq.SitesTake(ctx, db.SitesTakeParams{ProjectID: p.ID, Sites: []int32{siteRows[0].ID, siteRows[1].ID}, Counts: []int32{1, 2},
 				Slots: []int32{1, 2}, Nicks: []string{"a", "b"}, Versions: []string{"", ""}, Ips: []string{"", ""},
-				Queues: []string{"todo", "backfeed"}, Interval: pgtype.Interval{Microseconds: 5e6, Valid: true}, SiteLimit: 2})
+				Queues: []string{"todo", "backfeed"}, Interval: 5 * time.Second, SiteLimit: 2})
 		}, []string{"todo_sites", "sites_pkey", "item_params_pkey"}, []string{"Seq Scan on todo", "Seq Scan on sites", "Seq Scan on claims", "Seq Scan on item_params"}},
 		{"TodoGet", func() {
 			eq.TodoGet(ctx, db.TodoGetParams{ProjectID: p.ID, Queues: []string{"todo", "backfeed"}, ID: 5})
@@ -280,9 +279,10 @@ var byProject = regexp.MustCompile(`(Index|Recheck) Cond: \(project_id = \$\d+\)
 
 // slots asks for n items of the todo queue for downloader "a".
 func slots(project int32, after int64, n int) db.ClaimsTakeSlotsParams {
-	p := db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", AfterID: after, Max: int32(n)}
+	p := db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", AfterID: after, Max: int32(n), Budget: 4 << 20}
 	for range n {
 		p.Nicks, p.Versions, p.Ips = append(p.Nicks, "a"), append(p.Versions, ""), append(p.Ips, "")
+		p.Requests, p.Carried = append(p.Requests, 0), append(p.Carried, 0)
 	}
 	return p
 }
@@ -356,7 +356,7 @@ func TestRepeatedDoneProbesNoBands(t *testing.T) {
 	arg := db.DoneRecordBatchParams{ProjectID: p.ID, Queues: queues, Types: []string{"", ":site"},
 		Downloaders: []string{"a", "b", "c"}, Versions: []string{"", "", ""}, Bytes: []int64{1, 1, 1},
 		Domains: []string{"{}", "{}", "{}"}, ClientIds: []string{"", "", ""}, Ips: []string{"", "", ""},
-		Recurring: true, RetireBelow: 0.005, RevisitAfter: pgtype.Interval{Microseconds: 3600e6, Valid: true}}
+		Recurring: true, RetireBelow: 0.005, RevisitAfter: time.Hour}
 	for i, name := range names {
 		arg.Names = append(arg.Names, name)
 		arg.Requests = append(arg.Requests, int32(i%3+1))

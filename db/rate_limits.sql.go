@@ -10,7 +10,7 @@ import (
 )
 
 const rateLimitsPurgeBatch = `-- name: RateLimitsPurgeBatch :execrows
-DELETE FROM rate_limits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM rate_limits p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM rate_limits WHERE rate_limits.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM rate_limits p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type RateLimitsPurgeBatchParams struct {

@@ -74,7 +74,7 @@ func (q *Queries) ItemScoreGet(ctx context.Context, arg ItemScoreGetParams) (flo
 }
 
 const itemScoresPurgeBatch = `-- name: ItemScoresPurgeBatch :execrows
-DELETE FROM item_scores WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_scores p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM item_scores WHERE item_scores.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_scores p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ItemScoresPurgeBatchParams struct {
@@ -295,7 +295,7 @@ func (q *Queries) RevisitsCountItems(ctx context.Context, arg RevisitsCountItems
 const revisitsDue = `-- name: RevisitsDue :one
 WITH due AS (
     DELETE FROM revisits
-    WHERE ctid = ANY(ARRAY(
+    WHERE revisits.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT r.ctid FROM revisits r
         WHERE r.project_id = $1 AND ($2::boolean OR r.due_at <= now())
         ORDER BY r.due_at
@@ -309,16 +309,43 @@ WITH due AS (
            project_site($1, due.site), due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'revisits' AS name, -1 AS delta FROM due
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'revisits' AS name, -1 AS delta FROM due
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM due
 `
@@ -352,7 +379,7 @@ func (q *Queries) RevisitsLock(ctx context.Context, projectID int32) error {
 }
 
 const revisitsPurgeBatch = `-- name: RevisitsPurgeBatch :execrows
-DELETE FROM revisits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM revisits WHERE revisits.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type RevisitsPurgeBatchParams struct {
@@ -372,10 +399,10 @@ func (q *Queries) RevisitsPurgeBatch(ctx context.Context, arg RevisitsPurgeBatch
 const revisitsVisitNow = `-- name: RevisitsVisitNow :one
 WITH due AS (
     DELETE FROM revisits
-    WHERE ctid = ANY(ARRAY(
-        SELECT r.ctid FROM unnest($1::bigint[]) i (id), LATERAL (
+    WHERE revisits.project_id = $1 AND ctid = ANY(ARRAY(
+        SELECT r.ctid FROM unnest($2::bigint[]) i (id), LATERAL (
             SELECT x.ctid FROM revisits x
-            WHERE x.project_id = $2 AND x.id = i.id AND x.name = ANY($3::text[])
+            WHERE x.project_id = $1 AND x.id = i.id AND x.name = ANY($3::text[])
             OFFSET 0
             FOR UPDATE SKIP LOCKED) r
     ))
@@ -383,27 +410,54 @@ WITH due AS (
               coalesce(nullif($4::text, ''), revisit_queue(revisits.score)) AS queue
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $2, due.queue, queue_type(due.queue, due.name, project_limited_types($2), project_site($2, due.site)),
-           project_site($2, due.site), due.id, due.name
+    SELECT $1, due.queue, queue_type(due.queue, due.name, project_limited_types($1), project_site($1, due.site)),
+           project_site($1, due.site), due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'revisits' AS name, -1 AS delta FROM due
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $2, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'revisits' AS name, -1 AS delta FROM due
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM due
 `
 
 type RevisitsVisitNowParams struct {
-	IDs       []int64
 	ProjectID int32
+	IDs       []int64
 	Names     []string
 	Queue     string
 }
@@ -414,8 +468,8 @@ type RevisitsVisitNowParams struct {
 // holds RevisitsLock.
 func (q *Queries) RevisitsVisitNow(ctx context.Context, arg RevisitsVisitNowParams) (int64, error) {
 	row := q.db.QueryRow(ctx, revisitsVisitNow,
-		arg.IDs,
 		arg.ProjectID,
+		arg.IDs,
 		arg.Names,
 		arg.Queue,
 	)

@@ -170,7 +170,8 @@ func (q *Queries) SeenKeyedOf(ctx context.Context, arg SeenKeyedOfParams) (bool,
 }
 
 const seenPurgeBatch = `-- name: SeenPurgeBatch :execrows
-DELETE FROM seen WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM seen p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM seen WHERE seen.project_id = $1
+  AND seen.hash = ANY(ARRAY(SELECT p.hash FROM seen p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SeenPurgeBatchParams struct {
@@ -178,7 +179,9 @@ type SeenPurgeBatchParams struct {
 	Max       int32
 }
 
-// Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
+// Deletes up to @max of a deleting project's rows (see items.Engine.Purge),
+// by their key: on Citus seen is spread by hash, where a row's physical
+// address names a row of each shard.
 func (q *Queries) SeenPurgeBatch(ctx context.Context, arg SeenPurgeBatchParams) (int64, error) {
 	result, err := q.db.Exec(ctx, seenPurgeBatch, arg.ProjectID, arg.Max)
 	if err != nil {

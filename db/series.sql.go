@@ -8,8 +8,6 @@ package db
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksSeries = `-- name: BooksSeries :one
@@ -65,8 +63,64 @@ func (q *Queries) BooksSeries(ctx context.Context, projectID int32) (BooksSeries
 	return i, err
 }
 
+const downloaderHoursBinned = `-- name: DownloaderHoursBinned :many
+SELECT downloader, (extract(epoch FROM hour - $1::timestamptz)::bigint / $2::bigint)::integer AS bin,
+       sum(items)::bigint AS items, LEAST(sum(bytes), 9223372036854775807)::bigint AS bytes
+FROM downloader_hours
+WHERE project_id = $3 AND downloader = ANY($4::text[]) AND hour >= $1::timestamptz
+GROUP BY 1, 2
+ORDER BY 1, 2
+`
+
+type DownloaderHoursBinnedParams struct {
+	Since     time.Time
+	Width     int64
+	ProjectID int32
+	Nicks     []string
+}
+
+type DownloaderHoursBinnedRow struct {
+	Downloader string
+	Bin        int32
+	Items      int64
+	Bytes      int64
+}
+
+// The named downloaders' completions since @since, summed in bins of
+// @width seconds from @since (bin 0 first): the chart's lines of the top
+// downloaders. The rows are at most one per downloader per bin.
+func (q *Queries) DownloaderHoursBinned(ctx context.Context, arg DownloaderHoursBinnedParams) ([]DownloaderHoursBinnedRow, error) {
+	rows, err := q.db.Query(ctx, downloaderHoursBinned,
+		arg.Since,
+		arg.Width,
+		arg.ProjectID,
+		arg.Nicks,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DownloaderHoursBinnedRow{}
+	for rows.Next() {
+		var i DownloaderHoursBinnedRow
+		if err := rows.Scan(
+			&i.Downloader,
+			&i.Bin,
+			&i.Items,
+			&i.Bytes,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const downloaderHoursPurgeBatch = `-- name: DownloaderHoursPurgeBatch :execrows
-DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM downloader_hours WHERE downloader_hours.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type DownloaderHoursPurgeBatchParams struct {
@@ -161,8 +215,21 @@ func (q *Queries) DownloaderHoursTotals(ctx context.Context, arg DownloaderHours
 	return items, nil
 }
 
+const seriesHoursFirst = `-- name: SeriesHoursFirst :one
+SELECT hour FROM series_hours WHERE project_id = $1 ORDER BY hour LIMIT 1
+`
+
+// The project's first hour with a completion folded: where a chart that
+// fits its data starts.
+func (q *Queries) SeriesHoursFirst(ctx context.Context, projectID int32) (time.Time, error) {
+	row := q.db.QueryRow(ctx, seriesHoursFirst, projectID)
+	var hour time.Time
+	err := row.Scan(&hour)
+	return hour, err
+}
+
 const seriesHoursPurgeBatch = `-- name: SeriesHoursPurgeBatch :execrows
-DELETE FROM series_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM series_hours WHERE series_hours.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SeriesHoursPurgeBatchParams struct {
@@ -216,13 +283,31 @@ func (q *Queries) SeriesHoursSince(ctx context.Context, arg SeriesHoursSincePara
 	return items, nil
 }
 
+const seriesMinutesFirst = `-- name: SeriesMinutesFirst :one
+SELECT minute FROM series_minutes WHERE project_id = $1 AND minute >= $2 ORDER BY minute LIMIT 1
+`
+
+type SeriesMinutesFirstParams struct {
+	ProjectID int32
+	Since     time.Time
+}
+
+// The project's first minute with a completion folded since @since (the
+// minutes are kept two days).
+func (q *Queries) SeriesMinutesFirst(ctx context.Context, arg SeriesMinutesFirstParams) (time.Time, error) {
+	row := q.db.QueryRow(ctx, seriesMinutesFirst, arg.ProjectID, arg.Since)
+	var minute time.Time
+	err := row.Scan(&minute)
+	return minute, err
+}
+
 const seriesMinutesPrune = `-- name: SeriesMinutesPrune :execrows
 DELETE FROM series_minutes WHERE minute < now() - $1::interval
 `
 
 // Minute buckets older than @keep are dropped: the hour buckets, kept
 // alongside from the same tallies, cover them.
-func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep pgtype.Interval) (int64, error) {
+func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep time.Duration) (int64, error) {
 	result, err := q.db.Exec(ctx, seriesMinutesPrune, keep)
 	if err != nil {
 		return 0, err
@@ -231,7 +316,7 @@ func (q *Queries) SeriesMinutesPrune(ctx context.Context, keep pgtype.Interval) 
 }
 
 const seriesMinutesPurgeBatch = `-- name: SeriesMinutesPurgeBatch :execrows
-DELETE FROM series_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM series_minutes WHERE series_minutes.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SeriesMinutesPurgeBatchParams struct {

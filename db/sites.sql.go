@@ -8,8 +8,6 @@ package db
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const booksSites = `-- name: BooksSites :one
@@ -128,7 +126,7 @@ WHERE x.gap < $2::interval
 
 type BooksSitesUnderIntervalParams struct {
 	ProjectID int32
-	Interval  pgtype.Interval
+	Interval  time.Duration
 }
 
 // Politeness, from the completions and the claims: hand-outs of a site
@@ -234,6 +232,64 @@ type SitesAddParams struct {
 // Makes a site row for each of @names the project has none for.
 func (q *Queries) SitesAdd(ctx context.Context, arg SitesAddParams) error {
 	_, err := q.db.Exec(ctx, sitesAdd, arg.ProjectID, arg.Names)
+	return err
+}
+
+const sitesCount = `-- name: SitesCount :exec
+WITH site_deltas AS (
+    SELECT x.site, ($2::bigint[])[x.i] AS queued, ($3::bigint[])[x.i] AS out, nullif(($4::text[])[x.i], '') AS holder
+    FROM unnest($5::integer[]) WITH ORDINALITY AS x (site, i)
+), site_sums AS (
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+)
+UPDATE sites s
+SET queued = s.queued + d.queued, out = s.out + d.out,
+    at_limit = s.at_limit AND d.out >= 0,
+    downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+FROM site_sums d
+WHERE s.project_id = $1 AND s.id = d.site
+  AND (SELECT count(*) FROM sites_locked) >= 0
+`
+
+type SitesCountParams struct {
+	ProjectID int32
+	Queued    []int64
+	Outs      []int64
+	Holders   []string
+	Sites     []int32
+}
+
+// Adds @queued[i] items queued and @outs[i] items out to site @sites[i]
+// (@holders[i]: the downloader who took them, when they went out; ” or
+// none when none did). This
+// is the one way the sites' counts are kept, as CountersAdd is the
+// counters': a statement that moves items with a site says what it
+// changed as site_deltas (site, queued, out, holder), computed from the
+// rows it moved, and ends with the CTEs site_sums, sites_locked and
+// sites_counted in these very words (TestCountsWrittenOnce): one update
+// per site a statement touches, never per item. The sites are locked in
+// key order first, so statements changing the same sites never wait on
+// each other in a cycle. A site that got an item back is no longer at its limit; a
+// site handed out while it had nothing out is its new holder's. (The
+// hand-out, SitesTake, and the completion, DoneRecordBatch, count their
+// sites in the one update of each site they make anyway.)
+func (q *Queries) SitesCount(ctx context.Context, arg SitesCountParams) error {
+	_, err := q.db.Exec(ctx, sitesCount,
+		arg.ProjectID,
+		arg.Queued,
+		arg.Outs,
+		arg.Holders,
+		arg.Sites,
+	)
 	return err
 }
 
@@ -499,7 +555,7 @@ func (q *Queries) SitesPage(ctx context.Context, arg SitesPageParams) ([]SitesPa
 }
 
 const sitesPurgeBatch = `-- name: SitesPurgeBatch :execrows
-DELETE FROM sites WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM sites WHERE sites.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM sites p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type SitesPurgeBatchParams struct {
@@ -550,86 +606,111 @@ func (q *Queries) SitesSummary(ctx context.Context, projectID int32) (SitesSumma
 
 const sitesTake = `-- name: SitesTake :many
 WITH wanted AS (
-    SELECT w.site, ($2::integer[])[w.ord] AS n, ($3::integer[])[w.ord] AS slot,
-           ($4::text[])[($3::integer[])[w.ord]] AS nick,
-           ($5::text[])[($3::integer[])[w.ord]] AS version,
-           ($6::text[])[($3::integer[])[w.ord]] AS ip
-    FROM unnest($7::integer[]) WITH ORDINALITY AS w (site, ord)
+    SELECT w.ord, w.site, ($1::integer[])[w.ord] AS n, ($2::integer[])[w.ord] AS slot,
+           ($3::text[])[($2::integer[])[w.ord]] AS nick,
+           ($4::text[])[($2::integer[])[w.ord]] AS version,
+           ($5::text[])[($2::integer[])[w.ord]] AS ip
+    FROM unnest($6::integer[]) WITH ORDINALITY AS w (site, ord)
+), locked AS (
+    -- Each row's physical address, read through a subquery: sqlc knows no
+    -- system column outside one.
+    SELECT w.ord, w.slot, t.tid, t.id, t.rank FROM wanted w CROSS JOIN LATERAL (
+        SELECT t.tid, t.id, q.rank FROM unnest(CASE WHEN $7::boolean THEN array_prepend('downloader:' || w.nick, $8::text[])
+                                                ELSE $8::text[] END) WITH ORDINALITY AS q (queue, rank)
+        CROSS JOIN LATERAL (
+            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+            WHERE t.project_id = $9 AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
+            ORDER BY t.id
+            LIMIT w.n
+            FOR UPDATE SKIP LOCKED
+        ) t
+        ORDER BY q.rank, t.id
+        LIMIT w.n
+    ) t
+), sized AS MATERIALIZED (
+    -- The bytes of each item's parameters, read only when the project has
+    -- any, and whether the item fits in its request's answer, the sites in
+    -- the order given (see ClaimsTakeSlots).
+    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.upto <= $10::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes,
+                 sum(p.bytes) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
+                 + coalesce(($11::bigint[])[p.slot], 0) AS upto
+          FROM (SELECT locked.ord, locked.slot, locked.tid, locked.id, locked.rank,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $9)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = $9 AND ip.id = locked.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM locked
+                OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
-        SELECT t.ctid FROM wanted w CROSS JOIN LATERAL (
-            SELECT t.ctid FROM unnest(CASE WHEN $8::boolean THEN array_prepend('downloader:' || w.nick, $9::text[])
-                                           ELSE $9::text[] END) WITH ORDINALITY AS q (queue, rank)
-            CROSS JOIN LATERAL (
-                SELECT t.ctid, t.id FROM todo t
-                WHERE t.project_id = $1 AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
-                ORDER BY t.id
-                LIMIT w.n
-                FOR UPDATE SKIP LOCKED
-            ) t
-            ORDER BY q.rank, t.id
-            LIMIT w.n
-        ) t
-    ))
+    WHERE todo.project_id = $9 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
-           wanted.slot, wanted.nick, wanted.version, wanted.ip
-    FROM taken JOIN wanted ON wanted.site = taken.site
+           wanted.slot, wanted.nick, wanted.version, wanted.ip, sized.bytes
+    FROM taken JOIN wanted ON wanted.site = taken.site JOIN sized ON sized.id = taken.id
 ), claimed AS (
     -- Claims hold one item per name: a copy of an item out already (queued
     -- again from another backfeed shard) goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader)
-    SELECT $1, item_hash(n.name), n.id, n.name, n.queue, n.site, n.nick, nullif(n.ip, '')::inet, n.version, statement_timestamp(), n.claim_count + 1, n.last_downloader
+    SELECT $9, item_hash(n.name), n.id, n.name, n.queue, n.site, n.nick, nullif(n.ip, '')::inet, n.version, statement_timestamp(), n.claim_count + 1, n.last_downloader
     FROM numbered n
     ON CONFLICT DO NOTHING
     RETURNING claims.id, claims.site, claims.queue
 ), kept AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $1, n.queue, ':site', n.site, n.id, n.name, n.claim_count, n.last_downloader
+    SELECT $9, n.queue, ':site', n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), paced AS (
     -- Locked by SitesDue: as it was before this statement. The one update
-    -- of each site: its pace, its items queued and out, its holder. The
-    -- triggers leave the rows of this transaction to its statements (see
-    -- sites_counted).
+    -- of each site: its pace, its items queued and out, its holder (see
+    -- SitesCount).
     UPDATE sites s
-    SET due_at = statement_timestamp() + $10::interval, last_at = statement_timestamp(),
-        at_limit = $11::integer > 0 AND s.out + c.n >= $11::integer,
+    SET due_at = statement_timestamp() + $12::interval, last_at = statement_timestamp(),
+        at_limit = $13::integer > 0 AND s.out + c.n >= $13::integer,
         queued = s.queued - c.n,
         out = s.out + c.n,
         downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.nick ELSE s.downloader END
     FROM (SELECT w.site, w.nick, count(claimed.id) AS n
           FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
+          -- A site whose items were all cut gave nothing: it stays due.
+          WHERE EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord AND sized.fits)
+             OR NOT EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord)
           GROUP BY w.site, w.nick) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
-    WHERE s.ctid = ANY(ARRAY(
+    WHERE s.project_id = $9 AND s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM wanted w) ws,
-                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = $1 AND y.id = ws.site OFFSET 0) x))
+                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = $9 AND y.id = ws.site OFFSET 0) x))
       AND s.id = c.site
-      AND set_config('tracker.sites_counted', 'on', true) = 'on'
+), counter_deltas AS (
+    SELECT 'claims' AS name, 1 AS delta FROM claimed
+    UNION ALL SELECT 'queue:' || claimed.queue, -1 FROM claimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, 1 AS delta FROM claimed
-          UNION ALL SELECT 'queue:' || claimed.queue, -1 FROM claimed) d
+    SELECT $9, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
-            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $1 AND ip.id = numbered.id), '')
-            ELSE '' END::text AS params
+       CASE WHEN numbered.bytes > 0
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $9 AND ip.id = numbered.id), '')
+            ELSE '' END::text AS params,
+       numbered.bytes::bigint AS bytes, false AS cut
 FROM numbered JOIN claimed ON claimed.id = numbered.id
-ORDER BY numbered.slot, numbered.id
+UNION ALL
+SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY slot, id
 `
 
 type SitesTakeParams struct {
-	ProjectID int32
 	Counts    []int32
 	Slots     []int32
 	Nicks     []string
@@ -638,7 +719,10 @@ type SitesTakeParams struct {
 	Sites     []int32
 	OwnQueues bool
 	Queues    []string
-	Interval  pgtype.Interval
+	ProjectID int32
+	Budget    int64
+	Carried   []int64
+	Interval  time.Duration
 	SiteLimit int32
 }
 
@@ -648,6 +732,8 @@ type SitesTakeRow struct {
 	Name       string
 	ClaimCount int32
 	Params     string
+	Bytes      int64
+	Cut        bool
 }
 
 // Hands out the items of sites SitesDue locked: for each site in @sites,
@@ -657,14 +743,17 @@ type SitesTakeRow struct {
 // then from @queues in order, each in id order.
 // Every site named is paced: due again @interval on, and at its limit when
 // it now holds @site_limit items out (0: no limit). The sites' counts of
-// items queued and out follow from the rows moved (see sites_count). The
+// items queued and out follow from the rows moved (see SitesCount). The
 // claims are made at this statement's time, which is after SitesDue
 // locked the sites and read their items out: a site's hand-outs, and its
 // items out at any moment, can be checked from the completions
 // afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
+// A request's answer carries at most @budget bytes of parameters,
+// @carried of them already (by slot, as @nicks), the sites in the order
+// given: see ClaimsTakeSlots. A site whose items were all cut so stays as
+// it was, due.
 func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTakeRow, error) {
 	rows, err := q.db.Query(ctx, sitesTake,
-		arg.ProjectID,
 		arg.Counts,
 		arg.Slots,
 		arg.Nicks,
@@ -673,6 +762,9 @@ func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTa
 		arg.Sites,
 		arg.OwnQueues,
 		arg.Queues,
+		arg.ProjectID,
+		arg.Budget,
+		arg.Carried,
 		arg.Interval,
 		arg.SiteLimit,
 	)
@@ -689,6 +781,8 @@ func (q *Queries) SitesTake(ctx context.Context, arg SitesTakeParams) ([]SitesTa
 			&i.Name,
 			&i.ClaimCount,
 			&i.Params,
+			&i.Bytes,
+			&i.Cut,
 		); err != nil {
 			return nil, err
 		}

@@ -69,7 +69,7 @@ func (q *Queries) ItemIDBlockNext(ctx context.Context) (int64, error) {
 }
 
 const itemTagsPurgeBatch = `-- name: ItemTagsPurgeBatch :execrows
-DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM item_tags WHERE item_tags.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type ItemTagsPurgeBatchParams struct {
@@ -144,7 +144,7 @@ WITH batch AS MATERIALIZED (
            project_site($9, batch.site), batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     ORDER BY batch.id
-    RETURNING todo.id
+    RETURNING todo.id, todo.type, todo.site
 ), queued_again AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
     SELECT $9, $13, queue_type($13::text, again.name, project_limited_types($9), project_site($9, again.site)),
@@ -152,7 +152,7 @@ WITH batch AS MATERIALIZED (
     FROM again
     -- Two posts may queue one seen name again at once: the key holds it once.
     ON CONFLICT DO NOTHING
-    RETURNING todo.id
+    RETURNING todo.id, todo.type, todo.site
 ), queued AS (
     SELECT queued_fresh.id FROM queued_fresh
     UNION ALL
@@ -165,8 +165,10 @@ WITH batch AS MATERIALIZED (
     WHERE e.tag <> '' AND e.id IN (SELECT queued.id FROM queued)
     ON CONFLICT (project_id, id) DO UPDATE SET tag = excluded.tag
 ), with_params AS (
-    INSERT INTO item_params (project_id, id, params)
-    SELECT $9, batch.id, batch.params::jsonb
+    -- The document as the tracker encoded it is what an answer sends: its
+    -- length is the bytes a claim counts (see item_params.bytes).
+    INSERT INTO item_params (project_id, id, params, bytes)
+    SELECT $9, batch.id, batch.params::jsonb, octet_length(batch.params)
     FROM fresh JOIN batch ON batch.id = fresh.id
     WHERE batch.params <> ''
 ), batched AS (
@@ -175,16 +177,45 @@ WITH batch AS MATERIALIZED (
     SELECT $9, $3::bigint, $14::text, $13::text, $1::text
     WHERE NOT $2::boolean AND EXISTS (SELECT 1 FROM queued_fresh)
     ON CONFLICT DO NOTHING
+), counter_deltas AS (
+    SELECT 'queue:' || $13::text AS name, (SELECT count(*) FROM queued) AS delta
+    UNION ALL SELECT 'recrawled', (SELECT count(*) FROM queued_again) - (SELECT skipped.n FROM skipped)
+    UNION ALL SELECT 'backfed_again', (SELECT skipped.n FROM skipped)
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $9, d.name, counter_shard(), d.delta
-    FROM (SELECT (SELECT count(*) FROM queued_fresh) AS fresh, (SELECT count(*) FROM queued_again) AS again,
-                 (SELECT skipped.n FROM skipped) AS skipped) t,
-         LATERAL (VALUES ('queue:' || $13::text, t.fresh + t.again), ('recrawled', t.again - t.skipped),
-                         ('backfed_again', t.skipped)) AS d (name, delta)
-    WHERE d.delta > 0
+    SELECT $9, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT q.site, 1 AS queued, 0 AS out, NULL::text AS holder
+    FROM (SELECT queued_fresh.site, queued_fresh.type FROM queued_fresh
+          UNION ALL SELECT queued_again.site, queued_again.type FROM queued_again) q
+    WHERE q.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $9 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $9 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT (SELECT count(*) FROM queued) AS queued, (SELECT skipped.n FROM skipped) AS again
 `
@@ -432,7 +463,7 @@ func (q *Queries) TodoBrowseBack(ctx context.Context, arg TodoBrowseBackParams) 
 const todoClaimOne = `-- name: TodoClaimOne :one
 WITH taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = $1 AND t.queue = ANY($2::text[]) AND t.type = ANY($3::text[])
           AND t.id = $4
@@ -440,17 +471,48 @@ WITH taken AS (
         LIMIT 1
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count
+    RETURNING todo.id, todo.name, todo.queue, todo.type, todo.site, todo.claim_count
 ), claimed AS (
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, claim_count)
     SELECT $1, item_hash(taken.name), taken.id, taken.name, taken.queue, taken.site, $5, taken.claim_count + 1
     FROM taken
+    RETURNING claims.site, claims.downloader
+), counter_deltas AS (
+    SELECT 'claims' AS name, 1 AS delta FROM taken
+    UNION ALL SELECT 'queue:' || taken.queue, -1 FROM taken
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), d.delta
-    FROM taken, LATERAL (VALUES ('claims', 1), ('queue:' || taken.queue, -1)) AS d (name, delta)
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT taken.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM taken WHERE taken.type = ':site'
+    UNION ALL SELECT claimed.site, 0, 1, claimed.downloader FROM claimed
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM taken
 `
@@ -569,7 +631,7 @@ func (q *Queries) TodoGet(ctx context.Context, arg TodoGetParams) (TodoGetRow, e
 const todoMove = `-- name: TodoMove :one
 WITH moved AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = $1 AND t.queue = $2::text
           AND ($3::text = '' OR starts_with(t.name, $3::text))
@@ -577,7 +639,7 @@ WITH moved AS (
         LIMIT $5
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
     SELECT $1, $6::text,
@@ -588,7 +650,7 @@ WITH moved AS (
     FROM moved
     WHERE $6::text <> ''
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), revived AS (
     DELETE FROM item_scores
     WHERE $2::text = 'retired' AND $6::text <> ''
@@ -613,17 +675,45 @@ WITH moved AS (
 ), unscored AS (
     DELETE FROM item_scores
     WHERE item_scores.project_id = $1 AND item_scores.id = ANY(ARRAY(SELECT dropped.id FROM dropped))
+), counter_deltas AS (
+    -- Nothing is queued when the items are dropped (@to_queue empty).
+    SELECT 'queue:' || $2::text AS name, -(SELECT count(*) FROM moved) AS delta
+    UNION ALL SELECT 'queue:' || $6::text, count(*) FROM queued
+    UNION ALL SELECT 'requeued', count(*) FROM queued
+    UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $1, d.name, counter_shard(), d.delta
-    FROM (SELECT (SELECT count(*) FROM moved) AS n, (SELECT count(*) FROM queued) AS q) t,
-         LATERAL (VALUES ('queue:' || $2::text, -t.n),
-                         ('queue:' || $6::text, t.q),
-                         ('requeued', t.q),
-                         ('dropped', t.n - t.q)) AS d (name, delta)
-    WHERE d.delta <> 0 AND d.name <> 'queue:'
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM moved
 `
@@ -668,71 +758,101 @@ func (q *Queries) TodoMove(ctx context.Context, arg TodoMoveParams) (int64, erro
 const todoMoveItems = `-- name: TodoMoveItems :one
 WITH moved AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(
         SELECT t.ctid
-        FROM unnest($1::bigint[]) i (id), unnest(project_limited_types($2) || ARRAY['', ':site']) ty (type),
+        FROM unnest($2::bigint[]) i (id), unnest(project_limited_types($1) || ARRAY['', ':site']) ty (type),
              LATERAL (
                  SELECT x.ctid FROM todo x
-                 WHERE x.project_id = $2 AND x.queue = $3::text AND x.type = ty.type AND x.id = i.id
+                 WHERE x.project_id = $1 AND x.queue = $3::text AND x.type = ty.type AND x.id = i.id
                    AND x.name = ANY($4::text[])
                  OFFSET 0
                  FOR UPDATE SKIP LOCKED) t
     ))
-    RETURNING todo.id, todo.name, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $2, $5::text,
-           queue_type($5::text, moved.name, project_limited_types($2), project_site($2, moved.site)),
-           project_site($2, moved.site), moved.id, moved.name,
+    SELECT $1, $5::text,
+           queue_type($5::text, moved.name, project_limited_types($1), project_site($1, moved.site)),
+           project_site($1, moved.site), moved.id, moved.name,
            CASE WHEN $3::text = 'error' THEN 0 ELSE moved.claim_count END,
            moved.last_downloader
     FROM moved
     WHERE $5::text <> ''
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), revived AS (
     -- Each a probe of the key, as below.
     DELETE FROM item_scores
     WHERE $3::text = 'retired' AND $5::text <> ''
       AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
-          SELECT s.ctid FROM item_scores s WHERE s.project_id = $2 AND s.id = moved.id OFFSET 0) x))
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = moved.id OFFSET 0) x))
 ), dropped AS (
     SELECT moved.id FROM moved
     WHERE $5::text = ''
-      AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $2)
-           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = $2))
+      AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $1)
+           OR EXISTS (SELECT 1 FROM item_scores x WHERE x.project_id = $1))
       AND NOT EXISTS (SELECT 1 FROM todo t
-                      WHERE t.project_id = $2 AND t.queue = ANY($6::text[]) AND t.type = ANY($7::text[])
+                      WHERE t.project_id = $1 AND t.queue = ANY($6::text[]) AND t.type = ANY($7::text[])
                         AND t.id = moved.id AND t.queue <> $3::text)
-      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $2)
-      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $2 AND r.id = moved.id)
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $2 AND d.id = moved.id)
+      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $1)
+      AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = moved.id)
+      -- OFFSET 0: a probe of each day for each, never a read of the
+      -- project's completions.
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = moved.id OFFSET 0)
 ), unparamed AS (
     DELETE FROM item_params
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_params s WHERE s.project_id = $2 AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_params s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0) x))
 ), unscored AS (
     DELETE FROM item_scores
     WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_scores s WHERE s.project_id = $2 AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0) x))
+), counter_deltas AS (
+    -- Nothing is queued when the items are dropped (@to_queue empty).
+    SELECT 'queue:' || $3::text AS name, -(SELECT count(*) FROM moved) AS delta
+    UNION ALL SELECT 'queue:' || $5::text, count(*) FROM queued
+    UNION ALL SELECT 'requeued', count(*) FROM queued
+    UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT $2, d.name, counter_shard(), d.delta
-    FROM (SELECT (SELECT count(*) FROM moved) AS n, (SELECT count(*) FROM queued) AS q) t,
-         LATERAL (VALUES ('queue:' || $3::text, -t.n),
-                         ('queue:' || $5::text, t.q),
-                         ('requeued', t.q),
-                         ('dropped', t.n - t.q)) AS d (name, delta)
-    WHERE d.delta <> 0 AND d.name <> 'queue:'
+    SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM moved
 `
 
 type TodoMoveItemsParams struct {
-	IDs       []int64
 	ProjectID int32
+	IDs       []int64
 	FromQueue string
 	Names     []string
 	ToQueue   string
@@ -747,8 +867,8 @@ type TodoMoveItemsParams struct {
 // The rest is TodoMove's: to @to_queue, or dropped when it is empty.
 func (q *Queries) TodoMoveItems(ctx context.Context, arg TodoMoveItemsParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoMoveItems,
-		arg.IDs,
 		arg.ProjectID,
+		arg.IDs,
 		arg.FromQueue,
 		arg.Names,
 		arg.ToQueue,
@@ -829,7 +949,7 @@ func (q *Queries) TodoPage(ctx context.Context, arg TodoPageParams) ([]TodoPageR
 }
 
 const todoPurgeBatch = `-- name: TodoPurgeBatch :execrows
-DELETE FROM todo WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM todo WHERE todo.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type TodoPurgeBatchParams struct {
@@ -848,24 +968,62 @@ func (q *Queries) TodoPurgeBatch(ctx context.Context, arg TodoPurgeBatchParams) 
 
 const todoRetype = `-- name: TodoRetype :exec
 UPDATE todo
-SET type = queue_type(queue, name, project_limited_types($1), site)
-WHERE project_id = $1
-  AND type IS DISTINCT FROM queue_type(queue, name, project_limited_types($1), site)
+SET type = queue_type(todo.queue, todo.name, lt.types, todo.site)
+FROM (SELECT project_limited_types($1) AS types) lt
+WHERE todo.project_id = $1
+  AND todo.type IS DISTINCT FROM queue_type(todo.queue, todo.name, lt.types, todo.site)
+  AND todo.type <> ':site' AND queue_type(todo.queue, todo.name, lt.types, todo.site) <> ':site'
 `
 
 // Regroups a project's queued items after its per-type limits changed.
+// Items with a site stay in the stretch ':site', where the sites count
+// them: the limits never move an item into it or out of it. The limits are
+// read once, in FROM: Citus runs an UPDATE on a worker only when no
+// function it cannot evaluate on the coordinator sits inside a CASE of its
+// SET list (queue_type is one).
 func (q *Queries) TodoRetype(ctx context.Context, projectID int32) error {
 	_, err := q.db.Exec(ctx, todoRetype, projectID)
 	return err
 }
 
 const todoUnsite = `-- name: TodoUnsite :exec
-UPDATE todo SET site = 0, type = queue_type(queue, name, project_limited_types($1), 0)
-WHERE project_id = $1 AND type = ':site'
+WITH unsited AS (
+    UPDATE todo t SET site = 0, type = queue_type(t.queue, t.name, lt.types, 0)
+    FROM todo o, (SELECT project_limited_types($1) AS types) lt
+    WHERE t.project_id = $1 AND t.type = ':site'
+      AND o.project_id = $1 AND o.queue = t.queue AND o.type = ':site' AND o.id = t.id
+    RETURNING o.site
+), site_deltas AS (
+    SELECT unsited.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM unsited
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $1 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
+)
+SELECT count(*) FROM unsited
 `
 
 // Forgets the sites of a project's queued items once it keeps none
-// (site_key off): they are served by the queue walks again.
+// (site_key off): they are served by the queue walks again, and their
+// sites no longer count them. The update reads each item's row a second
+// time (o) for the site it had: RETURNING gives only the new row. The
+// limits are read in FROM, as in TodoRetype.
 func (q *Queries) TodoUnsite(ctx context.Context, projectID int32) error {
 	_, err := q.db.Exec(ctx, todoUnsite, projectID)
 	return err

@@ -23,7 +23,9 @@ WITH item AS (
       AND ((SELECT count(*) FROM uploads x WHERE x.project_id = $2 AND x.id = i.id) < $7::bigint
            OR EXISTS (SELECT 1 FROM uploads x WHERE x.project_id = $2 AND x.id = i.id
                       AND x.uploader = $4::text AND x.server = $5::text))
-    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = now(), ip = excluded.ip
+    -- (excluded.at is now(), the column's default: Citus takes no function
+    -- but an immutable one in DO UPDATE SET.)
+    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = excluded.at, ip = excluded.ip
     RETURNING 1
 )
 SELECT (SELECT i.id IS NOT NULL FROM item i)::boolean AS known, EXISTS (SELECT 1 FROM kept)::boolean AS kept
@@ -107,7 +109,7 @@ func (q *Queries) UploadsOfItem(ctx context.Context, arg UploadsOfItemParams) ([
 }
 
 const uploadsPurgeBatch = `-- name: UploadsPurgeBatch :execrows
-DELETE FROM uploads WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM uploads WHERE uploads.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type UploadsPurgeBatchParams struct {

@@ -65,7 +65,7 @@ func (q *Queries) VolunteerDaysPrune(ctx context.Context, before time.Time) (int
 }
 
 const volunteerDaysPurgeBatch = `-- name: VolunteerDaysPurgeBatch :execrows
-DELETE FROM volunteer_days WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_days p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM volunteer_days WHERE volunteer_days.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_days p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type VolunteerDaysPurgeBatchParams struct {
@@ -217,7 +217,7 @@ func (q *Queries) VolunteerSecretsPrune(ctx context.Context) (int64, error) {
 }
 
 const volunteersPurgeBatch = `-- name: VolunteersPurgeBatch :execrows
-DELETE FROM volunteer_marks WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_marks p WHERE p.project_id = $1 LIMIT $2))
+DELETE FROM volunteer_marks WHERE volunteer_marks.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_marks p WHERE p.project_id = $1 LIMIT $2))
 `
 
 type VolunteersPurgeBatchParams struct {

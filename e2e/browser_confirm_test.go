@@ -167,8 +167,8 @@ func TestBrowserConfirmations(t *testing.T) {
 	if got := textOf(t, ctx, `[data-testid=block-by]`); got != "root" {
 		t.Errorf("block set by %q", got)
 	}
-	if got := textOf(t, ctx, `[data-testid=block-since]`); !strings.HasSuffix(got, "UTC") {
-		t.Errorf("block since %q", got)
+	if got, title := textOf(t, ctx, `[data-testid=block-since]`), evaluate[string](t, ctx, `document.querySelector("[data-testid=block-since]").title`); !strings.HasSuffix(got, " ago") && got != "just now" || !strings.HasSuffix(title, " UTC") {
+		t.Errorf("block since %q (%q)", got, title)
 	}
 	screenshot(t, ctx, "admin-blocks.png")
 	do(chromedp.Click(chromedp.CSS(`[data-testid="lift-spammer"]`)))

@@ -75,4 +75,31 @@ func TestBrowserWarriors(t *testing.T) {
 		t.Error("a nick on the Warriors page")
 	}
 	screenshot(t, ctx, "warriors.png")
+
+	// On a phone the dots are still big enough to see, a place says its
+	// count when it has the focus, and a legend says what the sizes mean.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.url+"/warriors/"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=warriors-map]`))); err != nil {
+		t.Fatal(err)
+	}
+	if evaluate[bool](t, ctx, `document.scrollingElement.scrollWidth > window.innerWidth`) {
+		t.Error("the Warriors page is wider than a phone")
+	}
+	if d := evaluate[float64](t, ctx, `Math.min(...[...document.querySelectorAll("[data-testid=map-dot]")].map(c => c.getBoundingClientRect().width))`); d < 6 {
+		t.Errorf("the smallest dot is %.1f px across on a phone", d)
+	}
+	count := `document.querySelector("[data-testid=warriors-map] g.place .count")`
+	if evaluate[bool](t, ctx, count+`.checkVisibility()`) {
+		t.Error("a count shows before any place has the focus")
+	}
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=warriors-map] g.place`))); err != nil {
+		t.Fatal(err)
+	}
+	if !evaluate[bool](t, ctx, count+`.checkVisibility()`) || evaluate[float64](t, ctx, count+`.getBoundingClientRect().height`) < 10 {
+		t.Error("the focused place shows no readable count")
+	}
+	if n := evaluate[int](t, ctx, `document.querySelectorAll("[data-testid=map-legend] li").length`); n != 3 {
+		t.Errorf("%d legend entries", n)
+	}
+	screenshot(t, ctx, "warriors-phone-map.png")
 }

@@ -24,7 +24,8 @@ const (
 // renderClaims is GET /admin/projects/{slug}/claims: the claims by age and
 // by downloader, releasing them, a page of the list (after=UNIXMICRO.ID
 // continues; filtered by downloader, older_than minutes and prefix), and
-// the claim settings.
+// the claim settings; with live=1, the counts and the list alone, as the
+// page refreshes itself.
 func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p projects.Project, st formState) error {
 	ctx := r.Context()
 	page, _, err := h.projectPage(r, p, "claims", st)
@@ -63,7 +64,9 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 			"after": {strconv.FormatInt(last.ClaimedAt.UnixMicro(), 10) + "." + strconv.FormatInt(last.ID, 10)}}
 		v.Next = "/admin/projects/" + p.Slug + "/claims?" + next.Encode()
 	}
-	if v.Counted = page.Claims <= claimsCountedAlways || q.Get("count") == "1"; v.Counted {
+	// A page refreshing itself never reads every claim of a big project:
+	// it keeps the counts it was loaded with.
+	if v.Counted = page.Claims <= claimsCountedAlways || q.Get("count") == "1" && !live(r); v.Counted {
 		ages, err := h.items.ClaimAges(ctx, p)
 		if err != nil {
 			return err
@@ -83,6 +86,9 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 	}
 	for _, e := range expiries {
 		v.Expiries = append(v.Expiries, views.AdminExpiries{Downloader: e.Nick, Expired: e.Expired, Completed: e.Completed})
+	}
+	if live(r) {
+		return render(w, r, st.status, views.AdminClaimsLive(v))
 	}
 	return render(w, r, st.status, views.AdminLayout("Claims · "+displayTitle(p), views.AdminClaims(v)))
 }

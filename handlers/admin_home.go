@@ -7,7 +7,8 @@ import (
 	"tracker/views"
 )
 
-// adminHome is GET /admin/: the projects the admin runs, and the jobs.
+// adminHome is GET /admin/: the projects the admin runs, and the jobs in
+// a line (the jobs page has them whole).
 func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
 	ctx, a := r.Context(), account(r)
 	ps, err := h.projects.List(ctx)
@@ -30,9 +31,14 @@ func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	v.Jobs = len(js)
 	for _, j := range js {
-		v.Jobs = append(v.Jobs, views.AdminJob{Name: j.Name, Enabled: j.Enabled, Every: j.Every, LastFinishedAt: j.LastFinishedAt,
-			LastOutcome: j.LastOutcome, LastError: j.LastError, LastSummary: j.LastSummary})
+		if j.LastOutcome == jobs.OutcomeError {
+			v.JobsFailed = append(v.JobsFailed, j.Name)
+		}
+		if !j.Enabled {
+			v.JobsOff = append(v.JobsOff, j.Name)
+		}
 	}
 	return render(w, r, http.StatusOK, views.AdminLayout("Admin", views.AdminHome(v)))
 }

@@ -62,17 +62,21 @@ func TestAdminItemsUploadTrickles(t *testing.T) {
 
 // All the parts of an items form make one import, with one audit entry
 // counting what it added; a form of more parts than the panel's is refused
-// before it adds anything.
+// when its part over the bound arrives. An upload that added nothing
+// leaves no entry; one refused after it added some leaves its entry,
+// counting them and saying it was cut short.
 func TestAdminItemsFormParts(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	c := f.admin(t)
-	upload := func(parts int) answer {
+	// upload sends the names of first, then parts-1 more parts of one name.
+	upload := func(first string, parts int) answer {
 		t.Helper()
 		var body strings.Builder
 		mw := multipart.NewWriter(&body)
 		mw.WriteField("queue", "todo")
-		for i := range parts {
+		mw.WriteField("names", first)
+		for i := 1; i < parts; i++ {
 			// No newline at the end: parts are lines of their own.
 			mw.WriteField("names", fmt.Sprintf("part:%d", i))
 		}
@@ -82,20 +86,21 @@ func TestAdminItemsFormParts(t *testing.T) {
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
 		return c.send(t, req)
 	}
-	audited := func() []string {
+	type entry struct{ added, cutShort string }
+	audited := func() []entry {
 		t.Helper()
-		rows, err := f.pool.Query(t.Context(), "SELECT detail->>'added' FROM audit_log WHERE action = 'items.add' ORDER BY id")
+		rows, err := f.pool.Query(t.Context(), "SELECT detail->>'added', coalesce(detail->>'cut_short', '') FROM audit_log WHERE action = 'items.add' ORDER BY id")
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer rows.Close()
-		var out []string
+		var out []entry
 		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
+			var e entry
+			if err := rows.Scan(&e.added, &e.cutShort); err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, s)
+			out = append(out, e)
 		}
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
@@ -103,20 +108,39 @@ func TestAdminItemsFormParts(t *testing.T) {
 		return out
 	}
 
-	if a := upload(15); a.status != 303 || !strings.Contains(c.flash(t, a), "Added 15 to todo") {
+	if a := upload("part:0", 15); a.status != 303 || !strings.Contains(c.flash(t, a), "Added 15 to todo") {
 		t.Fatalf("15 parts of names: %d %q", a.status, a.body)
 	}
-	if got := audited(); len(got) != 1 || got[0] != "15" {
-		t.Fatalf("audit entries counting %v, want one of 15", got)
+	if got := audited(); len(got) != 1 || got[0] != (entry{"15", ""}) {
+		t.Fatalf("audit entries %v, want one of 15", got)
 	}
 
-	if a := upload(20_000); a.status != 400 || a.reason != "bad-form" || !strings.Contains(a.body, "more than 16 parts") {
+	// The same names again: nothing added, nothing recorded, whether the
+	// form is read to its end or refused.
+	if a := upload("part:0", 15); a.status != 303 || !strings.Contains(c.flash(t, a), "Added 0 to todo, skipped 15") {
+		t.Fatalf("15 parts of names seen before: %d %q", a.status, a.body)
+	}
+	if a := upload("part:0", 20_000); a.status != 400 || a.reason != "bad-form" || !strings.Contains(a.body, "more than 16 parts") {
 		t.Fatalf("20,000 parts: %d %q", a.status, a.reason)
 	}
-	if got := audited(); len(got) != 2 || got[1] != "0" {
-		t.Fatalf("audit entries counting %v, want a second of 0", got)
+	if got := audited(); len(got) != 1 {
+		t.Fatalf("audit entries %v after uploads that added nothing, want the first alone", got)
 	}
-	if s := f.summary(t); s.Queues["todo"] != 15 {
-		t.Fatalf("%d queued, want the first form's 15", s.Queues["todo"])
+
+	// A first part of a full batch and a few names more: the batch is
+	// written before the part over the bound arrives, the names after it
+	// are not.
+	var big strings.Builder
+	for i := range 10_005 {
+		fmt.Fprintf(&big, "big:%d\n", i)
+	}
+	if a := upload(big.String(), 20); a.status != 400 || a.reason != "bad-form" || !strings.Contains(a.body, "10000 items were added before it stopped") {
+		t.Fatalf("a batch, then too many parts: %d %q %q", a.status, a.reason, a.body)
+	}
+	if got := audited(); len(got) != 2 || got[1].added != "10000" || !strings.Contains(got[1].cutShort, "more than 16 parts") {
+		t.Fatalf("audit entries %v, want a second of 10000 cut short by the parts", got)
+	}
+	if s := f.summary(t); s.Queues["todo"] != 15+10_000 {
+		t.Fatalf("%d queued, want the first form's 15 and the batch of 10,000", s.Queues["todo"])
 	}
 }

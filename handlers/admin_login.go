@@ -15,7 +15,7 @@ import (
 // adminLoginShow is GET /admin/login.
 func (h *Handler) adminLoginShow(w http.ResponseWriter, r *http.Request) error {
 	v := views.AdminLoginView{Next: safeNext(r.URL.Query().Get("next"))}
-	return render(w, r, http.StatusOK, views.Layout("Sign in", views.AdminLogin(v)))
+	return render(w, r, http.StatusOK, views.SignInLayout("Sign in", views.AdminLogin(v)))
 }
 
 // adminLogin is POST /admin/login: the form's username and password. The
@@ -35,7 +35,7 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.Is(err, users.ErrBadLogin):
 		v.Error = "Wrong username or password."
-		return render(w, r, http.StatusUnauthorized, views.Layout("Sign in", views.AdminLogin(v)))
+		return render(w, r, http.StatusUnauthorized, views.SignInLayout("Sign in", views.AdminLogin(v)))
 	case errors.Is(err, users.ErrThrottled):
 		wait := time.Duration(users.LoginThrottleSeconds) * time.Second
 		if te, ok := errors.AsType[*users.ThrottledError](err); ok {
@@ -44,7 +44,7 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 		secs := int((wait + time.Second - 1) / time.Second)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		v.Error = "Too many failed attempts. Try again in " + waitText(secs) + "."
-		return render(w, r, http.StatusTooManyRequests, views.Layout("Sign in", views.AdminLogin(v)))
+		return render(w, r, http.StatusTooManyRequests, views.SignInLayout("Sign in", views.AdminLogin(v)))
 	case err != nil:
 		return err
 	}

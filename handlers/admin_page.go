@@ -28,7 +28,7 @@ func (h *Handler) adminPageOf(r *http.Request) views.AdminPage {
 
 // adminNav is the part of the panel a path is in, for the bar.
 func adminNav(path string) string {
-	for _, part := range []string{"audit", "users", "settings"} {
+	for _, part := range []string{"audit", "jobs", "users", "settings"} {
 		if path == "/admin/"+part || strings.HasPrefix(path, "/admin/"+part+"/") {
 			return part
 		}
@@ -117,10 +117,12 @@ func fields[T any](keys []projects.Key[T], t T, include func(projects.Key[T]) bo
 	return out
 }
 
-// sectionFields are the settings form of one section of a project.
+// sectionFields are the settings form of one section of a project: the
+// keys that mean something in the project's mode.
 func sectionFields(r *http.Request, p projects.Project, section projects.Section, st formState) []views.Field {
-	return fields(projects.Keys, p, func(k projects.Key[projects.Project]) bool { return k.Section == section },
-		account(r).IsAdmin(), st)
+	return fields(projects.Keys, p, func(k projects.Key[projects.Project]) bool {
+		return k.Section == section && (k.Mode == "" || k.Mode == p.Config.Mode)
+	}, account(r).IsAdmin(), st)
 }
 
 // formValue is a key's value in a settings form, and whether the form
@@ -203,6 +205,13 @@ func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request, v views.Ad
 		setErrorHeaders(w, errorf(status, "unconfirmed", "confirm first"))
 	}
 	return render(w, r, status, views.AdminLayout(title, views.AdminConfirm(v)))
+}
+
+// live says whether a GET asks for the live regions of a page alone
+// (live=1): static/refresh.js reads them again every few seconds, so they
+// read only what those regions show.
+func live(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.URL.Query().Get("live") == "1"
 }
 
 // projectURL is the address of a section of a project's admin.

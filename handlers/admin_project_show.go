@@ -12,7 +12,8 @@ import (
 const recentChanges = 8
 
 // renderOverview is GET /admin/projects/{slug}/[?item=NAME]: the counts,
-// pause and resume, an item looked up, and the latest changes.
+// pause and resume, an item looked up, and the latest changes; with
+// live=1, the counts and the changes alone, as the page refreshes itself.
 func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p projects.Project, st formState) error {
 	ctx := r.Context()
 	page, s, err := h.projectPage(r, p, "", st)
@@ -20,7 +21,14 @@ func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p proje
 		return err
 	}
 	v := views.AdminOverviewView{AdminProjectPage: page, Archived: s.Archived, Discarded: s.Discarded}
-	if name := r.URL.Query().Get("item"); name != "" {
+	if p.Config.Recurring() {
+		b, _, _, err := h.stats.Board(ctx, p)
+		if err != nil {
+			return err
+		}
+		v.Recurring = recurringState(b)
+	}
+	if name := r.URL.Query().Get("item"); name != "" && !live(r) {
 		live, err := h.live.Get(ctx, p.Slug)
 		if err != nil {
 			return err
@@ -34,5 +42,8 @@ func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p proje
 		return err
 	}
 	v.Recent = auditEntries(entries)
+	if live(r) {
+		return render(w, r, st.status, views.AdminOverviewLive(v))
+	}
 	return render(w, r, st.status, views.AdminLayout(displayTitle(p)+" · admin", views.AdminOverview(v)))
 }

@@ -55,7 +55,7 @@ func TestBackfeedShardsOnTheBoard(t *testing.T) {
 	}
 
 	// Minutes older than the hour are not counted.
-	if _, err := f.pool.Exec(context.Background(), "UPDATE backfeed_minutes SET minute = minute - interval '61 minutes' WHERE shard = 'onetime'"); err != nil {
+	if _, err := f.pool.Exec(context.Background(), "UPDATE backfeed_minutes SET minute = (minute AT TIME ZONE 'UTC' - interval '61 minutes') AT TIME ZONE 'UTC' WHERE shard = 'onetime'"); err != nil {
 		t.Fatal(err)
 	}
 	want = want[1:]

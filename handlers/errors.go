@@ -171,8 +171,12 @@ func unavailable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		// 08: connection exception; 57: operator intervention (shutdown,
-		// cannot connect now).
-		return pgErr.Code[:2] == "08" || pgErr.Code[:2] == "57"
+		// cannot connect now). A Citus coordinator reports a connection
+		// to a worker lost in the middle of a transaction as an internal
+		// error (XX000).
+		return pgErr.Code[:2] == "08" || pgErr.Code[:2] == "57" ||
+			pgErr.Code == "XX000" && (strings.HasPrefix(pgErr.Message, "failure on connection marked as essential") ||
+				strings.HasPrefix(pgErr.Message, "connection to the remote node"))
 	}
 	// The connection went down under the statement (the server stopped or
 	// crashed): the client may try again, and a done retried is harmless.

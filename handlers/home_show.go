@@ -2,10 +2,12 @@ package handlers
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"time"
 
 	"tracker/projects"
+	"tracker/stats"
 	"tracker/views"
 	"tracker/volunteers"
 )
@@ -45,13 +47,28 @@ func (h *Handler) homePage(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 		info := projectInfo(p)
-		v.Projects = append(v.Projects, views.HomeProject{
+		hp := views.HomeProject{
 			Slug: p.Slug, Title: p.Title, Description: info.Description, Logo: info.Logo,
 			Done: b.Totals.Done, Total: b.Totals.Total, Bytes: b.Totals.Bytes,
 			ItemsPerSec: b.Rates.ItemsPerSec5m, Active: b.Totals.Active, Deadline: info.Deadline, Paused: info.Paused,
-		})
+		}
+		hp.Recurring = recurringState(b)
+		v.Projects = append(v.Projects, hp)
+		v.Done += b.Totals.Done
+		v.Bytes = addBytes(v.Bytes, b.Totals.Bytes)
 	}
 	return rendered(ctx, views.Page(site, "Projects", views.Home(v)))
+}
+
+// recurringState is where a recurring project's items stand, from its
+// board; nil for a project whose items are done once.
+func recurringState(b *stats.Board) *views.RecurringState {
+	if b.Coverage == nil {
+		return nil
+	}
+	return &views.RecurringState{Scheduled: b.Totals.Revisits, Due: b.Totals.Todo, Out: b.Totals.Claims,
+		Retired: b.Totals.Retired, VisitsPerHour: b.Coverage.VisitsPerHour, NeededPerHour: b.Coverage.NeededPerHour,
+		Covered: b.Coverage.Covered}
 }
 
 // site is what every page's chrome shows.
@@ -74,4 +91,13 @@ func projectInfo(p projects.Project) views.ProjectInfo {
 		info.Deadline = &d
 	}
 	return info
+}
+
+// addBytes adds byte counts, saturating at the largest int64 as the
+// stored totals do.
+func addBytes(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

@@ -17,8 +17,9 @@ import (
 const leaderboardPageSize = 100
 
 // leaderboardShow is GET /{project}/: the project's leaderboard. Query:
-// period=all|24h|7d, order=bytes|items, page=N, all=1, span=day|week|month|all,
-// item=NAME (the lookup box). A page of the board is the same for every
+// period=all|24h|7d, order=bytes|items, page=N, all=1,
+// span=all|month|week|day (the chart's; all by default), item=NAME (the
+// lookup box). A page of the board is the same for every
 // viewer, and is rendered once per cache lifetime however many ask; one
 // with the lookup box (which depends on who asks) or every downloader (all=1,
 // streamed) is rendered for each.
@@ -40,7 +41,7 @@ func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error 
 		order = stats.ByBytes
 	}
 	if !stats.ValidSpan(span) {
-		span = stats.SpanDay
+		span = stats.SpanAll
 	}
 	showAll := q.Get("all") == "1"
 	if name := q.Get("item"); name != "" || showAll {
@@ -98,7 +99,7 @@ func (h *Handler) leaderboardView(ctx context.Context, live *projects.Live, peri
 	if v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && offset == 0 && !showAll {
 		v.Ranking = withHead(v.Ranking, board.Leaders, leaderboardPageSize)
 	}
-	v.Chart, err = h.stats.Chart(ctx, live.Project, span, "")
+	v.Chart, err = h.stats.BoardChart(ctx, live.Project, span)
 	return v, err
 }
 

@@ -93,7 +93,9 @@ func jsonString(s string) string {
 // backdate makes every claim look older.
 func (f fixture) backdate(t *testing.T, by time.Duration) {
 	t.Helper()
-	_, err := f.pool.Exec(context.Background(), "UPDATE claims SET claimed_at = claimed_at - $1::interval", by)
+	// In UTC: Citus changes rows with immutable functions only, and
+	// subtracting an interval from a timestamptz depends on the zone.
+	_, err := f.pool.Exec(context.Background(), "UPDATE claims SET claimed_at = (claimed_at AT TIME ZONE 'UTC' - $1::interval) AT TIME ZONE 'UTC'", by)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func (f fixture) archiveOld(t *testing.T) {
 	ctx := context.Background()
 	for _, sql := range []string{
 		"SELECT done_partitions_ensure($1, current_date - 5, current_date)",
-		"UPDATE done SET done_at = done_at - interval '4 days', claimed_at = claimed_at - interval '4 days' WHERE project_id = $1",
+		"UPDATE done SET done_at = (done_at AT TIME ZONE 'UTC' - interval '4 days') AT TIME ZONE 'UTC', claimed_at = (claimed_at AT TIME ZONE 'UTC' - interval '4 days') AT TIME ZONE 'UTC' WHERE project_id = $1",
 	} {
 		if _, err := f.pool.Exec(ctx, sql, f.project.ID); err != nil {
 			t.Fatalf("%s: %v", sql, err)

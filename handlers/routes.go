@@ -33,6 +33,7 @@ func (h *Handler) Routes() http.Handler {
 			"":            named("leaderboard", h.page(h.reader(h.leaderboardShow))),
 			"stats.json":  named("stats.json", h.api(h.reader(h.statsJSON))),
 			"charts.json": named("charts.json", h.api(h.reader(h.chartsJSON))),
+			"chart":       named("chart", h.api(h.reader(h.chartShow))),
 			"events":      named("events", h.api(h.boardEvents)),
 			"downloader/": named("downloader", h.page(h.reader(h.downloaderShow))), // downloader/{nick}
 		},
@@ -188,6 +189,11 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/delete", h.adminProjectDelete},
 
 		// The tracker's.
+		{"GET /admin/jobs", h.adminJobs},
+		{"POST /admin/jobs/run", h.adminJobRun},
+		{"POST /admin/jobs/enable", h.adminJobEnable},
+		{"POST /admin/jobs/disable", h.adminJobDisable},
+		{"POST /admin/jobs/every", h.adminJobEvery},
 		{"GET /admin/settings", h.adminSettingsShow},
 		{"POST /admin/settings", h.adminSettingsSave},
 		{"GET /admin/audit", h.adminAudit},

@@ -124,6 +124,7 @@ func FuzzRoutes(f *testing.F) {
 		{"GET", "/test/?period=24h&order=items&page=2&all=1&span=week&item=item:1", "", 0, ""},
 		{"GET", "/test/stats.json", "If-None-Match: \"x\"", 0, ""},
 		{"GET", "/test/charts.json?span=month&downloader=alice", "", 0, ""},
+		{"GET", "/test/chart?span=week", "If-None-Match: \"x\"", 0, ""},
 		{"GET", "/test/events", "Last-Event-ID: 12345", 0, ""},
 		{"GET", "/test/downloader/alice", "", 0, ""},
 		{"GET", "/downloader/alice/", "", 0, ""},

@@ -19,8 +19,23 @@ func TestSiteFilesAndErrorPages(t *testing.T) {
 
 	a := f.do(t, "GET", "/robots.txt", "")
 	if a.status != 200 || !strings.HasPrefix(a.header.Get("Content-Type"), "text/plain") ||
-		!strings.Contains(a.body, "User-agent: *") || !strings.Contains(a.body, "Disallow: /admin/") {
+		!strings.Contains(a.body, "User-agent: *") || !strings.Contains(a.body, "Disallow: /api/") ||
+		strings.Contains(a.body, "Disallow: /admin/") {
 		t.Fatalf("robots.txt: %d %q %q", a.status, a.header.Get("Content-Type"), a.body)
+	}
+	// A crawler, as anyone without a session, is sent to the sign-in page
+	// from every address of the panel: it may fetch it, and is told not
+	// to index it.
+	if a = f.do(t, "GET", "/admin/projects/test/", ""); a.status != http.StatusSeeOther || !strings.HasPrefix(a.header.Get("Location"), "/admin/login") {
+		t.Errorf("the panel without a session: %d to %q", a.status, a.header.Get("Location"))
+	}
+	a = f.do(t, "GET", "/admin/login", "")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(a.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if robots, _ := doc.Find(`meta[name="robots"]`).Attr("content"); a.status != 200 || robots != "noindex, nofollow" || doc.Find(`#password`).Length() != 1 {
+		t.Errorf("the sign-in page: %d, robots %q", a.status, robots)
 	}
 	a = f.do(t, "GET", "/favicon.ico", "")
 	if a.status != 200 || !strings.HasPrefix(a.header.Get("Content-Type"), "image/") || !strings.HasPrefix(a.body, "\x00\x00\x01\x00") {
@@ -101,7 +116,8 @@ func TestAdminOneNavigationBar(t *testing.T) {
 		if doc.Find(`[data-testid="admin-nav"] a[href="/"]`).Length() != 1 {
 			t.Errorf("%s: no link to the public site in the bar", path)
 		}
-		if robots, _ := doc.Find(`meta[name="robots"]`).Attr("content"); !strings.Contains(robots, "noindex") {
+		// Only a signed-in browser gets the panel's pages.
+		if robots, ok := doc.Find(`meta[name="robots"]`).Attr("content"); ok {
 			t.Errorf("%s: robots %q", path, robots)
 		}
 	}

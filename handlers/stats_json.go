@@ -24,7 +24,8 @@ func (h *Handler) statsJSON(w http.ResponseWriter, r *http.Request) error {
 }
 
 // chartsJSON answers GET /{project}/charts.json?span=day|week|month|all
-// [&downloader=NICK]: completions over time (see stats.Chart).
+// [&downloader=NICK]: completions over time (see stats.Chart), the
+// project's with its top downloaders' lines.
 func (h *Handler) chartsJSON(w http.ResponseWriter, r *http.Request) error {
 	live, err := h.readProject(r)
 	if err != nil {
@@ -37,7 +38,12 @@ func (h *Handler) chartsJSON(w http.ResponseWriter, r *http.Request) error {
 	if !stats.ValidSpan(span) {
 		return errorf(http.StatusBadRequest, "invalid-span", "span is day, week, month or all")
 	}
-	c, err := h.stats.Chart(r.Context(), live.Project, span, r.URL.Query().Get("downloader"))
+	var c stats.Chart
+	if nick := r.URL.Query().Get("downloader"); nick != "" {
+		c, err = h.stats.Chart(r.Context(), live.Project, span, nick)
+	} else {
+		c, err = h.stats.BoardChart(r.Context(), live.Project, span)
+	}
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func TestVolunteersShown(t *testing.T) {
 	if a := f.do(t, "GET", "/test/stats.json", ""); !strings.Contains(a.body, `"volunteers":{"month":1,"last_30d":1}`) {
 		t.Fatalf("stats.json: %s", a.body)
 	}
-	if a := f.do(t, "GET", "/", ""); !strings.Contains(a.body, "<strong>1</strong> volunteers in the last 30 days") {
+	if a := f.do(t, "GET", "/", ""); !strings.Contains(a.body, "<strong>1</strong> volunteer in the last 30 days") {
 		t.Fatal("the home page does not count the volunteer")
 	}
 	body := f.metrics(t)

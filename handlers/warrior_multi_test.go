@@ -1,11 +1,15 @@
 package handlers_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
+	"tracker/books"
+	"tracker/items"
 	"tracker/projects"
 )
 
@@ -85,5 +89,78 @@ func TestMultiBound(t *testing.T) {
 	}
 	if s := f.summary(t); s.Claims != 5 {
 		t.Fatalf("%d claims, want 5", s.Claims)
+	}
+}
+
+// A multi answer carries at most items.MaxAnswerParamsBytes of parameters
+// (as sent): the item that would take it past them and the ones after it
+// stay queued, never claimed, and go to the next request in their order.
+// The books balance throughout.
+func TestMultiAnswerParamsBudget(t *testing.T) {
+	t.Parallel()
+	// Parameters near the most an item may have, as sent: "<", ">" and
+	// "&" go out escaped, six bytes each.
+	doc := `{"html":"<b>&","pad":"` + strings.Repeat("x", items.MaxDocumentBytes-100) + `"}`
+	const n = 150
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("p:%03d\t%s", i, doc)
+	}
+	f := setup(t, lines...)
+	f.set(t, "max_multi=1000")
+	balanced := func(when string) {
+		t.Helper()
+		if r, err := books.Of(context.Background(), f.pool, f.project); err != nil || !r.Balanced {
+			t.Fatalf("books %s: %v %+v", when, err, r)
+		}
+	}
+
+	next, size := 0, 0
+	for answers := 0; next < n; answers++ {
+		if answers > n {
+			t.Fatal("the queue never empties")
+		}
+		a := f.do(t, "POST", "/test/multi=1000//request", `{"downloader":"alice","version":"1"}`)
+		var got struct {
+			ItemName   string                     `json:"item_name"`
+			ItemParams map[string]json.RawMessage `json:"item_params"`
+		}
+		if err := json.Unmarshal([]byte(a.body), &got); err != nil || a.status != 200 {
+			t.Fatalf("request after %d items: %d %q %v", next, a.status, a.reason, err)
+		}
+		names := strings.Split(got.ItemName, "\x00")
+		carried := 0
+		for _, name := range names {
+			if want := fmt.Sprintf("p:%03d", next); name != want {
+				t.Fatalf("answer %d handed out %s, want %s next", answers, name, want)
+			}
+			next++
+			p, ok := got.ItemParams[name]
+			if !ok {
+				t.Fatalf("%s came without its parameters", name)
+			}
+			if size == 0 {
+				size = len(p)
+			}
+			carried += len(p)
+		}
+		if carried > items.MaxAnswerParamsBytes {
+			t.Fatalf("answer %d carries %d bytes of parameters, more than %d", answers, carried, items.MaxAnswerParamsBytes)
+		}
+		// Full: one more would not have fitted, unless none was left.
+		if next < n && carried+size <= items.MaxAnswerParamsBytes {
+			t.Fatalf("answer %d stopped at %d items, %d bytes of parameters: room for another of %d", answers, len(names), carried, size)
+		}
+		// The items not handed out are queued, not claimed.
+		if s := f.summary(t); s.Claims != int64(next) || s.Queued() != int64(n-next) {
+			t.Fatalf("after answer %d: %d claims and %d queued, want %d and %d", answers, s.Claims, s.Queued(), next, n-next)
+		}
+		balanced(fmt.Sprintf("after answer %d", answers))
+	}
+	if size < items.MaxDocumentBytes-100 || n*size <= 2*items.MaxAnswerParamsBytes {
+		t.Fatalf("parameters of %d bytes do not fill several answers", size)
+	}
+	if _, a := f.request(t, "alice", 1000); a.status != 404 {
+		t.Fatalf("request after the last item: %d %q", a.status, a.reason)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
@@ -51,6 +52,8 @@ type AddResult struct {
 // and each commits on its own, so an interrupted import can simply be run
 // again; ids are drawn in input order, so the queue keeps it. Blank lines
 // are ignored and a trailing CR is dropped (files written on Windows).
+// With an actor in ctx, one audit entry counts what it added: none when it
+// added nothing, and one that stopped part-way says why ("cut_short").
 func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io.Reader) (AddResult, error) {
 	return e.add(ctx, p, queue, r, addBatch, addBatchBytes, addInFlightBytes)
 }
@@ -61,7 +64,7 @@ func (e *Engine) add(ctx context.Context, p projects.Project, queue string, r io
 	if err := ValidQueue(queue); err != nil {
 		return AddResult{}, err
 	}
-	tally, err := audit.Begin(ctx, e.q, "items.add", p.ID, map[string]any{"queue": queue}, "added")
+	tally, err := audit.BeginOnChange(ctx, e.q, "items.add", p.ID, map[string]any{"queue": queue}, "added")
 	if err != nil {
 		return AddResult{}, err
 	}
@@ -111,6 +114,15 @@ func (e *Engine) add(ctx context.Context, p projects.Project, queue string, r io
 	if err != nil {
 		// Batches sent but not written are neither added nor skipped.
 		res.Skipped = 0
+		if res.Added > 0 {
+			// The batches written stay: the entry counting them says the
+			// import was cut short, even when ctx is done (the client went).
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			if nerr := tally.Note(nctx, e.q, map[string]any{"cut_short": err.Error()}); nerr != nil {
+				e.log.Warn("noting a cut-short import in its audit entry", "project", p.Slug, "err", nerr)
+			}
+			cancel()
+		}
 	}
 	return res, err
 }
@@ -273,7 +285,18 @@ func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Proje
 			arg.Tags[i] = updateTag(name)
 		}
 	}
-	row, err := q.TodoAddUnseen(ctx, arg)
+	on, err := e.onCitus(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	var row db.TodoAddUnseenRow
+	if on {
+		// seen is spread over every worker: its part is a statement of its
+		// own (see db.TodoAddUnseenDistributed).
+		row, err = q.TodoAddUnseenDistributed(ctx, arg)
+	} else {
+		row, err = q.TodoAddUnseen(ctx, arg)
+	}
 	return row.Queued, row.Again, err
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/db"
 	"tracker/projects"
 )
@@ -17,7 +15,7 @@ import (
 // CountClaimsWhere counts the claims ReleaseWhere would give back.
 func (e *Engine) CountClaimsWhere(ctx context.Context, p projects.Project, downloader string, olderThan time.Duration, sel Selection) (int64, error) {
 	n, err := e.q.ClaimsCountWhere(ctx, db.ClaimsCountWhereParams{ProjectID: p.ID, Downloader: downloader,
-		OlderThan: pgtype.Interval{Microseconds: max(olderThan, 0).Microseconds(), Valid: true},
+		OlderThan: max(olderThan, 0),
 		Prefix:    sel.Prefix, Pattern: sel.Pattern, Site: sel.Site})
 	return n, badPattern(err)
 }

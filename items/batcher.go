@@ -40,6 +40,9 @@ type batcher[T any] struct {
 	// time), and use the context it is given: the batch's own, or for an
 	// operation run again alone its caller's.
 	run func(ctx context.Context, q *db.Queries, ops []*T) error
+	// begin gives the statements that open a batch's transaction
+	// (batchBegin when nil).
+	begin func(ctx context.Context) ([]string, error)
 
 	// Hooks for tests, nil otherwise. queued is called once an operation
 	// is pending (outside the lock); forming by a leader just before it
@@ -131,6 +134,13 @@ func (b *batcher[T]) lead() {
 // TestHotQueryPlans holds to their indexes.
 var batchBegin = []string{"BEGIN", "SET LOCAL plan_cache_mode = force_generic_plan"}
 
+// citusBatchBegin opens a batch's transaction on a Citus coordinator. There
+// a statement's plan is the worker's, made from the text the coordinator
+// sends it, and the coordinator routes a statement to its worker by the
+// values of its parameters: it makes no generic plan of a statement of many
+// CTEs, so the choice is left to it.
+var citusBatchBegin = []string{"BEGIN"}
+
 func (b *batcher[T]) exec(batch []*waiting[T]) {
 	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(b.timeout, batchTimeout))
 	defer cancel()
@@ -185,7 +195,13 @@ func (b *batcher[T]) transact(ctx context.Context, ops []*T) (ran bool, err erro
 	// A connection left in a transaction (a failed rollback) is closed
 	// by the pool, not reused.
 	defer conn.Release()
-	tx := db.BeginPipelined(conn.Conn(), batchBegin...)
+	begin := batchBegin
+	if b.begin != nil {
+		if begin, err = b.begin(ctx); err != nil {
+			return false, err
+		}
+	}
+	tx := db.BeginPipelined(conn.Conn(), begin...)
 	if err := b.run(ctx, db.New(tx), ops); err != nil {
 		_ = tx.Rollback(ctx)
 		return false, err

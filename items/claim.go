@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/db"
 	"tracker/projects"
 )
@@ -42,14 +40,33 @@ type claimOp struct {
 	usedType map[string]bool
 	// reclaimed: some item handed out had been handed out before.
 	reclaimed bool
+	// carried is the bytes of parameters the answer carries, as the claim
+	// statements count them (item_params.bytes); full, that an item was
+	// left queued for want of room under MaxAnswerParamsBytes: the answer
+	// is complete.
+	carried int64
+	full    bool
 }
 
-func (o *claimOp) left() int { return o.want - len(o.names) }
+func (o *claimOp) left() int {
+	if o.full {
+		return 0
+	}
+	return o.want - len(o.names)
+}
+
+// MaxAnswerParamsBytes bounds the parameters one answer carries, as sent:
+// a claim stops handing a request items once the next one's parameters
+// would take its answer past it, and leaves that item and the ones after
+// it queued. The first item with parameters of an answer is always handed
+// out: it is at most MaxDocumentBytes, well under the bound.
+const MaxAnswerParamsBytes = 4 << 20
 
 // handOut adds an item to the request's answer, with its parameters
-// ("" when it has none).
-func (o *claimOp) handOut(name, params string) {
+// ("" when it has none) and their bytes as the claim counted them.
+func (o *claimOp) handOut(name, params string, bytes int64) {
 	o.names = append(o.names, name)
+	o.carried += bytes
 	if params != "" {
 		if o.params == nil {
 			o.params = map[string]json.RawMessage{}
@@ -179,6 +196,7 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 func (e *Engine) runClaims(ctx context.Context, q *db.Queries, ops []*claimOp) error {
 	for _, o := range ops {
 		o.names, o.params, o.usedType, o.reclaimed = nil, nil, map[string]bool{}, false
+		o.carried, o.full = 0, false
 	}
 	byProject := map[int32][]*claimOp{}
 	var order []int32
@@ -269,7 +287,7 @@ func (e *Engine) fromStretch(ctx context.Context, q *db.Queries, live *projects.
 	}
 	for _, r := range rows {
 		o := owners[r.Slot-1]
-		o.handOut(r.Name, r.Params)
+		o.handOut(r.Name, r.Params, r.Bytes)
 		o.reclaimed = o.reclaimed || r.ClaimCount > 0
 		if typ != "" {
 			o.usedType[typ] = true
@@ -278,30 +296,65 @@ func (e *Engine) fromStretch(ctx context.Context, q *db.Queries, live *projects.
 	return nil
 }
 
-// take claims one item per slot (owners[i] owns slot i+1) from the head of a
-// stretch. It starts after the remembered head and, when that comes back
-// short, looks once more from the start of the stretch for the slots left:
-// items can land behind the head (a release puts an item back in its old
-// place; random order scatters new ones).
+// take claims one item per slot (owners[i] owns slot i+1, the slots of an
+// owner one after another) from the head of a stretch. It starts after the
+// remembered head and, when that comes back short, looks once more from
+// the start of the stretch for the slots left: items can land behind the
+// head (a release puts an item back in its old place; random order
+// scatters new ones). An owner an item was left queued for (see
+// MaxAnswerParamsBytes) is marked full.
 func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*claimOp) ([]db.ClaimsTakeSlotsRow, error) {
 	e.mu.Lock()
 	after := e.heads[s]
 	e.mu.Unlock()
 
-	claim := func(after int64, owners []*claimOp) ([]db.ClaimsTakeSlotsRow, error) {
+	// extra holds the bytes of parameters the rows claimed by the first
+	// look carry to each owner, not handed out yet. cut is the first item
+	// left queued (0: none).
+	cut := int64(0)
+	claim := func(after int64, owners []*claimOp, extra map[*claimOp]int64) ([]db.ClaimsTakeSlotsRow, error) {
 		p := db.ClaimsTakeSlotsParams{
 			ProjectID: s.project, Queue: s.queue, ItemType: s.typ, AfterID: after, Max: int32(len(owners)),
 			Nicks: make([]string, len(owners)), Versions: make([]string, len(owners)), Ips: make([]string, len(owners)),
+			Requests: make([]int32, len(owners)), Carried: make([]int64, len(owners)), Budget: MaxAnswerParamsBytes,
 		}
 		for i, o := range owners {
 			p.Nicks[i], p.Versions[i] = o.req.Downloader, o.req.Version
 			if o.req.IP.IsValid() {
 				p.Ips[i] = o.req.IP.String()
 			}
+			if i > 0 {
+				p.Requests[i] = p.Requests[i-1]
+				if o != owners[i-1] {
+					p.Requests[i]++
+				}
+			}
+			p.Carried[i] = o.carried + extra[o]
 		}
-		return q.ClaimsTakeSlots(ctx, p)
+		take := q.ClaimsTakeSlots
+		if on, err := e.onCitus(ctx); err != nil {
+			return nil, err
+		} else if on {
+			take = q.ClaimsTakeSlotsDistributed
+		}
+		rows, err := take(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		claimed := rows[:0]
+		for _, r := range rows {
+			if r.Cut {
+				owners[r.Slot-1].full = true
+				if cut == 0 || r.ID < cut {
+					cut = r.ID
+				}
+				continue
+			}
+			claimed = append(claimed, r)
+		}
+		return claimed, nil
 	}
-	rows, err := claim(after, owners)
+	rows, err := claim(after, owners, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -309,29 +362,37 @@ func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*c
 		// The slots left are not always the last ones: an item whose name
 		// is out already under another copy leaves its slot empty.
 		served := make([]bool, len(owners))
+		extra := map[*claimOp]int64{}
 		for _, r := range rows {
 			served[r.Slot-1] = true
+			extra[owners[r.Slot-1]] += r.Bytes
 		}
 		var left []*claimOp
 		var slotOf []int32
 		for i, o := range owners {
-			if !served[i] {
+			if !served[i] && !o.full {
 				left = append(left, o)
 				slotOf = append(slotOf, int32(i+1))
 			}
 		}
-		more, err := claim(0, left)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range more {
-			r.Slot = slotOf[r.Slot-1]
-			rows = append(rows, r)
+		if len(left) > 0 {
+			more, err := claim(0, left, extra)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range more {
+				r.Slot = slotOf[r.Slot-1]
+				rows = append(rows, r)
+			}
 		}
 	}
 	head := int64(0)
 	for _, r := range rows {
 		head = max(head, r.ID)
+	}
+	if cut > 0 {
+		// The next claim starts at the items left queued.
+		head = min(head, cut-1)
 	}
 	e.mu.Lock()
 	e.heads[s] = head
@@ -354,13 +415,15 @@ func (e *Engine) fromExpiredClaims(ctx context.Context, q *db.Queries, live *pro
 		}
 		rows, err := q.ClaimsReclaim(ctx, db.ClaimsReclaimParams{
 			ProjectID:    live.ID,
-			Ttl:          pgtype.Interval{Microseconds: ttl * 1e6, Valid: true},
+			Ttl:          projects.Duration(ttl),
 			RefusedTypes: live.Config.LimitedTypes(),
 			Max:          int32(o.left()),
 			Downloader:   o.req.Downloader,
 			IP:           addrOrNil(o.req.IP),
 			Version:      o.req.Version,
 			MaxClaims:    live.Config.MaxClaims,
+			Budget:       MaxAnswerParamsBytes,
+			Carried:      o.carried,
 		})
 		if err != nil {
 			return err
@@ -369,9 +432,13 @@ func (e *Engine) fromExpiredClaims(ctx context.Context, q *db.Queries, live *pro
 			return nil // none left for the requests after this one either
 		}
 		for _, r := range rows {
-			o.handOut(r.Name, r.Params)
+			if r.Cut {
+				o.full = true
+				continue
+			}
+			o.handOut(r.Name, r.Params, r.Bytes)
+			o.reclaimed = true
 		}
-		o.reclaimed = true
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/db"
 	"tracker/projects"
 )
@@ -41,7 +39,7 @@ func (e *Engine) Claims(ctx context.Context, p projects.Project, f ClaimFilter) 
 	rows, err := e.q.ClaimsList(ctx, db.ClaimsListParams{
 		ProjectID: p.ID, Downloader: f.Downloader, Prefix: f.Prefix, AfterAt: after, AfterID: f.AfterID,
 		Max:       int32(f.Max),
-		OlderThan: pgtype.Interval{Microseconds: max(f.OlderThan, 0).Microseconds(), Valid: true},
+		OlderThan: max(f.OlderThan, 0),
 	})
 	if err != nil {
 		return nil, err

@@ -11,8 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/db"
 	"tracker/projects"
 )
@@ -334,7 +332,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 		}
 		p := db.DoneRecordBatchParams{ProjectID: id, Queues: queues, Types: group[0].types,
 			Recurring: cfg.Recurring(), RetireBelow: cfg.RetireBelow,
-			RevisitAfter: pgtype.Interval{Microseconds: cfg.RevisitAfter * 1e6, Valid: true}, LogNames: LogNames}
+			RevisitAfter: projects.Duration(cfg.RevisitAfter), LogNames: LogNames}
 		for i, o := range group {
 			if q := DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
 				p.Queues = append(p.Queues, q)
@@ -365,7 +363,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 				p.Results = append(p.Results, string(result))
 			}
 		}
-		rows, err := q.DoneRecordBatch(ctx, p)
+		rows, err := e.recordDones(ctx, q, p)
 		if err != nil {
 			return err
 		}
@@ -374,4 +372,39 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 		}
 	}
 	return nil
+}
+
+// recordDones runs DoneRecordBatch. On Citus seen is spread over every
+// worker and the statement runs on the project's: the ids of the names
+// nobody holds (usually none) are looked up first, and given to it.
+func (e *Engine) recordDones(ctx context.Context, q *db.Queries, p db.DoneRecordBatchParams) ([]db.DoneRecordBatchRow, error) {
+	on, err := e.onCitus(ctx)
+	if err != nil || !on {
+		if err != nil {
+			return nil, err
+		}
+		return q.DoneRecordBatch(ctx, p)
+	}
+	held, err := q.ClaimsNamesHeld(ctx, db.ClaimsNamesHeldParams{ProjectID: p.ProjectID, Names: p.Names})
+	if err != nil {
+		return nil, err
+	}
+	listed := make(map[string]bool, len(p.Names))
+	for _, name := range held {
+		listed[name] = true
+	}
+	var unheld []string
+	for _, name := range p.Names {
+		if !listed[name] {
+			listed[name] = true
+			unheld = append(unheld, name)
+		}
+	}
+	var known []int64
+	if len(unheld) > 0 {
+		if known, err = q.SeenIDsOfNamesDistributed(ctx, db.SeenIDsOfNamesParams{ProjectID: p.ProjectID, Names: unheld}); err != nil {
+			return nil, err
+		}
+	}
+	return q.DoneRecordBatchDistributed(ctx, p, known)
 }

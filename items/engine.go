@@ -48,6 +48,12 @@ type Engine struct {
 	sitesMu    sync.Mutex
 	sites      map[int32]map[string]int32
 	sitesKnown int
+
+	// citus says whether the database is a Citus coordinator (db.Citus),
+	// once known.
+	citusMu    sync.Mutex
+	citus      bool
+	citusKnown bool
 }
 
 // stretch is one run of a queue's index: a queue and a type ("" for items
@@ -87,9 +93,33 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 		sites:     make(map[int32]map[string]int32),
 		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
-	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, slowAfter: slowBatchAfter, maxOps: maxBatchOps, run: e.runClaims}
-	e.dones = &batcher[doneOp]{pool: pool, maxBatches: maxBatches, slowAfter: slowBatchAfter, maxOps: maxBatchOps, run: e.runDones}
+	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, slowAfter: slowBatchAfter, maxOps: maxBatchOps, run: e.runClaims, begin: e.batchBegin}
+	e.dones = &batcher[doneOp]{pool: pool, maxBatches: maxBatches, slowAfter: slowBatchAfter, maxOps: maxBatchOps, run: e.runDones, begin: e.batchBegin}
 	return e
+}
+
+// onCitus reports whether the database is a Citus coordinator, asking it
+// the first time (and again after a failed question).
+func (e *Engine) onCitus(ctx context.Context) (bool, error) {
+	e.citusMu.Lock()
+	defer e.citusMu.Unlock()
+	if !e.citusKnown {
+		on, err := db.Citus(ctx, e.pool)
+		if err != nil {
+			return false, err
+		}
+		e.citus, e.citusKnown = on, true
+	}
+	return e.citus, nil
+}
+
+// batchBegin gives the statements that open a batch's transaction.
+func (e *Engine) batchBegin(ctx context.Context) ([]string, error) {
+	on, err := e.onCitus(ctx)
+	if on {
+		return citusBatchBegin, err
+	}
+	return batchBegin, err
 }
 
 // ErrNotHeld is a release naming an item another downloader holds.

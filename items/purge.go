@@ -15,6 +15,16 @@ func (e *Engine) Purge(ctx context.Context, p projects.Project) error {
 	if err := p.CheckDeleting(); err != nil {
 		return err
 	}
+	on, err := e.onCitus(ctx)
+	if err != nil {
+		return err
+	}
+	if on {
+		// done's partitions are days every project shares there.
+		if err := db.Purge(ctx, p.ID, db.PurgeTableOf("done", e.q.DonePurgeBatch)); err != nil {
+			return err
+		}
+	}
 	if err := db.Purge(ctx, p.ID,
 		db.PurgeTableOf("todo", e.q.TodoPurgeBatch),
 		db.PurgeTableOf("claims", e.q.ClaimsPurgeBatch),

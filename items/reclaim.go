@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/audit"
 	"tracker/db"
 	"tracker/projects"
@@ -30,7 +28,7 @@ func (e *Engine) ReclaimExpired(ctx context.Context, p projects.Project, max int
 		var err error
 		r, err = q.ClaimsExpire(ctx, db.ClaimsExpireParams{
 			ProjectID: p.ID,
-			Ttl:       pgtype.Interval{Microseconds: ttl * 1e6, Valid: true},
+			Ttl:       projects.Duration(ttl),
 			Max:       int32(max),
 			MaxClaims: p.Config.MaxClaims,
 		})
@@ -120,7 +118,7 @@ func (e *Engine) releaseWhere(ctx context.Context, p projects.Project, action st
 			return q.ClaimsReleaseWhere(ctx, db.ClaimsReleaseWhereParams{
 				ProjectID: p.ID, Downloader: downloader, Max: releaseBatch,
 				Prefix: sel.Prefix, Pattern: sel.Pattern, Site: sel.Site,
-				OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
+				OlderThan: olderThan,
 			})
 		})
 		total += n

@@ -58,6 +58,15 @@ func (e *Engine) countRequests(ctx context.Context, q *db.Queries, ops []*claimO
 		flush, e.counts, e.countsFlushed = e.counts, map[int32]*requestCounts{}, time.Now()
 	}
 	e.mu.Unlock()
+	if on, err := e.onCitus(ctx); err != nil {
+		return err
+	} else if on {
+		// On Citus each project's counters are on its worker: the batch
+		// writes only its own projects', so a worker away holds up the
+		// claims of its projects only. The others' wait for their next
+		// claim.
+		e.keepCounts(flush, ops)
+	}
 
 	for project, c := range flush {
 		if err := q.CountersAdd(ctx, db.CountersAddParams{
@@ -69,4 +78,30 @@ func (e *Engine) countRequests(ctx context.Context, q *db.Queries, ops []*claimO
 		}
 	}
 	return nil
+}
+
+// keepCounts puts back the counts of flush whose project has no claim in
+// ops, to be written with a later batch.
+func (e *Engine) keepCounts(flush map[int32]*requestCounts, ops []*claimOp) {
+	mine := map[int32]bool{}
+	for _, o := range ops {
+		mine[o.live.ID] = true
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for project, c := range flush {
+		if mine[project] {
+			continue
+		}
+		delete(flush, project)
+		kept := e.counts[project]
+		if kept == nil {
+			kept = &requestCounts{}
+			e.counts[project] = kept
+		}
+		kept.requests += c.requests
+		kept.served += c.served
+		kept.reclaimServed += c.reclaimServed
+		kept.sitesWaited += c.sitesWaited
+	}
 }

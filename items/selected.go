@@ -40,7 +40,14 @@ func checkSelected(names []string) error {
 
 // selectedIDs are the ids of the items names may name.
 func (e *Engine) selectedIDs(ctx context.Context, q *db.Queries, p projects.Project, names []string) ([]int64, error) {
-	return q.SeenIDsOfNames(ctx, db.SeenIDsOfNamesParams{ProjectID: p.ID, Names: names})
+	arg := db.SeenIDsOfNamesParams{ProjectID: p.ID, Names: names}
+	if on, err := e.onCitus(ctx); err != nil || on {
+		if err != nil {
+			return nil, err
+		}
+		return q.SeenIDsOfNamesDistributed(ctx, arg)
+	}
+	return q.SeenIDsOfNames(ctx, arg)
 }
 
 // CountSelected counts the items of a browser list (see ValidSource)
@@ -100,8 +107,15 @@ func (e *Engine) MoveSelected(ctx context.Context, p projects.Project, from, to 
 		if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
 			return 0, err
 		}
-		return q.TodoMoveItems(ctx, db.TodoMoveItemsParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
-			IDs: ids, Names: names, Queues: queues, Types: types})
+		arg := db.TodoMoveItemsParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
+			IDs: ids, Names: names, Queues: queues, Types: types}
+		if on, err := e.onCitus(ctx); err != nil || on {
+			if err != nil {
+				return 0, err
+			}
+			return q.TodoMoveItemsDistributed(ctx, arg)
+		}
+		return q.TodoMoveItems(ctx, arg)
 	})
 }
 

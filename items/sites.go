@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"tracker/db"
 	"tracker/projects"
 	"tracker/sites"
@@ -163,17 +161,20 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		ProjectID: live.ID,
 		Queues:    queues,
 		OwnQueues: own,
-		Interval:  pgtype.Interval{Microseconds: cfg.SiteInterval * 1e6, Valid: true},
+		Interval:  projects.Duration(cfg.SiteInterval),
 		SiteLimit: siteLimit(cfg),
 		Nicks:     make([]string, len(want)),
 		Versions:  make([]string, len(want)),
 		Ips:       make([]string, len(want)),
+		Carried:   make([]int64, len(want)),
+		Budget:    MaxAnswerParamsBytes,
 	}
 	for i, o := range want {
 		p.Nicks[i], p.Versions[i] = o.req.Downloader, o.req.Version
 		if o.req.IP.IsValid() {
 			p.Ips[i] = o.req.IP.String()
 		}
+		p.Carried[i] = o.carried
 	}
 	turn := 0
 	for _, s := range due {
@@ -221,13 +222,23 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	if len(p.Sites) == 0 {
 		return nil
 	}
-	rows, err := q.SitesTake(ctx, p)
+	take := q.SitesTake
+	if on, err := e.onCitus(ctx); err != nil {
+		return err
+	} else if on {
+		take = q.SitesTakeDistributed
+	}
+	rows, err := take(ctx, p)
 	if err != nil {
 		return fmt.Errorf("claim by site: %w", err)
 	}
 	for _, r := range rows {
 		o := want[r.Slot-1]
-		o.handOut(r.Name, r.Params)
+		if r.Cut {
+			o.full = true
+			continue
+		}
+		o.handOut(r.Name, r.Params, r.Bytes)
 		o.reclaimed = o.reclaimed || r.ClaimCount > 0
 	}
 	return nil

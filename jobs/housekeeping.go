@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -67,15 +66,21 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 			}
 			sessions, err := q.SessionsDeleteExpired(ctx)
 			step("sessions", err)
-			audit, err := q.AuditLogPrune(ctx, pgtype.Interval{Microseconds: auditKept.Microseconds(), Valid: true})
+			audit, err := q.AuditLogPrune(ctx, auditKept)
 			step("audit log", err)
 			_, err = q.LoginFailuresPrune(ctx)
 			step("failed logins", err)
-			_, err = q.BackfeedMinutesPrune(ctx, pgtype.Interval{Microseconds: BackfeedMinutesKept.Microseconds(), Valid: true})
+			_, err = q.BackfeedMinutesPrune(ctx, BackfeedMinutesKept)
 			step("backfeed minutes", err)
+			prune := q.ClaimExpiriesPrune
+			if on, err := q.Citus(ctx); err != nil {
+				step("claim expiries", err)
+			} else if on {
+				prune = q.ClaimExpiriesPruneDistributed
+			}
 			for ctx.Err() == nil {
-				n, err := q.ClaimExpiriesPrune(ctx, db.ClaimExpiriesPruneParams{
-					Keep: pgtype.Interval{Microseconds: ExpiriesKept.Microseconds(), Valid: true}, Max: expiriesBatch})
+				n, err := prune(ctx, db.ClaimExpiriesPruneParams{
+					Keep: ExpiriesKept, Max: expiriesBatch})
 				step("claim expiries", err)
 				if err != nil || n < expiriesBatch {
 					break

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -63,7 +63,7 @@ func (r *Runner) Jobs() []Job { return r.jobs }
 // Register makes sure every job has its row in the jobs table.
 func (r *Runner) Register(ctx context.Context) error {
 	for _, j := range r.jobs {
-		if err := r.q.JobEnsure(ctx, db.JobEnsureParams{Name: j.Name, Every: interval(j.Every)}); err != nil {
+		if err := r.q.JobEnsure(ctx, db.JobEnsureParams{Name: j.Name, Every: j.Every}); err != nil {
 			return fmt.Errorf("registering job %s: %w", j.Name, err)
 		}
 	}
@@ -182,16 +182,20 @@ func (r *Runner) run(ctx context.Context, q *db.Queries, j Job) error {
 	start := time.Now()
 	summary, runErr := runSafely(ctx, j)
 	outcome, errText := OutcomeOK, ""
+	var failedProjects []ProjectFailure
+	var failed *ProjectErrors
+	if errors.As(runErr, &failed) {
+		for _, f := range failed.Failed {
+			failedProjects = append(failedProjects, ProjectFailure{Project: f.Project, Error: f.Err.Error()})
+		}
+	}
 	switch {
 	case runErr != nil && ctx.Err() != nil:
 		outcome, errText = OutcomeStopped, runErr.Error()
 	case runErr != nil:
 		outcome, errText = OutcomeError, runErr.Error()
-		var failed *ProjectErrors
-		if errors.As(runErr, &failed) {
-			for _, f := range failed.Failed {
-				r.log.Error("job failed for a project", "job", j.Name, "project", f.Project, "err", f.Err)
-			}
+		for _, f := range failedProjects {
+			r.log.Error("job failed for a project", "job", j.Name, "project", f.Project, "err", f.Error)
 		}
 		r.log.Error("job failed", "job", j.Name, "err", runErr, "seconds", time.Since(start).Seconds())
 	default:
@@ -200,7 +204,14 @@ func (r *Runner) run(ctx context.Context, q *db.Queries, j Job) error {
 	// Recorded even when the run was stopped by ctx.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	return q.JobFinished(rctx, db.JobFinishedParams{Name: j.Name, Outcome: outcome, Error: errText, Summary: summary})
+	if failedProjects == nil {
+		failedProjects = []ProjectFailure{}
+	}
+	failedDoc, err := json.Marshal(failedProjects)
+	if err != nil {
+		return err
+	}
+	return q.JobFinished(rctx, db.JobFinishedParams{Name: j.Name, Outcome: outcome, Error: errText, Summary: summary, Failed: failedDoc})
 }
 
 // runSafely turns a panic in a job into its error, so one faulty pass does
@@ -227,16 +238,12 @@ func (r *Runner) unlock(q *db.Queries, conn *pgxpool.Conn, name string) {
 
 // Set changes a job's switch and interval.
 func Set(ctx context.Context, q *db.Queries, name string, enabled bool, every time.Duration) (db.Job, error) {
-	if every < time.Second {
-		return db.Job{}, fmt.Errorf("interval %s: at least 1s", every)
+	if err := checkEvery(every); err != nil {
+		return db.Job{}, err
 	}
-	j, err := q.JobSet(ctx, db.JobSetParams{Name: name, Enabled: enabled, Every: interval(every)})
+	j, err := q.JobSet(ctx, db.JobSetParams{Name: name, Enabled: enabled, Every: every})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return j, fmt.Errorf("%w %q", ErrUnknownJob, name)
 	}
 	return j, err
-}
-
-func interval(d time.Duration) pgtype.Interval {
-	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
 }

@@ -83,6 +83,10 @@ func executable(path string) bool {
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
+// HasLibrary reports whether the server has the extension library name
+// (citus, pg_stat_statements) installed.
+func (b Binaries) HasLibrary(name string) bool { return b.hasLibrary(name) }
+
 func (b Binaries) hasLibrary(name string) bool {
 	_, err := os.Stat(filepath.Join(b.LibDir, name+".so"))
 	return err == nil

@@ -299,7 +299,7 @@ var Keys = []Key[Project]{
 	{Name: "site_affinity", Label: "One downloader per site", Section: SectionLimits, Input: InputBool,
 		Help: "While a site has items out, its other items go only to the downloader holding them; a site with none out goes to the requesting downloader holding the fewest sites. A reclaim or release frees the site.",
 		set:  setBool(func(c *Config) *bool { return &c.SiteAffinity }), get: getBool(func(c *Config) *bool { return &c.SiteAffinity })},
-	{Name: "recrawl_after", Label: "Queue a name backfed again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
+	{Name: "recrawl_after", Mode: ModeOnce, Label: "Queue a name backfed again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
 		Help: "A name backfed again is a duplicate while its last hand-out is younger than this, and is queued again once older; backfed with another update tag (tag=… in its context) it is queued again at once (0: a name seen is always a duplicate; at most ten years, 316224000).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.RecrawlAfter }, maxRecrawlAfter), get: getCount(func(c *Config) *int64 { return &c.RecrawlAfter })},
 	{Name: "domains", Label: "Byte-count domains", Section: SectionLimits, Input: InputList,
@@ -373,10 +373,10 @@ var Keys = []Key[Project]{
 		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time (0: never; at most ten years, 316224000).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.ArchiveAfter }, maxSeconds), get: getCount(func(c *Config) *int64 { return &c.ArchiveAfter })},
 	{Name: "mode", Label: "Mode", Section: SectionQueues, Input: InputChoice, Choices: []string{ModeOnce, ModeRecurring},
-		Help: "once: a done finishes the item. recurring: a done schedules the item's next visit (revisit_after), the visit's outcome adapts its score, due items go out highest score first, and an item whose score falls below retire_below retires.",
+		Help: "once: a done finishes the item. recurring: a done schedules the item's next visit (revisit_after), the visit's outcome adapts its score, due items go out highest score first, and an item whose score falls below retire_below retires. The panel shows the visits' settings once the mode is recurring, and recrawl_after only while it is once.",
 		set:  setChoice(func(c *Config) *string { return &c.Mode }, ModeOnce, ModeRecurring),
 		get:  func(p Project) string { return p.Config.Mode }},
-	{Name: "revisit_after", Label: "Visit again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
+	{Name: "revisit_after", Mode: ModeRecurring, Label: "Visit again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
 		Help: "In a recurring project, how long after a done the item is due again (1 second to ten years, 316224000).",
 		set: func(p *Project, s string) error {
 			n, err := parseCount(s)
@@ -389,16 +389,16 @@ var Keys = []Key[Project]{
 			return err
 		},
 		get: getCount(func(c *Config) *int64 { return &c.RevisitAfter })},
-	{Name: "score_none", Label: "Score factor: nothing found", Section: SectionQueues, Input: InputText,
+	{Name: "score_none", Mode: ModeRecurring, Label: "Score factor: nothing found", Section: SectionQueues, Input: InputText,
 		Help: "What a visit reporting the outcome \"none\" multiplies the item's score by (the score starts at 1).",
 		set:  setFactor(func(c *Config) *float64 { return &c.ScoreNone }), get: getFactor(func(c *Config) *float64 { return &c.ScoreNone })},
-	{Name: "score_some", Label: "Score factor: something found", Section: SectionQueues, Input: InputText,
+	{Name: "score_some", Mode: ModeRecurring, Label: "Score factor: something found", Section: SectionQueues, Input: InputText,
 		Help: "What a visit reporting the outcome \"some\" multiplies the item's score by.",
 		set:  setFactor(func(c *Config) *float64 { return &c.ScoreSome }), get: getFactor(func(c *Config) *float64 { return &c.ScoreSome })},
-	{Name: "score_full", Label: "Score factor: everything found", Section: SectionQueues, Input: InputText,
+	{Name: "score_full", Mode: ModeRecurring, Label: "Score factor: everything found", Section: SectionQueues, Input: InputText,
 		Help: "What a visit reporting the outcome \"full\" multiplies the item's score by.",
 		set:  setFactor(func(c *Config) *float64 { return &c.ScoreFull }), get: getFactor(func(c *Config) *float64 { return &c.ScoreFull })},
-	{Name: "retire_below", Label: "Retire below the score", Section: SectionQueues, Input: InputText,
+	{Name: "retire_below", Mode: ModeRecurring, Label: "Retire below the score", Section: SectionQueues, Input: InputText,
 		Help: "An item whose score falls below this retires: it is listed (the queue retired) and visited no more until an admin revives it.",
 		set: func(p *Project, s string) error {
 			f, err := strconv.ParseFloat(s, 64)
@@ -480,6 +480,15 @@ const (
 	maxRecrawlAfter    = maxSeconds
 	maxFilesPerItem    = 1000
 )
+
+// Duration is a configuration value in seconds as a time.Duration, the
+// one conversion of them: every key in seconds is bounded (maxSeconds, ten
+// years, is 3.2e17 of the 9.2e18 nanoseconds a Duration holds), and a value
+// out of range, of a Config not read through the store, is clamped into
+// [0, maxSeconds] rather than wrapping.
+func Duration(seconds int64) time.Duration {
+	return time.Duration(min(max(seconds, 0), maxSeconds)) * time.Second
+}
 
 // clamp brings every numeric value into its key's range: a configuration
 // stored before a bound existed (or written into the database by hand)

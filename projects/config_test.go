@@ -3,9 +3,11 @@ package projects_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"tracker/db/dbtest"
 	"tracker/projects"
@@ -137,6 +139,29 @@ func TestRecrawlRefusedInRecurringProjects(t *testing.T) {
 		}
 		if stored.Config.Recurring() != p.Config.Recurring() || stored.Config.RecrawlAfter != p.Config.RecrawlAfter {
 			t.Fatalf("%v then %v: the refused change was stored: %+v", c.first, c.then, stored.Config)
+		}
+	}
+}
+
+// A value in seconds becomes a time.Duration clamped into the range of the
+// keys in seconds: never negative, never wrapped round.
+func TestDuration(t *testing.T) {
+	t.Parallel()
+	most := time.Duration(countRanges["reclaim_ttl"][1]) * time.Second
+	for _, tc := range []struct {
+		seconds int64
+		want    time.Duration
+	}{
+		{0, 0},
+		{60, time.Minute},
+		{countRanges["reclaim_ttl"][1], most},
+		{-1, 0},
+		{math.MinInt64, 0},
+		{math.MaxInt64, most},
+		{math.MaxInt64 / int64(time.Second) * 2, most},
+	} {
+		if got := projects.Duration(tc.seconds); got != tc.want {
+			t.Errorf("Duration(%d) = %v, want %v", tc.seconds, got, tc.want)
 		}
 	}
 }

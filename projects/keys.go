@@ -28,8 +28,11 @@ type Key[T any] struct {
 	// GlobalOnly keys are changed by global admins only: HTML that every
 	// warrior's web interface shows, and the project's visibility.
 	GlobalOnly bool
-	set        func(t *T, value string) error
-	get        func(t T) string
+	// Mode is the project mode the key means something in (ModeOnce,
+	// ModeRecurring; "" for both): the panel shows it only there.
+	Mode string
+	set  func(t *T, value string) error
+	get  func(t T) string
 }
 
 // Section names an admin page of a project's settings.

@@ -46,7 +46,7 @@
     int, bytes,
     rate: (n) => n.toFixed(1),
     bytesrate: (n) => `${bytes(n)}/s`,
-    pct: (n) => `${(n * 100).toFixed(1)} %`,
+    pct: (n) => `${(n * 100).toFixed(1)}\u00a0%`, // never "27.8" and "%" on two lines
     duration,
     time: when,
     yesno: (b) => (b ? "yes" : "no"),
@@ -69,6 +69,69 @@
   };
   const slug = root.dataset.project;
   const downloaderURL = (nick) => `/${slug}/downloader/${encodeURIComponent(nick)}`;
+  const nickLink = (nick, cls) => {
+    const a = link(downloaderURL(nick), nick);
+    a.title = nick; // the whole nick, when the page cuts it with an ellipsis
+    if (cls) a.className = cls;
+    return a;
+  };
+
+  function feedEntry(e) {
+    const li = document.createElement("li");
+    const time = text("time", ago(e.at));
+    time.dateTime = e.at;
+    li.append(time, " ", nickLink(e.downloader, "who"), " ", text("code", e.item));
+    if (e.items > 1) li.append(" ", text("span", `and ${int(e.items - 1)} more`));
+    li.append(" ", text("span", bytes(e.bytes), "bytes"));
+    return li;
+  }
+
+  // The numbers of a leaderboard row, as views/leaderboard.templ renders
+  // them: cells 2 to 6 (rank and nick stay while the order does).
+  function fillLeader(tr, l) {
+    const cells = tr.cells;
+    cells[2].textContent = int(l.items);
+    cells[3].textContent = bytes(l.bytes);
+    cells[4].textContent = formats.pct(l.share);
+    cells[5].replaceChildren();
+    if (l.last_seen && !l.last_seen.startsWith("0001")) {
+      const time = text("time", ago(l.last_seen));
+      time.dateTime = l.last_seen;
+      cells[5].append(time);
+    }
+    cells[6].replaceChildren(l.version || "");
+    if (l.outdated) cells[6].append(" ", text("span", "outdated", "badge warn"));
+  }
+
+  function newLeader(l) {
+    const tr = document.createElement("tr");
+    tr.dataset.testid = "leader";
+    tr.dataset.nick = l.nick;
+    const nick = document.createElement("td");
+    nick.className = "nick";
+    nick.append(nickLink(l.nick));
+    tr.append(text("td", String(l.rank), "num rank"), nick, text("td", "", "num"), text("td", "", "num"),
+      text("td", "", "num wide"), text("td", "", "wide nowrap"), text("td", "", "wide nowrap"));
+    fillLeader(tr, l);
+    return tr;
+  }
+
+  // renderLeaders updates the rows in place while the order stands, so a
+  // focused line toggle keeps its focus; a new order rebuilds them.
+  function renderLeaders(tbody, leaders) {
+    const rows = [...tbody.rows];
+    if (rows.length === leaders.length && rows.every((tr, i) => tr.dataset.nick === leaders[i].nick)) {
+      rows.forEach((tr, i) => fillLeader(tr, leaders[i]));
+      return;
+    }
+    const focused = tbody.contains(document.activeElement) ? document.activeElement.dataset.toggleLine : undefined;
+    tbody.replaceChildren(...leaders.map(newLeader));
+    decorateRows();
+    if (focused !== undefined) {
+      const b = [...tbody.querySelectorAll("button[data-toggle-line]")].find((x) => x.dataset.toggleLine === focused);
+      if (b) b.focus();
+    }
+  }
 
   function render(board) {
     for (const el of root.querySelectorAll("[data-live]")) {
@@ -82,40 +145,151 @@
       bar.style.width = `${pct.toFixed(1)}%`;
       bar.parentElement.setAttribute("aria-valuenow", pct.toFixed(1));
     }
+    // "Just done": the first entries in the list, the rest behind "Show more".
     const feed = root.querySelector("[data-live-feed]");
     if (feed) {
-      feed.replaceChildren(...(board.feed || []).map((e) => {
-        const li = document.createElement("li");
-        const time = text("time", ago(e.at));
-        time.dateTime = e.at;
-        li.append(time, " ", link(downloaderURL(e.downloader), e.downloader), " ", text("code", e.item));
-        if (e.items > 1) li.append(" ", text("span", `and ${int(e.items - 1)} more`));
-        li.append(" ", text("span", bytes(e.bytes), "bytes"));
-        return li;
-      }));
+      const shown = Number(feed.dataset.shown) || 15;
+      const entries = (board.feed || []).map(feedEntry);
+      feed.replaceChildren(...entries.slice(0, shown));
+      const more = root.querySelector("[data-live-feed-more]");
+      if (more) {
+        more.replaceChildren(...entries.slice(shown));
+        const details = more.closest("details");
+        details.hidden = entries.length <= shown;
+        details.querySelector("[data-live-feed-count]").textContent = int(Math.max(entries.length - shown, 0));
+      }
+      const empty = feed.parentElement.querySelector(".empty");
+      if (empty) empty.hidden = entries.length > 0;
     }
     const leaders = root.querySelector("[data-live-leaders]");
-    if (leaders) {
-      leaders.replaceChildren(...(board.leaders || []).map((l) => {
-        const tr = document.createElement("tr");
-        tr.dataset.testid = "leader";
-        const nick = document.createElement("td");
-        nick.className = "nick";
-        nick.append(link(downloaderURL(l.nick), l.nick));
-        const seen = document.createElement("td");
-        if (l.last_seen && !l.last_seen.startsWith("0001")) {
-          const time = text("time", ago(l.last_seen));
-          time.dateTime = l.last_seen;
-          seen.append(time);
-        }
-        const version = text("td", l.version);
-        if (l.outdated) version.append(" ", text("span", "outdated", "badge warn"));
-        tr.append(text("td", String(l.rank), "num"), nick, text("td", int(l.items), "num"),
-          text("td", bytes(l.bytes), "num"), text("td", formats.pct(l.share), "num"), seen, version);
-        return tr;
-      }));
+    if (leaders) renderLeaders(leaders, board.leaders || []);
+    chartsWanted(board);
+  }
+
+  // The charts (views/chart.templ) are drawn by the server: as completions
+  // come, the page reads them again from GET /{project}/chart, no more
+  // often than every chartEvery, once the rollup has folded the new ones
+  // in (foldLag), and swaps them in.
+  const chartsBox = root.querySelector("[data-charts-url]");
+  const chartEvery = 5000;
+  const foldLag = 3000;
+  const chartsAt = () => {
+    const c = chartsBox && chartsBox.querySelector(".charts");
+    return c ? Date.parse(c.dataset.at) || 0 : 0;
+  };
+  let lastDone = null;
+  let wantChartsAfter = 0; // the server's time the charts must be read after
+  let wantLocal = 0;       // this browser's time to ask at the earliest
+  let lastChartFetch = 0;
+  let chartTimer = null;
+  let chartFetching = false;
+
+  function chartsWanted(board) {
+    const done = board.totals.done;
+    if (lastDone !== null && done !== lastDone) {
+      wantChartsAfter = Date.parse(board.at) + foldLag;
+      wantLocal = Date.now() + foldLag;
+    }
+    lastDone = done;
+    scheduleCharts();
+  }
+
+  function scheduleCharts() {
+    if (!chartsBox || chartTimer || chartFetching || chartsAt() >= wantChartsAfter) return;
+    const wait = Math.max(0, lastChartFetch + chartEvery - Date.now(), wantLocal - Date.now());
+    chartTimer = setTimeout(refreshCharts, wait);
+  }
+
+  async function refreshCharts() {
+    chartTimer = null;
+    chartFetching = true;
+    lastChartFetch = Date.now();
+    try {
+      const resp = await fetch(chartsBox.dataset.chartsUrl, { cache: "no-cache" });
+      if (resp.ok) {
+        const fresh = new DOMParser().parseFromString(await resp.text(), "text/html").querySelector(".charts");
+        if (fresh) swapCharts(fresh);
+      }
+    } catch (e) { /* the next board asks again */ }
+    chartFetching = false;
+    scheduleCharts();
+  }
+
+  function swapCharts(fresh) {
+    const old = chartsBox.querySelector(".charts");
+    const focused = old && old.contains(document.activeElement) ? document.activeElement.dataset.toggleLine : undefined;
+    const node = document.importNode(fresh, true);
+    if (old) old.replaceWith(node); else chartsBox.append(node);
+    setUpLines();
+    if (focused !== undefined) {
+      const b = [...node.querySelectorAll("button[data-toggle-line]")].find((x) => x.dataset.toggleLine === focused);
+      if (b) b.focus();
     }
   }
+
+  // The top downloaders' lines: each shows or hides from its legend entry,
+  // or from its row in the leaderboard (a click anywhere on the row but
+  // its link, or its swatch button from the keyboard).
+  const hiddenLines = new Set();
+  let lineColour = new Map(); // nick → l0..l9
+
+  function setUpLines() {
+    lineColour = new Map();
+    const hint = root.querySelector("[data-lines-hint]");
+    if (hint) hint.hidden = !root.querySelector("li[data-line-nick]");
+    for (const li of root.querySelectorAll("li[data-line-nick]")) {
+      const nick = li.dataset.lineNick;
+      lineColour.set(nick, [...li.classList].find((c) => /^l\d$/.test(c)) || "l0");
+      if (!li.querySelector("button")) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.dataset.toggleLine = nick;
+        b.append(...li.childNodes);
+        li.append(b);
+      }
+    }
+    decorateRows();
+  }
+
+  function decorateRows() {
+    for (const tr of root.querySelectorAll("table.leaders tbody tr[data-nick]")) {
+      const nick = tr.dataset.nick;
+      const colour = lineColour.get(nick);
+      let b = tr.querySelector("button.line-toggle");
+      if (b && (!colour || !b.classList.contains(colour))) { b.remove(); b = null; }
+      tr.classList.toggle("has-line", !!colour);
+      if (!colour || b) continue;
+      b = document.createElement("button");
+      b.type = "button";
+      b.className = `line-toggle ${colour}`;
+      b.dataset.toggleLine = nick;
+      b.setAttribute("aria-label", `${nick}'s line on the chart`);
+      b.append(text("span", "", "swatch"));
+      tr.cells[0].prepend(b);
+    }
+    applyLines();
+  }
+
+  function applyLines() {
+    for (const path of root.querySelectorAll("path[data-line]")) {
+      path.classList.toggle("off", hiddenLines.has(path.dataset.line));
+    }
+    for (const b of root.querySelectorAll("button[data-toggle-line]")) {
+      b.setAttribute("aria-pressed", String(!hiddenLines.has(b.dataset.toggleLine)));
+    }
+  }
+
+  function toggleLine(nick) {
+    if (hiddenLines.has(nick)) hiddenLines.delete(nick); else hiddenLines.add(nick);
+    applyLines();
+  }
+
+  root.addEventListener("click", (ev) => {
+    const b = ev.target.closest("button[data-toggle-line]");
+    if (b) { toggleLine(b.dataset.toggleLine); return; }
+    const tr = ev.target.closest("table.leaders tr.has-line");
+    if (tr && !ev.target.closest("a, button")) toggleLine(tr.dataset.nick);
+  });
 
   function received(board) {
     lastBoard = Date.now();
@@ -172,6 +346,7 @@
     pollTimer = null;
   }
 
+  setUpLines();
   connect();
   setInterval(tick, 1000);
 })();

@@ -226,9 +226,32 @@ const (
 // Chart is completions over time, of a project or of one downloader.
 type Chart struct {
 	Span Span `json:"span"`
-	// Bucket is each point's width in seconds.
-	Bucket int64   `json:"bucket_seconds"`
-	Points []Point `json:"points"`
+	// Bucket is each point's width in seconds; the last point's bucket
+	// ends at At, when the chart was read.
+	Bucket int64     `json:"bucket_seconds"`
+	At     time.Time `json:"at"`
+	Points []Point   `json:"points"`
+	// Lines are the project's top downloaders' (nil on a downloader's
+	// chart).
+	Lines *Lines `json:"lines,omitempty"`
+}
+
+// Lines are the bytes the project's top downloaders (ChartLines of them,
+// first by bytes all time) downloaded over a chart's span, cumulative.
+type Lines struct {
+	// Start is where the lines begin: the chart's start, to the bucket.
+	Start time.Time `json:"start"`
+	// Bucket is the lines' step in seconds: the chart's bucket, an hour
+	// at least (downloaders are kept by the hour).
+	Bucket      int64  `json:"bucket_seconds"`
+	Downloaders []Line `json:"downloaders"`
+}
+
+// Line is one downloader's bytes: Bytes[i] is what they downloaded from
+// Start to Start + i buckets (0 at Start), the last to the chart's At.
+type Line struct {
+	Nick  string  `json:"nick"`
+	Bytes []int64 `json:"bytes"`
 }
 
 // DownloaderStats is one downloader's page on a project.

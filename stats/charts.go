@@ -11,37 +11,84 @@ import (
 	"tracker/projects"
 )
 
-// chartSpans: how far back each span reaches and how wide its buckets are.
-var chartSpans = map[Span]struct{ back, bucket time.Duration }{
-	SpanDay:   {24 * time.Hour, 5 * time.Minute},
-	SpanWeek:  {7 * 24 * time.Hour, time.Hour},
-	SpanMonth: {30 * 24 * time.Hour, 6 * time.Hour},
-	SpanAll:   {0, 24 * time.Hour},
+// chartSpans: how far back each span reaches (0: to the project's first
+// completion).
+var chartSpans = map[Span]time.Duration{
+	SpanDay:   24 * time.Hour,
+	SpanWeek:  7 * 24 * time.Hour,
+	SpanMonth: 30 * 24 * time.Hour,
+	SpanAll:   0,
 }
+
+// A chart's buckets are the narrowest of chartWidths that cut its span
+// into at most chartBuckets: a full day by 5 minutes, a week by the hour,
+// a month by 6 hours, a project two hours old by the minute. Widths under
+// an hour only where the minute buckets are kept (MinutesKept).
+var chartWidths = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour,
+	6 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour}
+
+const (
+	chartBuckets = 360
+	// chartMinSpan is the shortest span a chart shows: a project's first
+	// minutes as a quarter of an hour by the minute, not one bar.
+	chartMinSpan = 15 * time.Minute
+	// ChartLines is how many downloaders a project's chart draws a line
+	// for: the first of the all-time board by bytes.
+	ChartLines = 10
+	// chartEvery is how long a project's chart, with its lines, is kept
+	// for every viewer before it is read again.
+	chartEvery = 5 * time.Second
+)
 
 // ValidSpan says whether s is a chart span.
 func ValidSpan(s Span) bool { _, ok := chartSpans[s]; return ok }
 
+// chartWidth is the bucket width of a chart from start to now, at least
+// least wide.
+func chartWidth(start, now time.Time, least time.Duration) time.Duration {
+	for _, w := range chartWidths {
+		if w < least || (w < time.Hour && start.Before(now.Add(-MinutesKept))) {
+			continue
+		}
+		if now.Sub(start)/w < chartBuckets {
+			return w
+		}
+	}
+	return chartWidths[len(chartWidths)-1]
+}
+
 // Chart is the project's completions over a span, or one downloader's
-// when nick is set. Buckets with nothing done are present, as zeros.
+// when nick is set. The span starts no earlier than the project's first
+// completion, so a young project's chart is not one bar at the right edge
+// of an empty day. Buckets with nothing done are present, as zeros.
 func (h *Hub) Chart(ctx context.Context, p projects.Project, span Span, nick string) (Chart, error) {
-	sp, ok := chartSpans[span]
+	back, ok := chartSpans[span]
 	if !ok {
-		span, sp = SpanDay, chartSpans[SpanDay]
+		span, back = SpanDay, chartSpans[SpanDay]
 	}
 	now := time.Now().UTC()
-	bucket := sp.bucket
-	if nick != "" && bucket < time.Hour {
-		bucket = time.Hour // downloaders are kept by the hour
+	first, err := h.firstDone(ctx, p, now)
+	if err != nil {
+		return Chart{}, err
 	}
 	start := p.CreatedAt.UTC()
-	if sp.back > 0 {
-		start = now.Add(-sp.back)
+	switch {
+	case !first.IsZero() && (back == 0 || first.After(now.Add(-back))):
+		start = first
+	case back > 0:
+		start = now.Add(-back)
 	}
+	if now.Sub(start) < chartMinSpan {
+		start = now.Add(-chartMinSpan)
+	}
+	least := time.Minute
+	if nick != "" {
+		least = time.Hour // downloaders are kept by the hour
+	}
+	bucket := chartWidth(start, now, least)
 	start = start.Truncate(bucket)
 
 	var rows []Point
-	var err error
 	switch {
 	case nick != "":
 		var rs []db.DownloaderHoursSinceRow
@@ -65,7 +112,105 @@ func (h *Hub) Chart(ctx context.Context, p projects.Project, span Span, nick str
 	if err != nil {
 		return Chart{}, err
 	}
-	return Chart{Span: span, Bucket: int64(bucket / time.Second), Points: buckets(rows, start, now, bucket)}, nil
+	return Chart{Span: span, Bucket: int64(bucket / time.Second), At: now, Points: buckets(rows, start, now, bucket)}, nil
+}
+
+// firstDone is the time of the project's first folded completion, to the
+// minute when it is recent enough for the minutes to be kept, else to the
+// hour; zero when there is none.
+func (h *Hub) firstDone(ctx context.Context, p projects.Project, now time.Time) (time.Time, error) {
+	first, err := h.q.SeriesHoursFirst(ctx, p.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	if first.After(now.Add(-MinutesKept + time.Hour)) {
+		minute, err := h.q.SeriesMinutesFirst(ctx, db.SeriesMinutesFirstParams{ProjectID: p.ID, Since: first})
+		switch {
+		case err == nil:
+			return minute.UTC(), nil
+		case !errors.Is(err, pgx.ErrNoRows):
+			return time.Time{}, err
+		}
+	}
+	return first.UTC(), nil
+}
+
+// BoardChart is the project's chart of a span with the lines of its top
+// downloaders (ChartLines of them), as the leaderboard shows it: read at
+// most every chartEvery, whoever asks.
+func (h *Hub) BoardChart(ctx context.Context, p projects.Project, span Span) (Chart, error) {
+	if !ValidSpan(span) {
+		span = SpanDay
+	}
+	w := h.watchOf(p)
+	w.mu.Lock()
+	c, ok := w.charts[span]
+	w.mu.Unlock()
+	if ok && time.Since(c.At) < chartEvery {
+		return c, nil
+	}
+	c, err := h.Chart(ctx, p, span, "")
+	if err != nil {
+		return Chart{}, err
+	}
+	if c.Lines, err = h.lines(ctx, w, c); err != nil {
+		return Chart{}, err
+	}
+	w.mu.Lock()
+	if w.charts == nil {
+		w.charts = map[Span]Chart{}
+	}
+	w.charts[span] = c
+	w.mu.Unlock()
+	return c, nil
+}
+
+// lines are the cumulative bytes of the project's top downloaders over
+// the chart's span, by the hour at least (as downloaders are kept).
+func (h *Hub) lines(ctx context.Context, w *watch, c Chart) (*Lines, error) {
+	if len(c.Points) == 0 {
+		return nil, nil
+	}
+	r, err := h.currentRankings(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	var nicks []string
+	for _, i := range r.all.byBytes[:min(ChartLines, len(r.all.byBytes))] {
+		nicks = append(nicks, r.all.entries[i].nick)
+	}
+	if len(nicks) == 0 {
+		return nil, nil
+	}
+	width := max(time.Duration(c.Bucket)*time.Second, time.Hour)
+	start := c.Points[0].At.Truncate(width)
+	bins := int(c.At.Sub(start)/width) + 1
+	rows, err := h.q.DownloaderHoursBinned(ctx, db.DownloaderHoursBinnedParams{ProjectID: w.project.ID,
+		Nicks: nicks, Since: start, Width: int64(width / time.Second)})
+	if err != nil {
+		return nil, err
+	}
+	l := &Lines{Start: start, Bucket: int64(width / time.Second), Downloaders: make([]Line, len(nicks))}
+	at := map[string]int{}
+	for i, nick := range nicks {
+		l.Downloaders[i] = Line{Nick: nick, Bytes: make([]int64, bins+1)}
+		at[nick] = i
+	}
+	for _, row := range rows {
+		if i, ok := at[row.Downloader]; ok && row.Bin >= 0 && int(row.Bin) < bins {
+			l.Downloaders[i].Bytes[row.Bin+1] = row.Bytes
+		}
+	}
+	for i := range l.Downloaders {
+		b := l.Downloaders[i].Bytes
+		for j := 1; j < len(b); j++ {
+			b[j] = db.AddBytes(b[j-1], b[j])
+		}
+	}
+	return l, nil
 }
 
 // buckets sums rows into buckets of width from start to now.

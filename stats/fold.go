@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -53,6 +52,18 @@ const MinutesKept = 48 * time.Hour
 // project is folded, and the error is a *FoldError naming the projects
 // left pending.
 func (s *Store) Fold(ctx context.Context) (int64, error) {
+	if on, err := s.q.Citus(ctx); err != nil {
+		return 0, err
+	} else if on {
+		// On Citus a project's tallies and totals are on its worker: the
+		// fold goes project by project.
+		n, err := s.foldEach(ctx, s.q.DoneTalliesFoldDistributed)
+		if err != nil && ctx.Err() != nil {
+			return n, err
+		}
+		_, perr := s.q.FeedPruneDistributed(ctx, FeedKept)
+		return n, errors.Join(err, perr)
+	}
 	var total int64
 	for ctx.Err() == nil {
 		// The highest tally number handed out, read before the batch's
@@ -67,7 +78,7 @@ func (s *Store) Fold(ctx context.Context) (int64, error) {
 			if ctx.Err() != nil {
 				return total, err
 			}
-			n, err := s.foldEach(ctx)
+			n, err := s.foldEach(ctx, s.q.DoneTalliesFold)
 			total += n
 			if err != nil && ctx.Err() != nil {
 				return total, err
@@ -83,9 +94,9 @@ func (s *Store) Fold(ctx context.Context) (int64, error) {
 	return total, ctx.Err()
 }
 
-// foldEach folds the pending tallies project by project, each project
-// until it has none left or one of its batches fails.
-func (s *Store) foldEach(ctx context.Context) (int64, error) {
+// foldEach folds the pending tallies project by project with fold, each
+// project until it has none left or one of its batches fails.
+func (s *Store) foldEach(ctx context.Context, fold func(context.Context, db.DoneTalliesFoldParams) (int64, error)) (int64, error) {
 	pending, err := s.q.DoneTalliesProjects(ctx)
 	if err != nil {
 		return 0, err
@@ -94,7 +105,7 @@ func (s *Store) foldEach(ctx context.Context) (int64, error) {
 	var failed FoldError
 	for _, p := range pending {
 		for {
-			n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{ProjectID: p.ProjectID, Max: foldBatch, DomainsKept: DomainsKept, FeedKept: FeedKept})
+			n, err := fold(ctx, db.DoneTalliesFoldParams{ProjectID: p.ProjectID, Max: foldBatch, DomainsKept: DomainsKept, FeedKept: FeedKept})
 			total += n
 			if ctx.Err() != nil {
 				return total, ctx.Err()
@@ -163,5 +174,5 @@ func (e *FoldError) Unwrap() []error {
 
 // Prune drops the minute buckets older than MinutesKept.
 func (s *Store) Prune(ctx context.Context) (int64, error) {
-	return s.q.SeriesMinutesPrune(ctx, pgtype.Interval{Microseconds: MinutesKept.Microseconds(), Valid: true})
+	return s.q.SeriesMinutesPrune(ctx, MinutesKept)
 }

@@ -68,6 +68,8 @@ type watch struct {
 	rankings *rankings
 	// What StatsJSON made last.
 	classicCache
+	// charts are the charts BoardChart read last, by span.
+	charts map[Span]Chart
 }
 
 // sample is a project's counters at one moment.

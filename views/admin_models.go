@@ -30,7 +30,7 @@ type AdminPage struct {
 	Flash    string
 	Error    string
 	// Nav is the part of the panel the page is in, marked in the bar:
-	// "projects", "audit", "users" or "settings".
+	// "projects", "audit", "jobs", "users" or "settings".
 	Nav string
 }
 
@@ -44,22 +44,63 @@ type AdminProjectRow struct {
 	Errors      int64
 }
 
-// AdminJob is a background job on the dashboard.
-type AdminJob struct {
-	Name           string
-	Enabled        bool
-	Every          time.Duration
-	LastFinishedAt *time.Time
-	LastOutcome    string
-	LastError      string
-	LastSummary    string
-}
-
 // AdminHomeView is the admin dashboard.
 type AdminHomeView struct {
 	AdminPage
 	Projects []AdminProjectRow
-	Jobs     []AdminJob
+	// The background jobs in a line: how many, those whose last run
+	// failed, those switched off.
+	Jobs                int
+	JobsFailed, JobsOff []string
+}
+
+// AdminJob is a background job on the jobs page.
+type AdminJob struct {
+	Name string
+	// Purpose says in a few words what the job does.
+	Purpose string
+	Enabled bool
+	Every   time.Duration
+	// EveryValue is the interval form's value: the one sent when it was
+	// refused (EveryError says why), else the interval.
+	EveryValue, EveryError string
+	NextRunAt              time.Time
+	// RunRequested: an admin asked for a run that has not started.
+	RunRequested                  bool
+	Running                       bool
+	LastStartedAt, LastFinishedAt *time.Time
+	LastOutcome                   string
+	LastError                     string
+	LastSummary                   string
+	// Failed are the projects whose step of the last run failed, as far
+	// as the viewer runs them; OtherFailed counts the others.
+	Failed         []AdminJobFailure
+	OtherFailed    int
+	Runs, Failures int64
+}
+
+// AdminJobFailure is a project a job's last run failed on.
+type AdminJobFailure struct {
+	Project string
+	URL     string // its admin page; "" once it is deleted
+	Error   string
+}
+
+// LastTook is how long the last run took; "" while none has ended since
+// it started.
+func (j AdminJob) LastTook() string {
+	if j.LastStartedAt == nil || j.LastFinishedAt == nil || j.LastFinishedAt.Before(*j.LastStartedAt) {
+		return ""
+	}
+	return FormatElapsed(j.LastFinishedAt.Sub(*j.LastStartedAt))
+}
+
+// AdminJobsView is the jobs page. Only global admins change the jobs
+// (CanChange); project admins read it.
+type AdminJobsView struct {
+	AdminPage
+	Jobs      []AdminJob
+	CanChange bool
 }
 
 // Field is one setting on an admin form, from the configuration table:
@@ -114,6 +155,9 @@ type AdminOverviewView struct {
 	AdminProjectPage
 	Archived  int64
 	Discarded int64
+	// Recurring is where a recurring project's items stand (nil in a
+	// project whose items are done once).
+	Recurring *RecurringState
 	// Item is the item looked up, nil when none was.
 	Item *Lookup
 	// Recent are the project's latest audit entries.

@@ -50,20 +50,23 @@ func FormatRate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
 // FormatBytesRate renders bytes per second.
 func FormatBytesRate(r float64) string { return FormatBytes(int64(math.Round(r))) + "/s" }
 
+// nbsp joins a number to its "%": a line never breaks between them.
+const nbsp = "\u00a0"
+
 // FormatPct renders a 0..1 share as a percentage; "—" when unknown.
 func FormatPct(r *float64) string {
 	if r == nil {
 		return "—"
 	}
-	return strconv.FormatFloat(*r*100, 'f', 1, 64) + " %"
+	return strconv.FormatFloat(*r*100, 'f', 1, 64) + nbsp + "%"
 }
 
 // Percent is done of total as a percentage with one decimal.
 func Percent(done, total int64) string {
 	if total <= 0 {
-		return "0.0 %"
+		return "0.0" + nbsp + "%"
 	}
-	return strconv.FormatFloat(float64(done)*100/float64(total), 'f', 1, 64) + " %"
+	return strconv.FormatFloat(float64(done)*100/float64(total), 'f', 1, 64) + nbsp + "%"
 }
 
 // FormatDuration renders a length of time in its two largest units:
@@ -123,6 +126,61 @@ func Countdown(deadline, now time.Time) string {
 		return "closed"
 	}
 	return "closes in " + FormatDuration(deadline.Sub(now))
+}
+
+// Rel is how far t is from now in its largest unit, as the admin panel
+// shows times: "4 min ago", "in 25 s", "just now". static/admin.js says
+// the same as time passes.
+func Rel(t, now time.Time) string {
+	d := now.Sub(t)
+	future := d < 0
+	if future {
+		d = -d
+	}
+	var s string
+	switch {
+	case d < time.Second:
+		return "just now"
+	case d < time.Minute:
+		s = fmt.Sprintf("%d s", d/time.Second)
+	case d < time.Hour:
+		s = fmt.Sprintf("%d min", d/time.Minute)
+	case d < 48*time.Hour:
+		s = fmt.Sprintf("%d h", d/time.Hour)
+	default:
+		s = fmt.Sprintf("%d d", d/(24*time.Hour))
+	}
+	if future {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+// relText is Rel, or past once a time to come has passed (or is less
+// than a second away).
+func relText(t, now time.Time, past string) string {
+	if past != "" && t.Before(now.Add(time.Second)) {
+		return past
+	}
+	return Rel(t, now)
+}
+
+// Exact is a time to the second, in UTC: what a relative time stands for.
+func Exact(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+// FormatElapsed is how long something took, as precisely as is worth
+// reading: "340 ms", "1.2 s", "42 s", "3 min 5 s".
+func FormatElapsed(d time.Duration) string {
+	switch {
+	case d < 0:
+		d = 0
+		fallthrough
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d/time.Millisecond)
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	}
+	return FormatDuration(d)
 }
 
 // ISO is a time for datetime attributes and machines.

@@ -35,7 +35,7 @@ func (p boardParams) url(slug string) string {
 	if p.order != "" && p.order != string(stats.ByBytes) {
 		q.Set("order", p.order)
 	}
-	if p.span != "" && p.span != string(stats.SpanDay) {
+	if p.span != "" && p.span != string(stats.SpanAll) {
 		q.Set("span", p.span)
 	}
 	if p.all {
@@ -66,6 +66,22 @@ func spanURL(v LeaderboardView, span stats.Span) string {
 	p := paramsOf(v)
 	p.span = string(span)
 	return p.url(v.Project.Slug) + "#chart"
+}
+
+// chartsURL is where static/live.js reads the page's charts again.
+func chartsURL(v LeaderboardView) string {
+	return "/" + v.Project.Slug + "/chart?span=" + url.QueryEscape(string(v.Chart.Span))
+}
+
+// FeedShown is how many of the latest completions "Just done" shows
+// before "Show more".
+const FeedShown = 15
+
+func splitFeed(feed []stats.FeedEntry) (shown, more []stats.FeedEntry) {
+	if len(feed) <= FeedShown {
+		return feed, nil
+	}
+	return feed[:FeedShown], feed[FeedShown:]
 }
 
 func pageURL(v LeaderboardView, page int) string {

@@ -37,6 +37,22 @@ type HomeProject struct {
 	Active      int64   // warriors active in the last stats.ActiveWindow
 	Deadline    *time.Time
 	Paused      bool
+	// Recurring projects never finish: they show where their items stand
+	// instead of a progress bar.
+	Recurring *RecurringState
+}
+
+// RecurringState is where a recurring project's items stand (the home
+// page and the project's admin overview show it).
+type RecurringState struct {
+	// Scheduled items were visited and wait for their next visit to be
+	// due; Due ones wait in the queues for a warrior; Out are with
+	// warriors now; Retired ones are visited no more.
+	Scheduled, Due, Out, Retired int64
+	// Visits made in the last hour, and wanted an hour for every item to
+	// be visited every revisit interval.
+	VisitsPerHour, NeededPerHour float64
+	Covered                      bool
 }
 
 // HomeView is the home page: every public project.
@@ -44,8 +60,11 @@ type HomeView struct {
 	Site     Site
 	Projects []HomeProject
 	Now      time.Time
+	// Done and Bytes add up the public projects' completions.
+	Done, Bytes int64
 	// Volunteers are the tracker's unique volunteers this month and in the
-	// last 30 days.
+	// last 30 days: the addresses that asked any project for work, each
+	// counted once in 30 days (package volunteers).
 	Volunteers volunteers.Counts
 }
 

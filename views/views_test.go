@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/a-h/templ"
 
 	"tracker/stats"
+	"tracker/volunteers"
 )
 
 func doc(t *testing.T, c templ.Component) *goquery.Document {
@@ -49,7 +51,7 @@ func leaderboardView() LeaderboardView {
 		},
 		Ranking:  stats.Ranking{Period: stats.AllTime, Order: stats.ByBytes, Total: 250, Offset: 100, Leaders: leaders},
 		PageSize: 100,
-		Chart:    stats.Chart{Span: stats.SpanDay, Bucket: 300},
+		Chart:    stats.Chart{Span: stats.SpanAll, Bucket: 300},
 		Now:      now,
 	}
 }
@@ -109,6 +111,53 @@ func TestLeaderboard(t *testing.T) {
 	}
 }
 
+// "Just done" shows FeedShown entries and the rest behind "Show more";
+// the leaderboard's rows carry their nick for the chart's lines, whole in
+// the link's title, and mark the columns a phone leaves out.
+func TestLeaderboardFeedAndRows(t *testing.T) {
+	v := leaderboardView()
+	v.Board.Feed = nil
+	for i := range 50 {
+		v.Board.Feed = append(v.Board.Feed, stats.FeedEntry{At: now, Downloader: "alice", Items: 1, Bytes: 10, Item: "item:" + strconv.Itoa(i)})
+	}
+	d := doc(t, Leaderboard(v))
+	if n := testid(d, "feed").Find("li").Length(); n != FeedShown || FeedShown != 15 {
+		t.Errorf("%d entries shown", n)
+	}
+	more := testid(d, "feed-more")
+	if _, hidden := more.Attr("hidden"); hidden || more.Find("li").Length() != 35 || testid(d, "feed-more-toggle").Text() != "Show 35 more" {
+		t.Errorf("show more: %q, %d entries", testid(d, "feed-more-toggle").Text(), more.Find("li").Length())
+	}
+	v.Board.Feed = v.Board.Feed[:3]
+	d = doc(t, Leaderboard(v))
+	if _, hidden := testid(d, "feed-more").Attr("hidden"); !hidden || testid(d, "feed").Find("li").Length() != 3 {
+		t.Error("show more offered with nothing more")
+	}
+	row := testid(d, "leader").Eq(0)
+	nick := v.Ranking.Leaders[0].Nick
+	if row.AttrOr("data-nick", "") != nick || row.Find("td.nick a").AttrOr("title", "") != nick {
+		t.Errorf("row's nick %q", row.AttrOr("data-nick", ""))
+	}
+	if row.Find("td.wide").Length() != 3 || d.Find("table.leaders th.wide").Length() != 3 {
+		t.Error("the columns a phone leaves out are not marked")
+	}
+	if got := row.Find("td").Eq(4).Text(); got != "75.0\u00a0%" {
+		t.Errorf("share %q", got)
+	}
+	if d.Find(`[data-charts-url="/demo/chart?span=all"]`).Length() != 1 {
+		t.Error("no address to read the charts again")
+	}
+	// A recurring project never finishes: its visits, no progress bar.
+	if d.Find("[data-testid=totals] [role=progressbar]").Length() != 1 {
+		t.Error("no progress bar")
+	}
+	v.Board.Coverage = &stats.Coverage{Tracked: 10}
+	d = doc(t, Leaderboard(v))
+	if d.Find("[data-testid=totals] [role=progressbar]").Length() != 0 || !strings.Contains(testid(d, "totals").Find(".big").Text(), "1,210 visits made") {
+		t.Errorf("a recurring project's totals: %q", testid(d, "totals").Find(".big").Text())
+	}
+}
+
 func TestLeaderboardLookup(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -161,24 +210,153 @@ func TestHome(t *testing.T) {
 	}
 }
 
+// A chart reads on its own: a title, a summary with the span and the
+// bucket, a y axis with units from 0 to a round top, times along the
+// bottom, and nothing drawn when nothing was done.
+// The home page adds up the tracker (one volunteer is one), says what a
+// volunteer is, keeps a percentage whole, and shows a recurring project's
+// items where they stand, not a progress bar it never finishes.
+func TestHomeTotalsAndRecurring(t *testing.T) {
+	d := doc(t, Home(HomeView{Now: now, Done: 1234, Bytes: 3 << 30, Volunteers: volunteers.Counts{Last30: 1, Month: 1},
+		Projects: []HomeProject{
+			{Slug: "once", Done: 278, Total: 1000},
+			{Slug: "again", Done: 5000, Total: 5010, Recurring: &RecurringState{Scheduled: 700, Due: 250, Out: 30, Retired: 20,
+				VisitsPerHour: 40, NeededPerHour: 50}},
+		}}))
+	totals := testid(d, "home-totals")
+	if testid(d, "home-total-done").Text() != "1,234" || testid(d, "home-total-bytes").Text() != "3.0 GiB" ||
+		testid(d, "home-total-projects").Text() != "2" || testid(d, "home-total-volunteers").Text() != "1" {
+		t.Errorf("totals %q", totals.Text())
+	}
+	vol := strings.Join(strings.Fields(testid(d, "home-volunteers").Text()), " ")
+	if !strings.HasPrefix(vol, "1 volunteer in the last 30 days, 1 new this month.") || !strings.Contains(vol, "network address") ||
+		!strings.Contains(vol, "not the warriors running now") {
+		t.Errorf("volunteers %q", vol)
+	}
+	cards := testid(d, "project")
+	if got := cards.Eq(0).Find("[data-testid=home-done] .nowrap").Text(); got != "(27.8\u00a0%)" {
+		t.Errorf("percentage %q", got)
+	}
+	again := cards.Eq(1)
+	if again.Find("[role=progressbar]").Length() != 0 {
+		t.Error("a recurring project has a progress bar")
+	}
+	if got := again.Find("[data-testid=recurring]").AttrOr("aria-label", ""); got != "700 scheduled for a later visit, 250 due, 30 out with warriors, 20 retired" {
+		t.Errorf("recurring %q", got)
+	}
+	if got := again.Find(".k-scheduled").First().AttrOr("style", ""); got != "width:70.00%;" {
+		t.Errorf("scheduled width %q", got)
+	}
+	if got := strings.Join(strings.Fields(again.Find("[data-testid=coverage]").Text()), " "); got != "Not covered 40 visits in the last hour, 50 an hour wanted." {
+		t.Errorf("coverage %q", got)
+	}
+	if d := doc(t, Home(HomeView{Volunteers: volunteers.Counts{Last30: 2}})); !strings.Contains(testid(d, "home-volunteers").Text(), "2 volunteers in") {
+		t.Error("two volunteers not plural")
+	}
+}
+
 func TestChartSVG(t *testing.T) {
-	empty := doc(t, ChartSVG(stats.Chart{Span: stats.SpanDay, Bucket: 300, Points: []stats.Point{{At: now}}}, ChartItems))
-	if empty.Find("svg").Length() != 0 || !strings.Contains(empty.Text(), "No completions") {
-		t.Error("an empty chart drew bars")
+	empty := doc(t, ChartSVG(stats.Chart{Span: stats.SpanDay, Bucket: 300, At: now, Points: []stats.Point{{At: now}}}, ChartItems))
+	if empty.Find("svg").Length() != 0 || !strings.Contains(empty.Text(), "No completions") || empty.Find("h3").Text() != "Items done per hour" {
+		t.Error("an empty chart drew something")
 	}
-	d := doc(t, ChartSVG(stats.Chart{Span: stats.SpanDay, Bucket: 300, Points: []stats.Point{
-		{At: now, Items: 4}, {At: now.Add(5 * time.Minute), Items: 8}, {At: now.Add(10 * time.Minute)},
-	}}, ChartItems))
-	rects := d.Find("svg rect")
-	if rects.Length() != 3 || rects.Eq(1).AttrOr("height", "") != "150.0" || rects.Eq(0).AttrOr("height", "") != "75.0" {
-		t.Errorf("bars %d: %v", rects.Length(), rects.Eq(0).AttrOr("height", ""))
+	// 4 and 8 items in two 5-minute buckets, then 2 in the minute the
+	// last bucket has run: 48, 96 and 120 an hour.
+	c := stats.Chart{Span: stats.SpanAll, Bucket: 300, At: now.Add(11 * time.Minute), Points: []stats.Point{
+		{At: now, Items: 4, Bytes: 3 << 20}, {At: now.Add(5 * time.Minute), Items: 8}, {At: now.Add(10 * time.Minute), Items: 2},
+	}}
+	d := doc(t, ChartSVG(c, ChartItems))
+	fig := testid(d, "chart-items")
+	if got := fig.Find("h3").Text(); got != "Items done per hour" {
+		t.Errorf("title %q", got)
 	}
-	if label := d.Find("svg").AttrOr("aria-label", ""); !strings.Contains(label, "12 in all") {
-		t.Errorf("chart label %q", label)
+	summary := testid(d, "chart-items-summary").Text()
+	if summary != "14 items done from 2026-11-22 12:00 UTC to 2026-11-22 12:11 UTC, at most 120 an hour (5 min buckets)." ||
+		fig.Find("svg").AttrOr("aria-label", "") != summary {
+		t.Errorf("summary %q", summary)
 	}
-	b := doc(t, ChartSVG(stats.Chart{Span: stats.SpanWeek, Bucket: 3600, Points: []stats.Point{{At: now, Items: 1, Bytes: 3 << 20}}}, ChartBytes))
-	if label := b.Find("svg").AttrOr("aria-label", ""); !strings.HasPrefix(label, "Bytes downloaded per 1 h") || !strings.Contains(label, "3.0 MiB in all") {
-		t.Errorf("bytes chart label %q", label)
+	var ys []string
+	fig.Find(".y-axis .tick").Each(func(_ int, s *goquery.Selection) { ys = append(ys, s.Text()) })
+	if strings.Join(ys, " ") != "0/h 50/h 100/h 150/h" {
+		t.Errorf("y axis %q", ys)
+	}
+	var xs []string
+	fig.Find(".x-axis span").Each(func(_ int, s *goquery.Selection) { xs = append(xs, s.Text()) })
+	if strings.Join(xs, " ") != "12:00 12:05 12:10" {
+		t.Errorf("x axis %q", xs)
+	}
+	// Steps: 48/h over the first 5 minutes of 11 (0 to 454.5), 96/h, then
+	// 120/h to the right edge; 150/h at the top of 300 units.
+	if got := fig.Find("path.rate").AttrOr("d", ""); got != "M0,300.0H0.0V204.0H454.5V108.0H909.1V60.0H1000.0V300.0Z" {
+		t.Errorf("path %q", got)
+	}
+	b := doc(t, ChartSVG(c, ChartBytes))
+	if got := testid(b, "chart-bytes-summary").Text(); !strings.HasPrefix(got, "3.0 MiB downloaded from") || !strings.Contains(got, "at most 10.2 KiB/s") {
+		t.Errorf("bytes summary %q", got)
+	}
+	ys = nil
+	b.Find(".y-axis .tick").Each(func(_ int, s *goquery.Selection) { ys = append(ys, s.Text()) })
+	if strings.Join(ys, " ") != "0 B/s 5 KiB/s 10 KiB/s 15 KiB/s" {
+		t.Errorf("bytes y axis %q", ys)
+	}
+}
+
+// The top downloaders' lines: one per downloader, coloured by rank, each
+// in the legend with its bytes; a chart without them has no such figure.
+func TestBoardChartsLines(t *testing.T) {
+	c := stats.Chart{Span: stats.SpanDay, Bucket: 300, At: now.Add(2 * time.Hour), Points: []stats.Point{{At: now, Items: 1, Bytes: 10}}}
+	if d := doc(t, BoardCharts(c)); testid(d, "chart-lines").Length() != 0 || testid(d, "chart-items").Length() != 1 {
+		t.Error("lines drawn without any")
+	}
+	c.Lines = &stats.Lines{Start: now, Bucket: 3600, Downloaders: []stats.Line{
+		{Nick: "alice", Bytes: []int64{0, 1 << 30, 3 << 30}},
+		{Nick: "<b>bob</b>", Bytes: []int64{0, 0, 1 << 30}},
+	}}
+	d := doc(t, BoardCharts(c))
+	if got := testid(d, "charts").AttrOr("data-at", ""); got != "2026-11-22T14:00:00Z" {
+		t.Errorf("data-at %q", got)
+	}
+	lines := testid(d, "chart-lines").Find("path.line")
+	if lines.Length() != 2 || lines.Eq(0).AttrOr("data-line", "") != "alice" || !lines.Eq(1).HasClass("l1") {
+		t.Fatalf("%d lines", lines.Length())
+	}
+	// alice's first GiB came in the chart's first 5 minutes, the only
+	// ones anything was done in (the chart says); her second in the
+	// second hour, of which the chart knows nothing finer.
+	if got := lines.Eq(0).AttrOr("d", ""); got != "M0.0,300.0L41.7,200.0L500.0,200.0L1000.0,0.0" {
+		t.Errorf("alice's line %q", got)
+	}
+	legend := testid(d, "chart-legend").Find("li")
+	if legend.Length() != 2 || legend.Eq(1).AttrOr("data-line-nick", "") != "<b>bob</b>" || !strings.Contains(legend.Eq(0).Text(), "3.0 GiB") {
+		t.Errorf("legend %q", legend.Text())
+	}
+	var ys []string
+	testid(d, "chart-lines").Find(".y-axis .tick").Each(func(_ int, s *goquery.Selection) { ys = append(ys, s.Text()) })
+	if strings.Join(ys, " ") != "0 B 1 GiB 2 GiB 3 GiB" {
+		t.Errorf("lines y axis %q", ys)
+	}
+}
+
+func TestTimeTicks(t *testing.T) {
+	for _, c := range []struct {
+		span time.Duration
+		want string
+	}{
+		{15 * time.Minute, "12:05 12:10 12:15"},
+		{24 * time.Hour, "18:00 Nov 23 06:00 12:00"},
+		{7 * 24 * time.Hour, "Nov 23 Nov 25 Nov 27 Nov 29"},
+		{400 * 24 * time.Hour, "Jan 2027 Apr 2027 Jul 2027 Oct 2027"},
+	} {
+		var got []string
+		for _, tk := range timeTicks(now.Add(time.Minute), now.Add(time.Minute+c.span)) {
+			got = append(got, tk.Label)
+			if tk.Pos < 0 || tk.Pos > 100 {
+				t.Errorf("%v: tick %q at %v", c.span, tk.Label, tk.Pos)
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%v: ticks %q, want %q", c.span, got, c.want)
+		}
 	}
 }
 
@@ -201,10 +379,29 @@ func TestFormats(t *testing.T) {
 		{FormatInt(1234567), "1,234,567"}, {FormatInt(-1000), "-1,000"}, {FormatInt(12), "12"},
 		{FormatDuration(0), "0 s"}, {FormatDuration(90 * time.Second), "1 min 30 s"},
 		{FormatDuration(50 * time.Hour), "2 d 2 h"}, {FormatDuration(48 * time.Hour), "2 d"},
-		{FormatBytes(1536), "1.5 KiB"}, {Percent(1, 3), "33.3 %"}, {Percent(1, 0), "0.0 %"},
+		{FormatBytes(1536), "1.5 KiB"}, {Percent(1, 3), "33.3\u00a0%"}, {Percent(1, 0), "0.0\u00a0%"},
+		{FormatElapsed(340 * time.Millisecond), "340 ms"}, {FormatElapsed(1234 * time.Millisecond), "1.2 s"},
+		{FormatElapsed(42 * time.Second), "42 s"}, {FormatElapsed(3 * time.Minute), "3 min"}, {FormatElapsed(-time.Second), "0 ms"},
+		{Rel(now.Add(-4*time.Minute-10*time.Second), now), "4 min ago"}, {Rel(now.Add(25*time.Second), now), "in 25 s"},
+		{Rel(now.Add(-300*time.Millisecond), now), "just now"}, {Rel(now.Add(-47*time.Hour), now), "47 h ago"},
+		{Rel(now.Add(-50*time.Hour), now), "2 d ago"}, {relText(now.Add(-time.Second), now, "due"), "due"},
+		{Exact(time.Date(2026, 1, 2, 16, 4, 5, 0, time.FixedZone("CET", 3600))), "2026-01-02 15:04:05 UTC"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
+	}
+}
+
+// A time in the admin panel says how far it is from now, and its exact
+// time to the second in its title; it takes the keyboard's focus.
+func TestRelTime(t *testing.T) {
+	at := time.Now().Add(-4*time.Minute - 30*time.Second)
+	d := doc(t, relTime(at, "when", ""))
+	el := testid(d, "when")
+	if el.Text() != "4 min ago" || el.AttrOr("title", "") != Exact(at) || el.AttrOr("datetime", "") != ISO(at) ||
+		el.AttrOr("tabindex", "") != "0" || !el.HasClass("rel") {
+		html, _ := goquery.OuterHtml(el)
+		t.Fatalf("relTime: %s", html)
 	}
 }

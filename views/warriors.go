@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"tracker/static"
 )
 
@@ -63,8 +65,28 @@ func mapY(p WarriorPlace) string { return fmt.Sprint(90 - p.Lat) }
 // mapRadius sizes a dot so its area grows with its count: a lone warrior
 // is still seen, a crowd does not cover a continent.
 func mapRadius(n int64) string {
-	r := min(1.2*math.Sqrt(float64(max(n, 1))), 9)
+	r := min(1.5*math.Sqrt(float64(max(n, 1))), 10)
 	return fmt.Sprintf("%.1f", r)
+}
+
+// legendSize sizes a legend's dot as the map draws one of n warriors:
+// the map is mapWidth units across its figure (style.css scales both
+// alike on a phone).
+func legendSize(n int64) templ.SafeCSS {
+	return templ.SafeCSS("--r:" + mapRadius(n))
+}
+
+// placeName is a place's whole degrees: "52° N, 5° E".
+func placeName(p WarriorPlace) string {
+	ns, ew := "N", "E"
+	lat, lng := p.Lat, p.Lng
+	if lat < 0 {
+		ns, lat = "S", -lat
+	}
+	if lng < 0 {
+		ew, lng = "W", -lng
+	}
+	return fmt.Sprintf("%d° %s, %d° %s", lat, ns, lng, ew)
 }
 
 func warriorsLabel(n int64) string {

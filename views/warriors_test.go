@@ -43,7 +43,18 @@ func TestWarriors(t *testing.T) {
 	if dots.Eq(0).AttrOr("r", "") <= dots.Eq(1).AttrOr("r", "") {
 		t.Errorf("dot sizes %s and %s", dots.Eq(0).AttrOr("r", ""), dots.Eq(1).AttrOr("r", ""))
 	}
-	if got := dots.Eq(0).Find("title").Text(); got != "4 warriors" {
+	if got := dots.Eq(0).Find("title").Text(); got != "4 warriors near 52° N, 5° E" {
 		t.Errorf("dot title %q", got)
+	}
+	// Each place takes the focus, named by its count, and has the number
+	// to show under the pointer or the focus; a legend says the sizes.
+	places := d.Find("[data-testid=warriors-map] g.place")
+	if places.Length() != 2 || places.Eq(1).AttrOr("tabindex", "") != "0" ||
+		places.Eq(1).AttrOr("aria-label", "") != "1 warrior near 34° S, 151° E" || places.Eq(0).Find("text.count").Text() != "4" {
+		t.Errorf("places: %d, %q", places.Length(), places.Eq(1).AttrOr("aria-label", ""))
+	}
+	legend := testid(d, "map-legend").Find("li")
+	if legend.Length() != 3 || legend.Eq(0).Text() != "1 warrior" || legend.Eq(2).Text() != "50 warriors" {
+		t.Errorf("legend %q", legend.Text())
 	}
 }

@@ -46,15 +46,19 @@ type jobJSON struct {
 	LastOutcome    string     `json:"last_outcome"`
 	LastError      string     `json:"last_error,omitempty"`
 	LastSummary    string     `json:"last_summary"`
-	Runs           int64      `json:"runs"`
-	Failures       int64      `json:"failures"`
+	// LastFailed are the projects the last run failed on, with why.
+	LastFailed     json.RawMessage `json:"last_failed"`
+	RunRequestedAt *time.Time      `json:"run_requested_at,omitempty"`
+	Runs           int64           `json:"runs"`
+	Failures       int64           `json:"failures"`
 }
 
 func newJobJSON(j db.Job) jobJSON {
 	return jobJSON{
-		Name: j.Name, Enabled: j.Enabled, Every: (time.Duration(j.Every.Microseconds) * time.Microsecond).String(),
+		Name: j.Name, Enabled: j.Enabled, Every: j.Every.String(),
 		NextRunAt: j.NextRunAt, LastStartedAt: j.LastStartedAt, LastFinishedAt: j.LastFinishedAt,
-		LastOutcome: j.LastOutcome, LastError: j.LastError, LastSummary: j.LastSummary, Runs: j.Runs, Failures: j.Failures,
+		LastOutcome: j.LastOutcome, LastError: j.LastError, LastSummary: j.LastSummary, LastFailed: j.LastFailed,
+		RunRequestedAt: j.RunRequestedAt, Runs: j.Runs, Failures: j.Failures,
 	}
 }
 
@@ -125,7 +129,7 @@ func runJobsSet(ctx context.Context, a *app, args []string, o jobsSetOptions) er
 		if err != nil {
 			return &usageError{fmt.Sprintf("%v %q", jobs.ErrUnknownJob, args[0])}
 		}
-		enabled, every := j.Enabled, time.Duration(j.Every.Microseconds)*time.Microsecond
+		enabled, every := j.Enabled, j.Every
 		if o.Enabled != nil {
 			enabled = *o.Enabled
 		}

@@ -24,6 +24,9 @@ type load struct {
 	multi       int
 	// results: dones carry a result for each item; outcomes: an outcome.
 	results, outcomes bool
+	// backfeedEvery is how long a grab script waits after each post it
+	// got through (0: it posts again at once).
+	backfeedEvery time.Duration
 
 	items  atomic.Int64 // items completed (or names backfed)
 	stats  *stats
@@ -166,6 +169,12 @@ func (l *load) grabScript(ctx context.Context, id int) {
 		l.seenMu.Lock()
 		l.seen = append(l.seen[max(0, len(l.seen)-10_000):], fresh...)
 		l.seenMu.Unlock()
+		if l.backfeedEvery > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(l.backfeedEvery):
+			}
+		}
 	}
 }
 

@@ -53,6 +53,10 @@ type options struct {
 	// its claim cost is compared with (0: a tenth).
 	frontierItems, frontierSites, frontierFewSites int
 	diskItems                                      int // items the disk scenario queues and completes
+	// The field scenario's warriors, its first arrival rate (item requests
+	// a second) and the scale of its work times (1: 5-60 s).
+	fieldWarriors             int
+	fieldRate, fieldWorkScale float64
 }
 
 func main() {
@@ -78,6 +82,9 @@ func main() {
 	flag.IntVar(&o.frontierItems, "frontier-items", 2_000_000, "URL items of each of the frontier scenario's projects")
 	flag.IntVar(&o.frontierSites, "frontier-sites", 200_000, "sites the frontier scenario's items are drawn from (Zipf, s=1.1)")
 	flag.IntVar(&o.frontierFewSites, "frontier-few-sites", 0, "sites of the frontier project its claim cost is compared with, as many items (0: a tenth of -frontier-sites)")
+	flag.IntVar(&o.fieldWarriors, "field-warriors", 10_000, "warriors of the field scenario, each holding a keep-alive connection to one of its 3 tracker processes")
+	flag.Float64Var(&o.fieldRate, "field-rate", 50, "the field scenario's first arrival rate, item requests per second; each step raises it by half")
+	flag.Float64Var(&o.fieldWorkScale, "field-work-scale", 1, "scale of the field warriors' work times (1: 5-60 s an item; 0.1 for short runs)")
 	flag.Parse()
 	o.scenarios = strings.Split(scenarios, ",")
 	log.SetFlags(0)
@@ -261,15 +268,16 @@ func (b *bench) fill(n int, prefix string) (time.Duration, error) {
 	})
 }
 
-// drain empties the queues and claims, so each scenario starts alike. The
-// tracker may still be finishing the last run's requests: try again until
-// they are through.
+// drain empties the queues and claims, so each scenario starts alike, and
+// keeps the counters and the sites' counts in step. The tracker may still
+// be finishing the last run's requests: try again until they are through.
 func (b *bench) drain(ctx context.Context) error {
 	var err error
 	for range 5 {
 		time.Sleep(500 * time.Millisecond)
 		_, err = b.pool.Exec(ctx, `
-			WITH t AS (DELETE FROM todo RETURNING project_id), c AS (DELETE FROM claims RETURNING project_id)
+			WITH t AS (DELETE FROM todo RETURNING project_id), c AS (DELETE FROM claims RETURNING project_id),
+			     s AS (UPDATE sites SET queued = 0, out = 0 WHERE queued <> 0 OR out <> 0)
 			DELETE FROM counters WHERE name = 'claims' OR name LIKE 'queue:%'`)
 		if err == nil {
 			_, err = b.pool.Exec(ctx, "VACUUM ANALYZE todo, claims")

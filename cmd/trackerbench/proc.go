@@ -52,15 +52,63 @@ func clusterCPUSeconds(postmaster int) float64 {
 }
 
 // peakRSS is a process's largest resident set so far, in bytes.
-func peakRSS(pid int) int64 {
+func peakRSS(pid int) int64 { return statusBytes(pid, "VmHWM:") }
+
+// residentRSS is a process's resident set now, in bytes.
+func residentRSS(pid int) int64 { return statusBytes(pid, "VmRSS:") }
+
+// statusBytes reads a size in kB from /proc/PID/status, in bytes.
+func statusBytes(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10
+		}
+	}
+	return 0
+}
+
+// established counts the TCP connections established to a local port, from
+// /proc/net/tcp and tcp6: the clients a server holds, whichever process
+// asks.
+func established(port int) int {
+	n := 0
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			// sl local_address rem_address st ...: addresses are HEX:PORT,
+			// state 01 is ESTABLISHED.
+			fs := strings.Fields(line)
+			if len(fs) < 4 || fs[3] != "01" {
+				continue
+			}
+			_, hexPort, _ := strings.Cut(fs[1], ":")
+			if p, err := strconv.ParseInt(hexPort, 16, 32); err == nil && int(p) == port {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// openFilesLimit is a process's soft limit on open files, from
+// /proc/PID/limits (0 when unreadable).
+func openFilesLimit(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Max open files"); ok {
+			soft, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			return soft
 		}
 	}
 	return 0

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/items"
 )
 
 // row is one line of the result table.
@@ -134,6 +135,8 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return b.disk(ctx, b.o.diskItems)
 	case "frontier":
 		return b.frontier(ctx, clients(80))
+	case "field":
+		return b.field(ctx)
 	case "dedup":
 		// The sweep's dedup part alone: its import of -dedup-seen names
 		// takes the longest of all.
@@ -237,10 +240,11 @@ func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
 	}
 	takes := make([]db.ClaimsTakeSlotsParams, clients)
 	for i := range takes {
-		takes[i] = db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n)}
+		takes[i] = db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n), Budget: items.MaxAnswerParamsBytes}
 		for range n {
 			t := &takes[i]
 			t.Nicks, t.Versions, t.Ips = append(t.Nicks, "floor"+strconv.Itoa(i)), append(t.Versions, "1"), append(t.Ips, "")
+			t.Requests, t.Carried = append(t.Requests, 0), append(t.Carried, 0)
 		}
 	}
 	// A statement that fails (a deadlock between two claims) counts
@@ -253,7 +257,7 @@ func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
 			return 0, nil
 		}
 		done := db.DoneRecordBatchParams{ProjectID: project, Downloaders: take.Nicks[:1], Versions: []string{"1"},
-			Bytes: []int64{int64(1000 * len(rows))}, Domains: []string{`{"data":1000}`}, ClientIds: []string{""}, Ips: []string{""}}
+			Bytes: []int64{int64(1000 * len(rows))}, Domains: []string{`{"data":1000}`}, ClientIds: []string{""}, Ips: []string{""}, UserAgents: []string{""}}
 		for _, r := range rows {
 			done.Names, done.Requests = append(done.Names, r.Name), append(done.Requests, 1)
 			take.AfterID = max(take.AfterID, r.ID)

@@ -12,7 +12,7 @@ import (
 )
 
 // stats collects the latency of every answer, by endpoint, and the count of
-// every status other than 2xx (a 429 or 503 by its reason: the tracker
+// every status other than 2xx (a 404, 429 or 503 by its reason: the tracker
 // refuses for several).
 type stats struct {
 	mu        sync.Mutex
@@ -21,7 +21,7 @@ type stats struct {
 	non2xx    map[status]int
 }
 
-// status is an answer's code, and for a 429 its X-Tracker-Reason.
+// status is an answer's code, and for a 404 or 429 its X-Tracker-Reason.
 type status struct {
 	code   int
 	reason string
@@ -37,11 +37,22 @@ func (s *stats) record(endpoint string, d time.Duration, code int, reason string
 	s.latencies[endpoint] = append(s.latencies[endpoint], d)
 	s.requests[endpoint]++
 	if code < 200 || code > 299 {
-		if code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable {
+		if code != http.StatusNotFound && code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable {
 			reason = ""
 		}
 		s.non2xx[status{code, reason}]++
 	}
+}
+
+// take returns the answers recorded so far and starts afresh: a run
+// measured in windows, the clients recording throughout.
+func (s *stats) take() *stats {
+	fresh := newStats()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	taken := &stats{latencies: s.latencies, requests: s.requests, non2xx: s.non2xx}
+	s.latencies, s.requests, s.non2xx = fresh.latencies, fresh.requests, fresh.non2xx
+	return taken
 }
 
 // percentiles returns p50, p90 and p99 of an endpoint's latencies.
@@ -85,8 +96,8 @@ func (s *stats) endpoints() []string {
 	return es
 }
 
-// errors renders the non-2xx answers as "404×12 429 sites-waiting×3", or
-// "-".
+// errors renders the non-2xx answers as "404 no-items×12 429
+// sites-waiting×3", or "-".
 func (s *stats) errors() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

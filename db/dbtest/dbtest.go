@@ -2,7 +2,8 @@
 // cluster serves a whole `go test` run (every package's test binary joins
 // it, the last one stops it), or the server $DATABASE_URL names when set.
 // Each test gets a database of its own, cloned from a migrated template in a
-// few milliseconds and dropped when the test ends.
+// few milliseconds and dropped when the test ends. With TRACKER_TEST_CITUS=1
+// (CitusEnv) the databases are a local Citus cluster's instead.
 //
 // A package using it runs its tests through Main:
 //
@@ -14,6 +15,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -25,6 +27,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -49,13 +52,29 @@ var (
 	server    string // DSN of the server's maintenance database
 	admin     *pgxpool.Pool
 	template  string
+
+	// In a Citus run: the cluster, and the maintenance databases of its
+	// nodes, coordinator (admin) first. A database is made and dropped on
+	// every node.
+	citus      *CitusCluster
+	nodeAdmins []*pgxpool.Pool
 )
 
 // Main runs the package's tests, then leaves the shared cluster.
 func Main(m *testing.M) {
 	code := m.Run()
-	if admin != nil {
+	if admin != nil && citus == nil {
 		admin.Close()
+	}
+	for _, pool := range nodeAdmins {
+		pool.Close()
+	}
+	if citus != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		if err := citus.Release(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "dbtest: stopping the Citus test cluster:", err)
+		}
+		cancel()
 	}
 	if cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -70,6 +89,12 @@ func Main(m *testing.M) {
 func setup() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	if citusMode() {
+		if err := setupCitus(ctx); err != nil {
+			return err
+		}
+		return buildTemplate(ctx)
+	}
 	if server = os.Getenv("DATABASE_URL"); server == "" {
 		dir := os.Getenv("TRACKER_TEST_CLUSTER")
 		if dir == "" {
@@ -107,6 +132,9 @@ func buildTemplate(ctx context.Context) error {
 		return err
 	}
 	template = "tracker_template_" + hex.EncodeToString(sum.Sum(nil))[:12]
+	if citus != nil {
+		template += "_citus" + db.CitusLayoutVersion
+	}
 
 	conn, err := admin.Acquire(ctx)
 	if err != nil {
@@ -117,19 +145,32 @@ func buildTemplate(ctx context.Context) error {
 		return err
 	}
 	defer conn.Exec(context.Background(), "SELECT pg_advisory_unlock(hashtext('dbtest template'))")
-	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", template).Scan(&exists); err != nil {
-		return err
+	if citus != nil {
+		if err := buildCitusBase(ctx); err != nil {
+			return fmt.Errorf("citus base database: %w", err)
+		}
 	}
-	if exists {
-		return nil
+	exists, err := databaseExists(ctx, conn, template)
+	if err != nil || exists {
+		return err
 	}
 	building := template + "_building"
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(building)); err != nil {
-		return err
-	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident(building)); err != nil {
-		return err
+	if citus != nil {
+		for _, node := range nodeAdmins {
+			if _, err := node.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(building)+" WITH (FORCE)"); err != nil {
+				return err
+			}
+		}
+		if err := cloneCitus(ctx, building, citusBase); err != nil {
+			return err
+		}
+	} else {
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(building)); err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident(building)); err != nil {
+			return err
+		}
 	}
 	pool, err := db.Open(ctx, dsnFor(building))
 	if err != nil {
@@ -140,6 +181,9 @@ func buildTemplate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if citus != nil {
+		return sealTemplate(ctx, building, template)
+	}
 	_, err = conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", ident(building), ident(template)))
 	return err
 }
@@ -147,6 +191,9 @@ func buildTemplate(ctx context.Context) error {
 func ready(t testing.TB) {
 	t.Helper()
 	setupOnce.Do(func() { setupErr = setup() })
+	if errors.Is(setupErr, ErrNoCitus) {
+		t.Skipf("%s=1: %v", CitusEnv, setupErr)
+	}
 	if setupErr != nil {
 		t.Fatalf("test database: %v", setupErr)
 	}
@@ -156,12 +203,16 @@ func ready(t testing.TB) {
 // connection string. The database is dropped when the test ends.
 func NewDSN(t testing.TB) string {
 	ready(t)
-	return create(t, "TEMPLATE "+ident(template))
+	return create(t, template)
 }
 
-// NewEmptyDSN creates a fresh database without any schema.
+// NewEmptyDSN creates a fresh database without any schema (in a Citus run:
+// with the extension, its nodes registered).
 func NewEmptyDSN(t testing.TB) string {
 	ready(t)
+	if citus != nil {
+		return create(t, citusBase)
+	}
 	return create(t, "")
 }
 
@@ -179,33 +230,74 @@ func New(t testing.TB) *pgxpool.Pool {
 	return pool
 }
 
-func create(t testing.TB, suffix string) string {
+// create makes a test database from template ("": none), dropped when the
+// test ends.
+func create(t testing.TB, template string) string {
 	t.Helper()
 	b := make([]byte, 6)
 	rand.Read(b)
 	name := "test_" + hex.EncodeToString(b)
 	ctx := context.Background()
+	nodes := nodeAdmins
+	if citus == nil {
+		nodes = []*pgxpool.Pool{admin}
+	}
+	t.Cleanup(func() {
+		for _, node := range nodes {
+			if err := drop(ctx, node, name); err != nil {
+				t.Errorf("drop test database: %v", err)
+			}
+		}
+	})
+	if citus != nil {
+		if err := cloneCitus(ctx, name, template); err != nil {
+			t.Fatalf("create test database: %v", err)
+		}
+		return dsnFor(name)
+	}
+	suffix := ""
+	if template != "" {
+		suffix = "TEMPLATE " + ident(template)
+	}
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" "+suffix); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop test database: %v", err)
-		}
-	})
 	return dsnFor(name)
 }
 
 // dsnFor is the server's connection string with another database name.
-func dsnFor(name string) string {
-	if strings.Contains(server, "://") {
-		u, err := url.Parse(server)
+func dsnFor(name string) string { return withDB(server, name) }
+
+// withDB is a connection string with another database name.
+func withDB(dsn, name string) string {
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
 		if err == nil {
 			u.Path = "/" + name
 			return u.String()
 		}
 	}
-	return server + " dbname=" + name
+	return dsn + " dbname=" + name
 }
 
 func ident(s string) string { return pgx.Identifier{s}.Sanitize() }
+
+// drop drops a test database, whoever is connected. On a loaded machine a
+// session may take longer to go than PostgreSQL waits for it (5 s): it is
+// asked again, then named in the error.
+func drop(ctx context.Context, node *pgxpool.Pool, name string) error {
+	var err error
+	for range 3 {
+		_, err = node.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)")
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "55006" {
+			return err
+		}
+	}
+	rows, qerr := node.Query(ctx, "SELECT format('%s %s %s %s', pid, backend_type, state, left(query, 200)) FROM pg_stat_activity WHERE datname = $1", name)
+	if qerr == nil {
+		sessions, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+		err = fmt.Errorf("%w: %v", err, sessions)
+	}
+	return err
+}

@@ -22,7 +22,7 @@ ORDER BY c.relname;
 
 -- name: ArchivedPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see archive.Archiver.Purge).
-DELETE FROM archived WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM archived p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM archived WHERE archived.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM archived p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: TransactionLockTimeout :exec
 -- SET LOCAL lock_timeout: from here to the end of the transaction, a

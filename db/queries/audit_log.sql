@@ -35,6 +35,28 @@ SET detail = jsonb_set(detail, ARRAY[@key::text],
                        to_jsonb(coalesce((detail ->> @key::text)::bigint, 0) + @n::bigint))
 WHERE id = @id;
 
+-- name: AuditLogReserve :one
+-- The id and time of the entry of an action done in batches that is
+-- written by its first batch to change something (AuditLogTally).
+SELECT nextval(pg_get_serial_sequence('audit_log', 'id'))::bigint AS id, now()::timestamptz AS at;
+
+-- name: AuditLogTally :exec
+-- Adds @n to the count @key of the entry @id reserved by AuditLogReserve,
+-- in the batch's transaction, writing the entry (@detail, with @n as its
+-- count) when it is not there yet. Two batches committing at once: the
+-- second waits for the first's entry, and adds to it (or writes it, when
+-- the first rolled back).
+INSERT INTO audit_log (id, at, user_id, username, ip, action, project_id, detail)
+OVERRIDING SYSTEM VALUE
+VALUES (@id, @at, @user_id, @username, @ip, @action, @project_id, jsonb_set(@detail::jsonb, ARRAY[@key::text], to_jsonb(@n::bigint)))
+ON CONFLICT (id) DO UPDATE
+SET detail = jsonb_set(audit_log.detail, ARRAY[@key::text],
+                       to_jsonb(coalesce((audit_log.detail ->> @key::text)::bigint, 0) + @n::bigint));
+
+-- name: AuditLogNote :exec
+-- Adds @note's keys to the detail of entry @id, if it was written.
+UPDATE audit_log SET detail = detail || @note::jsonb WHERE id = @id;
+
 -- name: AuditLogOfItem :many
 -- The newest @max entries of project @project_id that name an item: a
 -- single-item action as "item", or its whole name as the "pattern" of a

@@ -17,7 +17,7 @@ DELETE FROM backfeed_minutes WHERE minute < now() - @keep::interval;
 
 -- name: BackfeedMinutesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM backfeed_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM backfeed_minutes p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM backfeed_minutes WHERE backfeed_minutes.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM backfeed_minutes p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksBackfeedMinutesOff :one
 -- The books: backfeed minutes that count no new item (a post adds its

@@ -3,7 +3,9 @@
 INSERT INTO blocks (project_id, kind, value, reason, created_by)
 VALUES (sqlc.narg('project_id'), @kind, @value, @reason, @created_by)
 ON CONFLICT (coalesce(project_id, 0), kind, value)
-DO UPDATE SET reason = excluded.reason, created_by = excluded.created_by, created_at = now()
+-- (excluded.created_at is now(): Citus takes no function but an immutable
+-- one in DO UPDATE SET.)
+DO UPDATE SET reason = excluded.reason, created_by = excluded.created_by, created_at = excluded.created_at
 RETURNING *;
 
 -- name: BlockDelete :execrows

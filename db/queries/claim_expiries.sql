@@ -25,7 +25,7 @@ WHERE ctid = ANY(ARRAY(
 
 -- name: ClaimExpiriesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM claim_expiries WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claim_expiries p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM claim_expiries WHERE claim_expiries.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM claim_expiries p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: ClaimExpiriesTopSince :many
 -- The downloaders whose claims expired most often since @since.

@@ -1,6 +1,9 @@
 -- name: ClaimsReclaim :many
 -- Hands expired claims to a new downloader: a claim expires @ttl seconds
--- times its claim count after it was made. Oldest first.
+-- times its claim count after it was made. Oldest first, while the answer
+-- carries at most @budget bytes of parameters, @carried of them already
+-- (see ClaimsTakeSlots): the expired claims after that stay as they are,
+-- and come back as cut.
 WITH expired AS (
     SELECT c.project_id, c.hash, c.id, c.downloader, c.ip, c.claimed_at FROM claims c
     WHERE c.project_id = @project_id
@@ -19,29 +22,52 @@ WITH expired AS (
     ORDER BY c.claimed_at, c.id
     LIMIT @max
     FOR UPDATE SKIP LOCKED
+), sized AS MATERIALIZED (
+    SELECT r.project_id, r.hash, r.id, r.downloader, r.ip, r.claimed_at, r.bytes,
+           r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes,
+                 sum(p.bytes) OVER (ORDER BY p.claimed_at, p.id) + @carried::bigint AS upto
+          FROM (SELECT expired.project_id, expired.hash, expired.id, expired.downloader, expired.ip, expired.claimed_at,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = @project_id AND ip.id = expired.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM expired
+                OFFSET 0) p) r -- not pulled up: one probe per claim
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
-    SELECT expired.project_id, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
+    SELECT sized.project_id, sized.id, sized.downloader, sized.ip, sized.claimed_at FROM sized WHERE sized.fits
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see
     -- DoneRecordBatch).
     SET downloader = @downloader, last_downloader = c.downloader, ip = @ip, version = @version,
         claimed_at = now(), claim_count = c.claim_count + 1
-    FROM expired
-    WHERE c.project_id = expired.project_id AND c.hash = expired.hash
-    RETURNING c.id, c.name
+    FROM sized
+    WHERE c.project_id = sized.project_id AND c.hash = sized.hash AND sized.fits
+    RETURNING c.id, c.name, sized.bytes
+), counter_deltas AS (
+    SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, 'reclaims', counter_shard(), count(*) FROM reclaimed HAVING count(*) > 0
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT reclaimed.id, reclaimed.name,
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+       CASE WHEN reclaimed.bytes > 0
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = reclaimed.id), '')
-            ELSE '' END::text AS params
+            ELSE '' END::text AS params,
+       reclaimed.bytes::bigint AS bytes, false AS cut
 FROM reclaimed
-ORDER BY reclaimed.id;
+UNION ALL
+SELECT sized.id, ''::text, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY id;
 
 -- name: ClaimsRelease :many
 -- Gives claimed items back to the queue they came from, in their old place,
@@ -69,16 +95,44 @@ WITH named AS (
     SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
            project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT released.name, false AS refused FROM released
 UNION ALL
@@ -98,28 +152,51 @@ SELECT * FROM claims WHERE project_id = @project_id AND hash = @hash AND id = @i
 
 -- name: ClaimsTakeSlots :many
 -- Hands out items of one stretch of a queue to many requests at once: one
--- slot per item wanted, each naming its downloader, in the order the
--- requests came. Items go to slots in queue order; the answer names the
--- slot each item went to (a slot whose item is out already under another
--- copy gets none: see claimed).
+-- slot per item wanted, each naming its downloader and its request (the
+-- slots of a request come one after another), in the order the requests
+-- came. Items go to slots in queue order; the answer names the slot each
+-- item went to (a slot whose item is out already under another copy gets
+-- none: see claimed). A request's answer carries at most @budget bytes of
+-- parameters, @carried of them already (by slot): an item that would take
+-- it past them is not taken but stays queued and comes back as cut, as do
+-- the items of the request's slots after it. The first item with
+-- parameters of an answer is always taken.
 WITH slots AS (
-    SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip
+    SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip,
+           (@requests::integer[])[s.slot] AS request, coalesce((@carried::bigint[])[s.slot], 0) AS carried
     FROM unnest(@nicks::text[]) WITH ORDINALITY AS s (nick, slot)
+), head AS (
+    -- Each row's physical address, read through a subquery: sqlc knows no
+    -- system column outside one.
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+    WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
+    ORDER BY t.id
+    LIMIT @max
+    FOR UPDATE SKIP LOCKED
+), sized AS MATERIALIZED (
+    -- The bytes of each item's parameters, read only when the project has
+    -- any (the condition names no item, so it is checked once per
+    -- statement), each a probe of its key that reads no document; and
+    -- whether the item fits in its request's answer.
+    SELECT r.tid, r.id, r.slot, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.tid, p.id, p.slot, p.bytes,
+                 sum(p.bytes) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
+          FROM (SELECT head.tid, head.id, row_number() OVER (ORDER BY head.id) AS slot,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = @project_id AND ip.id = head.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM head) p
+          JOIN slots s ON s.slot = p.slot) r
 ), taken AS (
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
-        SELECT t.ctid FROM todo t
-        WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
-        ORDER BY t.id
-        LIMIT @max
-        FOR UPDATE SKIP LOCKED
-    ))
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), numbered AS (
-    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, row_number() OVER (ORDER BY taken.id) AS slot
-    FROM taken
+    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
+    FROM taken JOIN sized ON sized.id = taken.id
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
@@ -136,27 +213,32 @@ WITH slots AS (
     SELECT @project_id, n.queue, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM numbered n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+), counter_deltas AS (
+    -- The items of a queue walk have no site (their type is not ':site'):
+    -- no site changes.
+    SELECT 'claims' AS name, count(*) AS delta FROM claimed
+    UNION ALL SELECT 'queue:' || @queue::text, -count(*) FROM claimed
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT count(*) AS n FROM claimed) t,
-         LATERAL (VALUES ('claims', t.n), ('queue:' || @queue::text, -t.n)) AS d (name, delta)
-    WHERE t.n > 0
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
-       -- The parameters of the items, read only when the project has any
-       -- (the condition names no item, so it is checked once per
-       -- statement), each a probe of its key.
-       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+       -- The documents of the items handed out that have some.
+       CASE WHEN numbered.bytes > 0
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
-            ELSE '' END::text AS params
+            ELSE '' END::text AS params,
+       numbered.bytes::bigint AS bytes, false AS cut
 FROM numbered JOIN claimed ON claimed.id = numbered.id
--- The items of a queue walk have no site: the sites' triggers need not
--- look at this transaction's rows (see sites_counted).
-WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
-ORDER BY numbered.slot;
+UNION ALL
+SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY slot;
 
 -- name: ClaimsExpire :one
 -- Puts up to @max expired claims (older than @ttl times their claim count)
@@ -166,7 +248,7 @@ ORDER BY numbered.slot;
 -- back and how many failed.
 WITH expired AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = @project_id
           AND c.claim_count > 0 -- the condition of claims_claimed_at
@@ -189,18 +271,46 @@ WITH expired AS (
     FROM expired,
          LATERAL (SELECT CASE WHEN @max_claims::bigint > 0 AND expired.claim_count >= @max_claims::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'reclaims', 1 FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
+    UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'reclaims', 1 FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
-          UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT expired.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM expired
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
        count(*) FILTER (WHERE queued.queue = 'error') AS failed
@@ -218,7 +328,7 @@ WHERE project_id = @project_id AND downloader = @downloader
 -- (each when set), oldest first. Returns how many.
 WITH released AS (
     DELETE FROM claims
-    WHERE ctid = ANY(ARRAY(
+    WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
         WHERE c.project_id = @project_id
           AND c.claim_count > 0 -- the condition of the claims indexes
@@ -238,16 +348,44 @@ WITH released AS (
     SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
            project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
     FROM released
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'claims' AS name, -1 AS delta FROM queued
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM queued;
 
@@ -278,7 +416,7 @@ LIMIT @max;
 
 -- name: ClaimsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM claims WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM claims WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksClaimsCount :one
 -- The books: the items out.
@@ -371,3 +509,9 @@ WITH win AS MATERIALIZED (
 UNION ALL
 (SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
  FROM win w ORDER BY w.claimed_at, w.id LIMIT 1);
+
+-- name: ClaimsNamesHeld :many
+-- Which of the names are out. On Citus a completion looks up the ids of
+-- the others in seen before it runs (see db.DoneRecordBatchDistributed).
+SELECT n.name::text AS name FROM unnest(@names::text[]) AS n (name)
+WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.hash = item_hash(n.name));

@@ -100,21 +100,22 @@ WITH reported AS (
     -- Locked by waiting: probed again, then deleted by their physical
     -- address.
     DELETE FROM todo
-    WHERE todo.ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND todo.ctid = ANY(ARRAY(
         SELECT t.ctid FROM waiting_for wf, unnest(@queues::text[]) q (queue), unnest(@types::text[]) ty (type),
              LATERAL (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = @project_id AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
                  OFFSET 0) t))
-    RETURNING item_hash(todo.name) AS hash, todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
+    -- (Citus returns no stable function of a row: the hash is taken below.)
+    RETURNING todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
 ), finished AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
     SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
     FROM finished_claims f JOIN held_by hb ON hb.hash = f.hash
     UNION ALL
-    SELECT f.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
-    FROM finished_todo f JOIN waiting_for wf ON wf.hash = f.hash
+    SELECT wf.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
+    FROM finished_todo f JOIN waiting_for wf ON wf.id = f.id
 ), results AS (
     SELECT (@result_reqs::integer[])[r.ord] AS req, item_hash(r.name) AS hash, (@results::text[])[r.ord]::jsonb AS result
     FROM unnest(@result_names::text[]) WITH ORDINALITY AS r (name, ord)
@@ -162,8 +163,8 @@ WITH reported AS (
     RETURNING 1
 ), site_counts AS (
     -- The sites of the items completed: each updated once, here, in key
-    -- order (the triggers leave this transaction's rows to it: see
-    -- sites_counted). Nothing is read for items without a site.
+    -- order, with its completions (see SitesCount). Nothing is read for
+    -- items without a site.
     SELECT shared.site, count(*) FILTER (WHERE shared.queue = '') AS out,
            count(*) FILTER (WHERE shared.queue <> '' AND f.type = ':site') AS queued,
            count(*) AS done, LEAST(coalesce(sum(shared.share), 0), 9223372036854775807)::bigint AS bytes
@@ -198,19 +199,19 @@ WITH reported AS (
            shared.user_agent, (array_agg(shared.name ORDER BY shared.name))[1:@log_names::integer]
     FROM shared
     GROUP BY shared.req, shared.downloader, shared.version, shared.domains, shared.user_agent
-), counted AS (
+), counter_deltas AS (
     -- Bytes saturate at the largest bigint rather than fail the batch.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    SELECT d.name, d.delta
     FROM (
-        SELECT v.name, v.delta
-        FROM (SELECT count(*) AS n, count(*) FILTER (WHERE shared.queue = '') AS claims,
-                     coalesce(sum(shared.share), 0) AS bytes,
-                     count(*) FILTER (WHERE shared.claim_count > 1) AS reclaimed,
-                     coalesce(sum(extract(epoch FROM now() - shared.claimed_at) * 1000), 0)::bigint AS round_trip_ms
-              FROM shared) t,
-             LATERAL (VALUES ('bytes', t.bytes), ('claims', -t.claims), ('done', t.n),
-                             ('done_reclaimed', t.reclaimed), ('round_trip_ms', t.round_trip_ms)) AS v (name, delta)
+        SELECT 'bytes' AS name, coalesce(sum(shared.share), 0) AS delta FROM shared
+        UNION ALL
+        SELECT 'claims', -count(*) FILTER (WHERE shared.queue = '') FROM shared
+        UNION ALL
+        SELECT 'done', count(*) FROM shared
+        UNION ALL
+        SELECT 'done_reclaimed', count(*) FILTER (WHERE shared.claim_count > 1) FROM shared
+        UNION ALL
+        SELECT 'round_trip_ms', coalesce(sum(extract(epoch FROM now() - shared.claimed_at) * 1000), 0)::bigint FROM shared
         UNION ALL
         SELECT 'queue:' || shared.queue, -1 FROM shared WHERE shared.queue <> ''
         UNION ALL
@@ -218,8 +219,15 @@ WITH reported AS (
         UNION ALL
         SELECT 'revisits', 1 FROM scheduled
         UNION ALL
-        SELECT v.name, 1 FROM retired, (VALUES ('queue:retired'), ('retired')) AS v (name)
+        SELECT 'queue:retired', 1 FROM retired
+        UNION ALL
+        SELECT 'retired', 1 FROM retired
     ) d
+), counted AS (
+    -- CountersAdd, word for word.
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
     HAVING sum(d.delta) <> 0
     ORDER BY d.name
@@ -228,8 +236,6 @@ WITH reported AS (
 )
 SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
 FROM (SELECT shared.req, true AS done FROM shared UNION ALL SELECT refused.req, false FROM refused) o
--- Said before anything runs: this transaction counts its sites itself.
-WHERE set_config('tracker.sites_counted', 'on', true) = 'on'
 GROUP BY o.req;
 
 -- name: DoneRequeue :one
@@ -261,19 +267,46 @@ WITH candidates AS (
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
                       AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), unscheduled AS (
     DELETE FROM revisits r
     WHERE r.project_id = @project_id AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
     RETURNING 1
+), counter_deltas AS (
+    SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
+    UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
-          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
-    WHERE d.delta <> 0
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id;
 
@@ -323,19 +356,46 @@ WITH candidates AS (
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
                       AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), unscheduled AS (
     DELETE FROM revisits r
     WHERE r.project_id = @project_id AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
     RETURNING 1
+), counter_deltas AS (
+    SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
+    UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
-          UNION ALL SELECT 'revisits', -count(*) FROM unscheduled) d
-    WHERE d.delta <> 0
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM queued;
 
@@ -391,3 +451,11 @@ WITH win AS MATERIALIZED (
 UNION ALL
 (SELECT w.id, '', '', w.done_at, 0::bigint, true, (SELECT count(*) FROM win)
  FROM win w ORDER BY w.id LIMIT 1);
+
+-- name: DonePurgeBatch :execrows
+-- Deletes the completions of up to @max of a deleting project's items (see
+-- items.Engine.Purge). On Citus only, where done's partitions are days
+-- every project shares; elsewhere the project's partitions are dropped
+-- whole (DonePartitionsDrop).
+DELETE FROM done WHERE done.project_id = @project_id
+  AND done.id = ANY(ARRAY(SELECT d.id FROM done d WHERE d.project_id = @project_id LIMIT @max));

@@ -182,4 +182,4 @@ LIMIT @max;
 
 -- name: DoneTalliesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM done_tallies WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM done_tallies p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM done_tallies WHERE done_tallies.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM done_tallies p WHERE p.project_id = @project_id LIMIT @max));

@@ -25,7 +25,7 @@ WHERE project_id = @project_id AND nick = ANY(@nicks::text[]);
 
 -- name: DownloadersPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM downloaders WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloaders p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM downloaders WHERE downloaders.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM downloaders p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksDownloadersItems :one
 -- The books: the downloaders' items, folded and not folded yet.

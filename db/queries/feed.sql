@@ -22,11 +22,11 @@ LIMIT @max;
 
 -- name: FeedPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM feed WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM feed WHERE feed.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM feed p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: DomainTotalsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM domain_totals WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM domain_totals p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM domain_totals WHERE domain_totals.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM domain_totals p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksFeedOff :one
 -- The books: feed entries that credit no item or negative bytes, and

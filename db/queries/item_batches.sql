@@ -5,4 +5,4 @@ SELECT queued_at, source, queue, shard FROM item_batches WHERE project_id = @pro
 
 -- name: ItemBatchesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM item_batches WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_batches p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM item_batches WHERE item_batches.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_batches p WHERE p.project_id = @project_id LIMIT @max));

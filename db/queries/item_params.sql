@@ -4,7 +4,7 @@ SELECT coalesce((SELECT params::text FROM item_params WHERE project_id = @projec
 
 -- name: ItemParamsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM item_params WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_params p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM item_params WHERE item_params.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_params p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksItemParamsUntracked :one
 -- The books: parameters of items the project no longer tracks: neither

@@ -7,4 +7,4 @@ SELECT rate_refund(@project_id, @key, @per_minute);
 
 -- name: RateLimitsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM rate_limits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM rate_limits p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM rate_limits WHERE rate_limits.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM rate_limits p WHERE p.project_id = @project_id LIMIT @max));

@@ -4,7 +4,7 @@
 -- of their score (see revisit_queue), soonest first, and returns how many.
 WITH due AS (
     DELETE FROM revisits
-    WHERE ctid = ANY(ARRAY(
+    WHERE revisits.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT r.ctid FROM revisits r
         WHERE r.project_id = @project_id AND (@every::boolean OR r.due_at <= now())
         ORDER BY r.due_at
@@ -18,16 +18,43 @@ WITH due AS (
            project_site(@project_id, due.site), due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'revisits' AS name, -1 AS delta FROM due
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'revisits' AS name, -1 AS delta FROM due
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM due;
 
@@ -41,11 +68,11 @@ SELECT coalesce((SELECT score FROM item_scores WHERE project_id = @project_id AN
 
 -- name: RevisitsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM revisits WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM revisits WHERE revisits.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM revisits p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: ItemScoresPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM item_scores WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_scores p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM item_scores WHERE item_scores.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_scores p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksRevisitsCount :one
 -- The books: the items waiting for their next visit.
@@ -90,7 +117,7 @@ SELECT count(*) FROM unnest(@ids::bigint[]) i (id), LATERAL (
 -- holds RevisitsLock.
 WITH due AS (
     DELETE FROM revisits
-    WHERE ctid = ANY(ARRAY(
+    WHERE revisits.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT r.ctid FROM unnest(@ids::bigint[]) i (id), LATERAL (
             SELECT x.ctid FROM revisits x
             WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])
@@ -105,16 +132,43 @@ WITH due AS (
            project_site(@project_id, due.site), due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING
-    RETURNING todo.queue
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'revisits' AS name, -1 AS delta FROM due
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), sum(d.delta)
-    FROM (SELECT 'revisits' AS name, -1 AS delta FROM due
-          UNION ALL SELECT 'requeued', 1 FROM queued
-          UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued) d
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
     GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM due;
 

@@ -11,8 +11,11 @@ UNION ALL
 LIMIT 1;
 
 -- name: SeenPurgeBatch :execrows
--- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM seen WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM seen p WHERE p.project_id = @project_id LIMIT @max));
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge),
+-- by their key: on Citus seen is spread by hash, where a row's physical
+-- address names a row of each shard.
+DELETE FROM seen WHERE seen.project_id = @project_id
+  AND seen.hash = ANY(ARRAY(SELECT p.hash FROM seen p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksSeenCount :one
 -- The books: the items the project ever accepted.

@@ -28,15 +28,15 @@ GROUP BY downloader;
 
 -- name: SeriesMinutesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM series_minutes WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM series_minutes WHERE series_minutes.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: SeriesHoursPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM series_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM series_hours WHERE series_hours.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_hours p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: DownloaderHoursPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
-DELETE FROM downloader_hours WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM downloader_hours WHERE downloader_hours.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: TransactionNow :one
 -- The transaction's start time: the time of everything a snapshot reads.
@@ -70,3 +70,24 @@ SELECT
     (SELECT LEAST(coalesce(sum(d.bytes), 0), 9223372036854775807) FROM d)::bigint AS downloaders_bytes,
     (SELECT count(*) FROM m LEFT JOIN h ON h.hour = m.hour
      WHERE h.hour IS NULL OR m.items > h.items OR m.bytes > h.bytes)::bigint AS minutes_off;
+
+-- name: SeriesHoursFirst :one
+-- The project's first hour with a completion folded: where a chart that
+-- fits its data starts.
+SELECT hour FROM series_hours WHERE project_id = @project_id ORDER BY hour LIMIT 1;
+
+-- name: SeriesMinutesFirst :one
+-- The project's first minute with a completion folded since @since (the
+-- minutes are kept two days).
+SELECT minute FROM series_minutes WHERE project_id = @project_id AND minute >= @since ORDER BY minute LIMIT 1;
+
+-- name: DownloaderHoursBinned :many
+-- The named downloaders' completions since @since, summed in bins of
+-- @width seconds from @since (bin 0 first): the chart's lines of the top
+-- downloaders. The rows are at most one per downloader per bin.
+SELECT downloader, (extract(epoch FROM hour - @since::timestamptz)::bigint / @width::bigint)::integer AS bin,
+       sum(items)::bigint AS items, LEAST(sum(bytes), 9223372036854775807)::bigint AS bytes
+FROM downloader_hours
+WHERE project_id = @project_id AND downloader = ANY(@nicks::text[]) AND hour >= @since::timestamptz
+GROUP BY 1, 2
+ORDER BY 1, 2;

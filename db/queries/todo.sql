@@ -84,7 +84,7 @@ WITH batch AS MATERIALIZED (
            project_site(@project_id, batch.site), batch.id, batch.name
     FROM fresh JOIN batch ON batch.id = fresh.id
     ORDER BY batch.id
-    RETURNING todo.id
+    RETURNING todo.id, todo.type, todo.site
 ), queued_again AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
     SELECT @project_id, @queue, queue_type(@queue::text, again.name, project_limited_types(@project_id), project_site(@project_id, again.site)),
@@ -92,7 +92,7 @@ WITH batch AS MATERIALIZED (
     FROM again
     -- Two posts may queue one seen name again at once: the key holds it once.
     ON CONFLICT DO NOTHING
-    RETURNING todo.id
+    RETURNING todo.id, todo.type, todo.site
 ), queued AS (
     SELECT queued_fresh.id FROM queued_fresh
     UNION ALL
@@ -105,8 +105,10 @@ WITH batch AS MATERIALIZED (
     WHERE e.tag <> '' AND e.id IN (SELECT queued.id FROM queued)
     ON CONFLICT (project_id, id) DO UPDATE SET tag = excluded.tag
 ), with_params AS (
-    INSERT INTO item_params (project_id, id, params)
-    SELECT @project_id, batch.id, batch.params::jsonb
+    -- The document as the tracker encoded it is what an answer sends: its
+    -- length is the bytes a claim counts (see item_params.bytes).
+    INSERT INTO item_params (project_id, id, params, bytes)
+    SELECT @project_id, batch.id, batch.params::jsonb, octet_length(batch.params)
     FROM fresh JOIN batch ON batch.id = fresh.id
     WHERE batch.params <> ''
 ), batched AS (
@@ -115,31 +117,98 @@ WITH batch AS MATERIALIZED (
     SELECT @project_id, @id_block::bigint, @source::text, @queue::text, @shard::text
     WHERE NOT @shuffle::boolean AND EXISTS (SELECT 1 FROM queued_fresh)
     ON CONFLICT DO NOTHING
+), counter_deltas AS (
+    SELECT 'queue:' || @queue::text AS name, (SELECT count(*) FROM queued) AS delta
+    UNION ALL SELECT 'recrawled', (SELECT count(*) FROM queued_again) - (SELECT skipped.n FROM skipped)
+    UNION ALL SELECT 'backfed_again', (SELECT skipped.n FROM skipped)
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT (SELECT count(*) FROM queued_fresh) AS fresh, (SELECT count(*) FROM queued_again) AS again,
-                 (SELECT skipped.n FROM skipped) AS skipped) t,
-         LATERAL (VALUES ('queue:' || @queue::text, t.fresh + t.again), ('recrawled', t.again - t.skipped),
-                         ('backfed_again', t.skipped)) AS d (name, delta)
-    WHERE d.delta > 0
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT q.site, 1 AS queued, 0 AS out, NULL::text AS holder
+    FROM (SELECT queued_fresh.site, queued_fresh.type FROM queued_fresh
+          UNION ALL SELECT queued_again.site, queued_again.type FROM queued_again) q
+    WHERE q.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT (SELECT count(*) FROM queued) AS queued, (SELECT skipped.n FROM skipped) AS again;
 
 -- name: TodoRetype :exec
 -- Regroups a project's queued items after its per-type limits changed.
+-- Items with a site stay in the stretch ':site', where the sites count
+-- them: the limits never move an item into it or out of it. The limits are
+-- read once, in FROM: Citus runs an UPDATE on a worker only when no
+-- function it cannot evaluate on the coordinator sits inside a CASE of its
+-- SET list (queue_type is one).
 UPDATE todo
-SET type = queue_type(queue, name, project_limited_types(@project_id), site)
-WHERE project_id = @project_id
-  AND type IS DISTINCT FROM queue_type(queue, name, project_limited_types(@project_id), site);
+SET type = queue_type(todo.queue, todo.name, lt.types, todo.site)
+FROM (SELECT project_limited_types(@project_id) AS types) lt
+WHERE todo.project_id = @project_id
+  AND todo.type IS DISTINCT FROM queue_type(todo.queue, todo.name, lt.types, todo.site)
+  AND todo.type <> ':site' AND queue_type(todo.queue, todo.name, lt.types, todo.site) <> ':site';
 
 -- name: TodoUnsite :exec
 -- Forgets the sites of a project's queued items once it keeps none
--- (site_key off): they are served by the queue walks again.
-UPDATE todo SET site = 0, type = queue_type(queue, name, project_limited_types(@project_id), 0)
-WHERE project_id = @project_id AND type = ':site';
+-- (site_key off): they are served by the queue walks again, and their
+-- sites no longer count them. The update reads each item's row a second
+-- time (o) for the site it had: RETURNING gives only the new row. The
+-- limits are read in FROM, as in TodoRetype.
+WITH unsited AS (
+    UPDATE todo t SET site = 0, type = queue_type(t.queue, t.name, lt.types, 0)
+    FROM todo o, (SELECT project_limited_types(@project_id) AS types) lt
+    WHERE t.project_id = @project_id AND t.type = ':site'
+      AND o.project_id = @project_id AND o.queue = t.queue AND o.type = ':site' AND o.id = t.id
+    RETURNING o.site
+), site_deltas AS (
+    SELECT unsited.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM unsited
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
+)
+SELECT count(*) FROM unsited;
 
 -- name: TodoGet :one
 -- Finds a queued item by id in @queues, stretch by stretch as the project
@@ -165,7 +234,7 @@ SELECT nextval('item_id_blocks')::bigint AS block;
 -- prunes those with the completions). Returns how many.
 WITH moved AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = @project_id AND t.queue = @from_queue::text
           AND (@prefix::text = '' OR starts_with(t.name, @prefix::text))
@@ -173,7 +242,7 @@ WITH moved AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
     SELECT @project_id, @to_queue::text,
@@ -184,7 +253,7 @@ WITH moved AS (
     FROM moved
     WHERE @to_queue::text <> ''
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), revived AS (
     DELETE FROM item_scores
     WHERE @from_queue::text = 'retired' AND @to_queue::text <> ''
@@ -209,17 +278,45 @@ WITH moved AS (
 ), unscored AS (
     DELETE FROM item_scores
     WHERE item_scores.project_id = @project_id AND item_scores.id = ANY(ARRAY(SELECT dropped.id FROM dropped))
+), counter_deltas AS (
+    -- Nothing is queued when the items are dropped (@to_queue empty).
+    SELECT 'queue:' || @from_queue::text AS name, -(SELECT count(*) FROM moved) AS delta
+    UNION ALL SELECT 'queue:' || @to_queue::text, count(*) FROM queued
+    UNION ALL SELECT 'requeued', count(*) FROM queued
+    UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT (SELECT count(*) FROM moved) AS n, (SELECT count(*) FROM queued) AS q) t,
-         LATERAL (VALUES ('queue:' || @from_queue::text, -t.n),
-                         ('queue:' || @to_queue::text, t.q),
-                         ('requeued', t.q),
-                         ('dropped', t.n - t.q)) AS d (name, delta)
-    WHERE d.delta <> 0 AND d.name <> 'queue:'
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM moved;
 
@@ -231,7 +328,7 @@ SELECT count(*) FROM moved;
 -- The rest is TodoMove's: to @to_queue, or dropped when it is empty.
 WITH moved AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT t.ctid
         FROM unnest(@ids::bigint[]) i (id), unnest(project_limited_types(@project_id) || ARRAY['', ':site']) ty (type),
              LATERAL (
@@ -241,7 +338,7 @@ WITH moved AS (
                  OFFSET 0
                  FOR UPDATE SKIP LOCKED) t
     ))
-    RETURNING todo.id, todo.name, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
     SELECT @project_id, @to_queue::text,
@@ -252,7 +349,7 @@ WITH moved AS (
     FROM moved
     WHERE @to_queue::text <> ''
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING todo.type, todo.site
 ), revived AS (
     -- Each a probe of the key, as below.
     DELETE FROM item_scores
@@ -269,7 +366,9 @@ WITH moved AS (
                         AND t.id = moved.id AND t.queue <> @from_queue::text)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = @project_id)
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = moved.id)
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id)
+      -- OFFSET 0: a probe of each day for each, never a read of the
+      -- project's completions.
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0)
 ), unparamed AS (
     DELETE FROM item_params
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
@@ -278,17 +377,45 @@ WITH moved AS (
     DELETE FROM item_scores
     WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
         SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+), counter_deltas AS (
+    -- Nothing is queued when the items are dropped (@to_queue empty).
+    SELECT 'queue:' || @from_queue::text AS name, -(SELECT count(*) FROM moved) AS delta
+    UNION ALL SELECT 'queue:' || @to_queue::text, count(*) FROM queued
+    UNION ALL SELECT 'requeued', count(*) FROM queued
+    UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM (SELECT (SELECT count(*) FROM moved) AS n, (SELECT count(*) FROM queued) AS q) t,
-         LATERAL (VALUES ('queue:' || @from_queue::text, -t.n),
-                         ('queue:' || @to_queue::text, t.q),
-                         ('requeued', t.q),
-                         ('dropped', t.n - t.q)) AS d (name, delta)
-    WHERE d.delta <> 0 AND d.name <> 'queue:'
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM moved;
 
@@ -364,7 +491,7 @@ SELECT min(w.id)::bigint, '', 0, '', true, count(*) FROM win w HAVING count(*) >
 -- another backfeed shard) is out, since claims hold one item per name.
 WITH taken AS (
     DELETE FROM todo
-    WHERE ctid = ANY(ARRAY(
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT t.ctid FROM todo t
         WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[]) AND t.type = ANY(@types::text[])
           AND t.id = @id
@@ -372,27 +499,58 @@ WITH taken AS (
         LIMIT 1
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count
+    RETURNING todo.id, todo.name, todo.queue, todo.type, todo.site, todo.claim_count
 ), claimed AS (
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, claim_count)
     SELECT @project_id, item_hash(taken.name), taken.id, taken.name, taken.queue, taken.site, @downloader, taken.claim_count + 1
     FROM taken
+    RETURNING claims.site, claims.downloader
+), counter_deltas AS (
+    SELECT 'claims' AS name, 1 AS delta FROM taken
+    UNION ALL SELECT 'queue:' || taken.queue, -1 FROM taken
 ), counted AS (
+    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), d.delta
-    FROM taken, LATERAL (VALUES ('claims', 1), ('queue:' || taken.queue, -1)) AS d (name, delta)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
     ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE SET value = c.value + excluded.value
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT taken.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM taken WHERE taken.type = ':site'
+    UNION ALL SELECT claimed.site, 0, 1, claimed.downloader FROM claimed
+), site_sums AS (
+    -- SitesCount, word for word.
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
 SELECT count(*) FROM taken;
 
 -- name: TodoPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM todo WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM todo WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM todo p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: ItemTagsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's update tags (see items.Engine.Purge).
-DELETE FROM item_tags WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM item_tags WHERE item_tags.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM item_tags p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksTodo :one
 -- The books, in one read of the project's queues: the items queued, the

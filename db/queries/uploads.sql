@@ -15,14 +15,16 @@ WITH item AS (
       AND ((SELECT count(*) FROM uploads x WHERE x.project_id = @project_id AND x.id = i.id) < @max_per_item::bigint
            OR EXISTS (SELECT 1 FROM uploads x WHERE x.project_id = @project_id AND x.id = i.id
                       AND x.uploader = @uploader::text AND x.server = @server::text))
-    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = now(), ip = excluded.ip
+    -- (excluded.at is now(), the column's default: Citus takes no function
+    -- but an immutable one in DO UPDATE SET.)
+    ON CONFLICT (project_id, id, uploader, server) DO UPDATE SET at = excluded.at, ip = excluded.ip
     RETURNING 1
 )
 SELECT (SELECT i.id IS NOT NULL FROM item i)::boolean AS known, EXISTS (SELECT 1 FROM kept)::boolean AS kept;
 
 -- name: UploadsPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
-DELETE FROM uploads WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM uploads WHERE uploads.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM uploads p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: UploadsOfItem :many
 -- An item's upload receipts, newest first.

@@ -55,11 +55,11 @@ DELETE FROM volunteer_days WHERE day < @before;
 
 -- name: VolunteersPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's marks (see volunteers.Counter.Purge).
-DELETE FROM volunteer_marks WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_marks p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM volunteer_marks WHERE volunteer_marks.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_marks p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: VolunteerDaysPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's days (see volunteers.Counter.Purge).
-DELETE FROM volunteer_days WHERE ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_days p WHERE p.project_id = @project_id LIMIT @max));
+DELETE FROM volunteer_days WHERE volunteer_days.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM volunteer_days p WHERE p.project_id = @project_id LIMIT @max));
 
 -- name: BooksVolunteersOff :one
 -- The books: a project's days that count no volunteer (a day's row is

@@ -1,0 +1,706 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// The field scenario: the tracker as a big project meets it. Thousands of
+// warriors, each busy with an item most of the time and so idle on the
+// wire, each holding a keep-alive connection; most asking for many items at
+// once; some never reporting, some reporting twice; grab scripts
+// backfeeding; several tracker processes on one PostgreSQL. The warriors
+// arrive open-loop, at a rate that does not wait for the tracker, stepped
+// up until the tracker falls behind or the warriors run out.
+
+const (
+	fieldProject     = "field"
+	fieldTrackers    = 3
+	fieldGrabScripts = 20
+	// A grab script posts 400 names (half seen before) every 5 s.
+	fieldBackfeedEvery = 5 * time.Second
+	// 70 % of the warriors ask with multi=N, N drawn from 1 to 100 for
+	// each (urls-grab asks for 100, telegram for 30); the others one item
+	// at a time.
+	fieldMultiShare = 0.70
+	fieldMaxMulti   = 100
+	fieldMeanItems  = (1 - fieldMultiShare) + fieldMultiShare*(1+fieldMaxMulti)/2.0
+	// Of the hand-outs, 2 % are never reported (the warrior failed: the
+	// claims expire and the reclaim job brings them back), 1 % twice.
+	fieldSilent = 0.02
+	fieldTwice  = 0.01
+	// Each step raises the arrival rate by half, up to 10 steps; the run
+	// ends at the second step in a row not sustained (one is forgiven: on
+	// a shared machine a neighbour's burst can spoil a minute), or at the
+	// first whose warriors ran out or that got an answer no client expects.
+	fieldStepFactor = 1.5
+	fieldMaxSteps   = 10
+	// A step is sustained when the request p99 is within 100 ms, no answer
+	// is other than 2xx or a documented 404 or 429, and an idle warrior was
+	// there for every arrival.
+	fieldP99          = 100 * time.Millisecond
+	fieldReclaimEvery = 5 * time.Second
+	// The tracker closes a connection idle this long (serve.go's
+	// idleTimeout). A warrior whose request leaves as the tracker closes
+	// its connection gets no answer: the request never reached a handler,
+	// seesaw tries again, and the step is not failed for it.
+	fieldServerIdle = 120 * time.Second
+)
+
+// fieldWarrior is one warrior: a nick, a keep-alive connection to one
+// tracker process, and how many items it asks for.
+type fieldWarrior struct {
+	nick    string
+	l       *load // its tracker process's
+	path    string
+	request []byte
+	c       *http.Client
+}
+
+// fieldRun is the scenario's state while it runs.
+type fieldRun struct {
+	loads []*load // one per tracker process, all recording into one stats
+	// idle holds the warriors not at work, the one idle longest first:
+	// every warrior comes round in turn, as each of a real field asks again
+	// when its item is done.
+	idle             chan *fieldWarrior
+	minWork, maxWork time.Duration
+	rate             atomic.Uint64 // arrivals a second, as math.Float64bits
+	work             sync.WaitGroup
+
+	// Arrivals (missed: no warrior idle), warriors at work, requests
+	// answered with items or 404, items reported done, names handed out
+	// and never reported, hand-outs reported twice, requests lost on a
+	// connection the tracker closed as they left.
+	arrivals, missed, busy, served, empty, done, withheld, twice, closedIdle atomic.Int64
+
+	failuresMu sync.Mutex
+	failures   map[string]int // the other requests that got no answer, by error
+}
+
+// fieldStep is what one step measured.
+type fieldStep struct {
+	target, rate  float64 // arrivals a second: asked for, made
+	missed, busy  int64
+	served, empty int64
+	unexpected    int // answers other than 2xx, 404 and 429, and no answer
+	closedIdle    int64
+	row           *row
+	conns, rss    []int64 // per tracker process
+	pgConns       int
+	// The bound of the tracker's own latency buckets that 99 % of the
+	// requests were answered within, as its /metrics timed them (from the
+	// handler's start: no wait for a CPU before it); the load average.
+	serverP99, loadavg string
+}
+
+func (s fieldStep) sustained() bool {
+	return s.row.latency["request"][2] <= fieldP99 && s.unexpected == 0 && s.missed == 0
+}
+
+// field runs the field scenario on a project of its own and prints what it
+// found: the sustainable arrival rate, the tracker processes' connections
+// and memory, PostgreSQL's connections, and the books.
+func (b *bench) field(ctx context.Context) error {
+	o := b.o
+	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * o.fieldWorkScale) }
+	f := &fieldRun{idle: make(chan *fieldWarrior, o.fieldWarriors), minWork: scale(5 * time.Second), maxWork: scale(60 * time.Second), failures: map[string]int{}}
+	if f.maxWork <= f.minWork || o.fieldWarriors < fieldTrackers || o.fieldRate <= 0 {
+		return fmt.Errorf("-field-warriors %d, -field-rate %g, -field-work-scale %g: at least %d warriors, a rate and a scale above 0",
+			o.fieldWarriors, o.fieldRate, o.fieldWorkScale, fieldTrackers)
+	}
+	// Every warrior and grab script holds a connection here, and the
+	// tracker processes started below inherit the limit.
+	if err := raiseOpenFiles(uint64(o.fieldWarriors + fieldGrabScripts + 1000)); err != nil {
+		return err
+	}
+	key, err := b.createProject(fieldProject, "Field")
+	if err != nil {
+		return err
+	}
+	// Claims expire 15 s after the longest work: a never-reported claim
+	// comes back within the run, a slow one is not taken from its holder.
+	ttl := int(math.Ceil(f.maxWork.Seconds())) + 15
+	if _, err := b.cli("", "project", "set", fieldProject, fmt.Sprintf("reclaim_ttl=%d", ttl)); err != nil {
+		return err
+	}
+	if _, err := b.cli("", "jobs", "set", "reclaim", "--every", fieldReclaimEvery.String()); err != nil {
+		return err
+	}
+	defer b.cli("", "jobs", "set", "reclaim", "--every", "30s")
+
+	more, urls, err := b.moreTrackers(ctx, fieldTrackers-1)
+	defer func() {
+		for _, c := range more {
+			c.Process.Signal(syscall.SIGTERM)
+			c.Wait()
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	pids := []int{b.serve.Process.Pid}
+	for _, c := range more {
+		pids = append(pids, c.Process.Pid)
+	}
+	urls = append([]string{b.url}, urls...)
+	ports := make([]int, len(urls))
+	st := newStats()
+	for i, u := range urls {
+		p, err := url.Parse(u)
+		if err != nil {
+			return err
+		}
+		ports[i], _ = strconv.Atoi(p.Port())
+		f.loads = append(f.loads, &load{base: u, project: fieldProject, backfeedKey: key, stats: st, backfeedEvery: fieldBackfeedEvery})
+	}
+
+	warriors, multi := f.warriors(o.fieldWarriors)
+	defer func() {
+		for _, w := range warriors {
+			w.c.CloseIdleConnections()
+		}
+	}()
+	// Every warrior connects before the first step: the memory a tracker
+	// process spends on an idle keep-alive connection is the difference
+	// the connections make to its resident set.
+	baseRSS := make([]int64, len(pids))
+	for i, pid := range pids {
+		baseRSS[i] = residentRSS(pid)
+	}
+	failed := f.connect(ctx, warriors)
+	time.Sleep(time.Second)
+	var idleConns, idleGrowth int64
+	for i, pid := range pids {
+		idleConns += int64(established(ports[i]))
+		idleGrowth += residentRSS(pid) - baseRSS[i]
+	}
+	fmt.Fprintf(os.Stderr, "field: %d warriors connected (%d failed), %d connections held\n", len(warriors)-failed, failed, idleConns)
+
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	workCtx, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	var scripts sync.WaitGroup
+	for i := range fieldGrabScripts {
+		scripts.Add(1)
+		go func() {
+			defer scripts.Done()
+			// Each starts at its own moment: in step, their posts would
+			// come in bursts no field sends.
+			if sleep(runCtx, rand.N(fieldBackfeedEvery)) {
+				f.loads[i%len(f.loads)].grabScript(runCtx, 2000+i)
+			}
+		}()
+	}
+	pgPeak := b.fieldPGPeak(runCtx)
+	arrived := make(chan struct{})
+
+	// A step queues what its rate takes, half again for the import of the
+	// next (made at this step's rate), then settles for the longest work
+	// (the warriors at work reach the new rate's number) before it is
+	// measured for -duration.
+	settle := max(f.maxWork, 10*time.Second)
+	var steps []fieldStep
+	for k := 0; k < fieldMaxSteps && ctx.Err() == nil; k++ {
+		target := o.fieldRate * math.Pow(fieldStepFactor, float64(k))
+		queue := int(target * fieldMeanItems * (settle + o.duration).Seconds() * 1.5)
+		if _, err := b.fillLines(fieldProject, queue, func(w *bufio.Writer, i int) {
+			fmt.Fprintf(w, "field:%d:%d\n", k, i)
+		}); err != nil {
+			return err
+		}
+		f.rate.Store(math.Float64bits(target))
+		if k == 0 {
+			go func() { defer close(arrived); f.arrive(runCtx, workCtx) }()
+		}
+		sleep(ctx, settle)
+		s := f.measure(ctx, b, target, pids, ports, st)
+		steps = append(steps, s)
+		fmt.Fprintf(os.Stderr, "field %6.1f/s: request p99 %s ms, %d missed, %s\n", target, ms(s.row.latency["request"][2]), s.missed, s.row.errors)
+		if s.missed > 0 || s.unexpected > 0 || !s.sustained() && len(steps) > 1 && !steps[len(steps)-2].sustained() {
+			break
+		}
+	}
+	if len(steps) == 0 {
+		return ctx.Err()
+	}
+
+	// The warriors at work finish their items; then the never-reported
+	// claims come back through the reclaim job (ttl × claim count after
+	// their claim), each an expiry.
+	stopRun()
+	<-arrived
+	scripts.Wait()
+	finished := make(chan struct{})
+	go func() { f.work.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(f.maxWork + time.Minute):
+	}
+	stopWork()
+	<-finished
+	expiries := b.fieldExpiries(ctx, f.withheld.Load(), time.Duration(2*ttl)*time.Second+2*fieldReclaimEvery+30*time.Second)
+	time.Sleep(5 * time.Second) // the rollup folds what the last seconds appended
+	check, checkErr := b.cli("", "check", fieldProject)
+
+	fmt.Printf("\n### Field: %d warriors, %d tracker processes\n\n", len(warriors), len(pids))
+	fmt.Printf("%d warriors (%d with multi=N, N 1-%d; the others one item a request) spread over %d tracker processes, each warrior on one keep-alive connection; work %s-%s an item; %.0f %% of hand-outs never reported, %.0f %% reported twice; %d grab scripts posting 400 names (half seen before) every %s; reclaim_ttl %d s, the reclaim job every %s. Arrivals open-loop (Poisson), the warrior idle longest asked next; each step settles %s, then is measured for %s.\n\n",
+		len(warriors), multi, fieldMaxMulti, len(pids), f.minWork, f.maxWork, fieldSilent*100, fieldTwice*100, fieldGrabScripts, fieldBackfeedEvery, ttl, fieldReclaimEvery, settle, o.duration)
+	fmt.Printf("| arrivals/s asked | made | missed | warriors at work | items/s | requests/s (all) | request p50 / p99 ms | request p99 in the tracker | done p50 / p99 ms | non-2xx | served / empty | tracker CPU | PostgreSQL CPU | load CPU | load average | connections per process | RSS per process MB | PostgreSQL connections | sustained |\n")
+	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	best := -1
+	for i, s := range steps {
+		if s.sustained() {
+			best = i
+		}
+		r := s.row
+		errs := r.errors
+		if s.closedIdle > 0 {
+			errs += fmt.Sprintf(" (failed: %d on a connection closed idle)", s.closedIdle)
+		}
+		fmt.Printf("| %.1f | %.1f | %d | %d | %.0f | %.0f | %s / %s | %s | %s / %s | %s | %d / %d | %.2f cores | %.2f cores | %.2f cores | %s | %s | %s | %d | %v |\n",
+			s.target, s.rate, s.missed, s.busy, r.itemsPerS, r.reqPerS,
+			ms(r.latency["request"][0]), ms(r.latency["request"][2]), s.serverP99, ms(r.latency["done"][0]), ms(r.latency["done"][2]),
+			errs, s.served, s.empty, r.trackerS, r.postgresS, r.loadS, s.loadavg, joinInts(s.conns, 1), joinInts(s.rss, 1<<20), s.pgConns, s.sustained())
+	}
+	fmt.Println()
+	if best >= 0 {
+		s := steps[best]
+		fmt.Printf("Sustainable: %.1f arrivals/s (%.0f items/s), request p50 %s ms, p99 %s ms; done p50 %s ms, p99 %s ms.", s.target, s.row.itemsPerS,
+			ms(s.row.latency["request"][0]), ms(s.row.latency["request"][2]), ms(s.row.latency["done"][0]), ms(s.row.latency["done"][2]))
+		if best == len(steps)-1 && s.sustained() {
+			fmt.Printf(" The last step run: the rate sustained is at least this.")
+		}
+		fmt.Println()
+	} else {
+		fmt.Println("Sustainable: none of the steps (lower -field-rate).")
+	}
+	if last := steps[len(steps)-1]; !last.sustained() && last.missed > 0 {
+		fmt.Printf("At %.1f arrivals/s the warriors ran out (%d arrivals found none idle): the population, not the tracker, set the limit.\n", last.target, last.missed)
+	}
+	if idleConns > 0 {
+		perConn := float64(idleGrowth) / float64(idleConns)
+		fmt.Printf("\nIdle keep-alive connections: %d held by the %d processes grew their resident sets (%s MB at start) by %.1f MB in all, %.1f kB a connection: %.0f idle connections per GB.\n",
+			idleConns, len(pids), joinInts(baseRSS, 1<<20), float64(idleGrowth)/(1<<20), perConn/1024, (1<<30)/perConn)
+	}
+	// Under load: the last step that held the most connections, its processes'
+	// growth over their start (the connections and the work in flight)
+	// per connection.
+	var conns, grown int64
+	var at float64
+	for _, s := range steps {
+		var c, g int64
+		for i := range pids {
+			c += s.conns[i]
+			g += s.rss[i] - baseRSS[i]
+		}
+		if c >= conns {
+			conns, grown, at = c, g, s.target
+		}
+	}
+	if conns > 0 && grown > 0 {
+		fmt.Printf("Under load at %.1f arrivals/s: %d connections, the processes %.1f MB above their start (%.1f kB a connection, work in flight included): %.0f warriors per GB.\n",
+			at, conns, float64(grown)/(1<<20), float64(grown)/float64(conns)/1024, float64(conns)/(float64(grown)/(1<<30)))
+	}
+	limits := make([]int64, len(pids))
+	for i, pid := range pids {
+		limits[i] = openFilesLimit(pid)
+	}
+	fmt.Printf("Open-files limit of the tracker processes: %s. PostgreSQL connections at most %d during the run (all client backends, the bench's and the imports' included).\n",
+		joinInts(limits, 1), pgPeak())
+	fmt.Printf("Requests lost on a connection the tracker closed for idleness as they left: %d (seesaw tries again).", f.closedIdle.Load())
+	if len(f.failures) > 0 {
+		fmt.Printf(" Other requests without an answer: %v.", f.failures)
+	}
+	fmt.Println()
+	fmt.Printf("Reclaims: %d names handed out were never reported; %d claims expired and came back through the reclaim job; %d hand-outs reported twice.\n",
+		f.withheld.Load(), expiries, f.twice.Load())
+	var books []struct {
+		Seen, Queued, Claimed int64
+		Done                  int64 `json:"done_rows"`
+		Balanced              bool
+	}
+	if checkErr != nil {
+		return fmt.Errorf("the books do not balance after the field: %w", checkErr)
+	}
+	if json.Unmarshal([]byte(check), &books) != nil || len(books) != 1 || !books[0].Balanced {
+		return fmt.Errorf("the books do not balance after the field: %s", check)
+	}
+	fmt.Printf("The books balance (`tracker check %s`): %d items seen, %d queued, %d out, %d done.\n",
+		fieldProject, books[0].Seen, books[0].Queued, books[0].Claimed, books[0].Done)
+	return nil
+}
+
+// warriors makes n warriors, spread over the tracker processes in turn, and
+// puts them in the idle line; it returns them and how many use multi.
+func (f *fieldRun) warriors(n int) ([]*fieldWarrior, int) {
+	ws := make([]*fieldWarrior, n)
+	multi := 0
+	for i := range ws {
+		w := &fieldWarrior{nick: fmt.Sprintf("field%d", i), l: f.loads[i%len(f.loads)], path: "/" + fieldProject + "/request", c: client()}
+		if rand.Float64() < fieldMultiShare {
+			w.path = fmt.Sprintf("/%s/multi=%d//request", fieldProject, 1+rand.IntN(fieldMaxMulti))
+			multi++
+		}
+		w.request, _ = json.Marshal(map[string]string{"downloader": w.nick, "api_version": "2", "version": "20260101.01"})
+		ws[i] = w
+		f.idle <- w
+	}
+	return ws, multi
+}
+
+// connect opens every warrior's connection with a request that costs the
+// tracker nothing but the connection, 100 at a time, and returns how many
+// failed.
+func (f *fieldRun) connect(ctx context.Context, ws []*fieldWarrior) int {
+	next := make(chan *fieldWarrior)
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range next {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, w.l.base+"/robots.txt", nil)
+				if code, _, err := w.l.do(w.c, "connect", req); err != nil || code != http.StatusOK {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	for _, w := range ws {
+		next <- w
+	}
+	close(next)
+	wg.Wait()
+	return int(failed.Load())
+}
+
+// arrive sends the idle warrior at the head of the line to work at each
+// arrival, the gaps between arrivals drawn from an exponential law at the
+// current rate, until ctx ends. A late arrival is made at once, so the
+// rate holds whatever the tracker answers.
+func (f *fieldRun) arrive(ctx, workCtx context.Context) {
+	next := time.Now()
+	for {
+		rate := math.Float64frombits(f.rate.Load())
+		next = next.Add(time.Duration(rand.ExpFloat64() / rate * float64(time.Second)))
+		if !sleep(ctx, time.Until(next)) {
+			return
+		}
+		f.arrivals.Add(1)
+		select {
+		case w := <-f.idle:
+			f.busy.Add(1)
+			f.work.Add(1)
+			go func() {
+				defer f.work.Done()
+				f.cycle(workCtx, w)
+				f.busy.Add(-1)
+				f.idle <- w
+			}()
+		default:
+			f.missed.Add(1)
+		}
+	}
+}
+
+// cycle is one warrior's turn: it asks for work, works 5-60 s (scaled),
+// and reports done as seesaw does, retrying until acknowledged; or never,
+// or twice.
+func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
+	code, body, err := f.post(ctx, w, "request", w.path, w.request)
+	if err != nil || code != http.StatusOK {
+		if code == http.StatusNotFound {
+			f.empty.Add(1)
+		}
+		return
+	}
+	var item struct {
+		Name string `json:"item_name"`
+	}
+	if json.Unmarshal(body, &item) != nil || item.Name == "" {
+		return
+	}
+	f.served.Add(1)
+	names := strings.Split(item.Name, "\x00")
+	fate := rand.Float64()
+	if !sleep(ctx, f.minWork+rand.N(f.maxWork-f.minWork)) {
+		return
+	}
+	if fate < fieldSilent {
+		f.withheld.Add(int64(len(names)))
+		return
+	}
+	reports := 1
+	if fate < fieldSilent+fieldTwice {
+		reports = 2
+		f.twice.Add(1)
+	}
+	done, _ := json.Marshal(map[string]any{
+		"downloader": w.nick, "version": "20260101.01", "item": item.Name,
+		"bytes": map[string]int{"data": 1000 * len(names)}, "id": map[string]string{"sha1": "0"},
+	})
+	for i := range reports {
+		for ctx.Err() == nil {
+			code, body, err := f.post(ctx, w, "done", "/"+fieldProject+"/done", done)
+			if err == nil && code == http.StatusOK && string(body) == "OK" {
+				if i == 0 {
+					f.done.Add(int64(len(names)))
+				}
+				break
+			}
+			pause(ctx, code)
+		}
+	}
+}
+
+// post sends a warrior's request and, when it gets no answer, tells a
+// connection the tracker closed for idleness as the request left from
+// other failures.
+func (f *fieldRun) post(ctx context.Context, w *fieldWarrior, endpoint, path string, body []byte) (int, []byte, error) {
+	var conn httptrace.GotConnInfo
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { conn = i }})
+	code, answer, err := w.l.post(traced, w.c, endpoint, path, "application/json", body)
+	if err != nil && ctx.Err() == nil {
+		if conn.Reused && conn.IdleTime >= fieldServerIdle-10*time.Second {
+			f.closedIdle.Add(1)
+		} else {
+			f.failuresMu.Lock()
+			f.failures[err.Error()]++
+			f.failuresMu.Unlock()
+		}
+	}
+	return code, answer, err
+}
+
+// measure measures one step for the run's duration: the answers, the
+// processes' CPU, connections and memory at its end, PostgreSQL's
+// connections.
+func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, ports []int, st *stats) fieldStep {
+	pm := b.postmaster()
+	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
+	trackerCPU := func() float64 {
+		s := 0.0
+		for _, pid := range pids {
+			s += cpuSeconds(pid)
+		}
+		return s
+	}
+	cpu0, pg0, load0 := trackerCPU(), clusterCPUSeconds(pm), cpuSeconds(os.Getpid())
+	arrivals0, missed0, served0, empty0, done0, closed0 := f.arrivals.Load(), f.missed.Load(), f.served.Load(), f.empty.Load(), f.done.Load(), f.closedIdle.Load()
+	st.take() // the settling is not measured
+	server0 := f.serverHistogram("request")
+	start := time.Now()
+	sleep(ctx, b.o.duration)
+	answers := st.take()
+	secs := time.Since(start).Seconds()
+	server := f.serverHistogram("request")
+
+	s := fieldStep{
+		target: target, rate: float64(f.arrivals.Load()-arrivals0) / secs,
+		missed: f.missed.Load() - missed0, busy: f.busy.Load(),
+		served: f.served.Load() - served0, empty: f.empty.Load() - empty0,
+		serverP99: p99Bucket(server0, server), loadavg: loadAverage(),
+		closedIdle: f.closedIdle.Load() - closed0,
+	}
+	s.row = &row{
+		name: fmt.Sprintf("field %.0f/s", target), clients: cap(f.idle),
+		itemsPerS: float64(f.done.Load()-done0) / secs,
+		reqPerS:   float64(answers.total()) / secs,
+		latency:   map[string][3]time.Duration{},
+		errors:    answers.errors(),
+		trackerS:  (trackerCPU() - cpu0) / secs,
+		postgresS: (clusterCPUSeconds(pm) - pg0) / secs,
+		loadS:     (cpuSeconds(os.Getpid()) - load0) / secs,
+		note: fmt.Sprintf("%d warriors on %d tracker processes, %.1f arrivals/s asked, %.1f made (%d found no warrior idle); items/s counts items reported done; tracker CPU and peak RSS: the processes together, the largest",
+			cap(f.idle), len(pids), target, s.rate, s.missed),
+	}
+	for _, e := range answers.endpoints() {
+		p50, p90, p99 := answers.percentiles(e)
+		s.row.latency[e] = [3]time.Duration{p50, p90, p99}
+	}
+	answers.mu.Lock()
+	for k, n := range answers.non2xx {
+		if k.code != http.StatusNotFound && k.code != http.StatusTooManyRequests {
+			s.unexpected += n
+		}
+	}
+	answers.mu.Unlock()
+	s.unexpected -= int(s.closedIdle) // recorded as failed, forgiven
+	for i, pid := range pids {
+		s.conns = append(s.conns, int64(established(ports[i])))
+		s.rss = append(s.rss, residentRSS(pid))
+		s.row.rssMB = max(s.row.rssMB, float64(peakRSS(pid))/(1<<20))
+	}
+	s.pgConns = b.pgConnections(ctx)
+	s.row.top = b.topStatements(ctx, secs)
+	b.rows = append(b.rows, s.row)
+	return s
+}
+
+// serverHistogram sums the tracker processes' histograms of a route's
+// answer times (tracker_http_request_duration_seconds in /metrics): the
+// answers within each bucket's bound, by bound.
+func (f *fieldRun) serverHistogram(route string) map[string]float64 {
+	h := map[string]float64{}
+	for _, l := range f.loads {
+		resp, err := http.Get(l.base + "/metrics")
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			line := sc.Text()
+			if !strings.HasPrefix(line, "tracker_http_request_duration_seconds_bucket{") || !strings.Contains(line, `route="`+route+`"`) {
+				continue
+			}
+			_, le, _ := strings.Cut(line, `le="`)
+			le, _, _ = strings.Cut(le, `"`)
+			if v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64); err == nil {
+				h[le] += v
+			}
+		}
+		resp.Body.Close()
+	}
+	return h
+}
+
+// p99Bucket is the least bucket bound within which 99 % of the answers
+// between two readings of a histogram fell, as "≤ 100 ms".
+func p99Bucket(before, after map[string]float64) string {
+	total := after["+Inf"] - before["+Inf"]
+	if total <= 0 {
+		return "-"
+	}
+	var bounds []float64
+	for le := range after {
+		if v, err := strconv.ParseFloat(le, 64); err == nil && !math.IsInf(v, 1) {
+			bounds = append(bounds, v)
+		}
+	}
+	slices.Sort(bounds)
+	for _, v := range bounds {
+		le := strconv.FormatFloat(v, 'g', -1, 64)
+		if after[le]-before[le] >= 0.99*total {
+			return fmt.Sprintf("≤ %g ms", v*1000)
+		}
+	}
+	return fmt.Sprintf("> %g ms", bounds[len(bounds)-1]*1000)
+}
+
+// loadAverage is the machine's load average over the last minute.
+func loadAverage() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.Fields(string(b) + " -")[0]
+}
+
+// pgConnections counts PostgreSQL's client backends.
+func (b *bench) pgConnections(ctx context.Context) int {
+	var n int
+	b.pool.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").Scan(&n)
+	return n
+}
+
+// fieldPGPeak samples PostgreSQL's client backends every second until ctx
+// ends; the function returned gives the most seen.
+func (b *bench) fieldPGPeak(ctx context.Context) func() int {
+	var peak atomic.Int64
+	go func() {
+		for sleep(ctx, time.Second) {
+			if n := int64(b.pgConnections(ctx)); n > peak.Load() {
+				peak.Store(n)
+			}
+		}
+	}()
+	return func() int { return int(peak.Load()) }
+}
+
+// fieldExpiries waits, up to wait, until the field project's claims have
+// expired as many times as names were withheld, and returns how many did.
+func (b *bench) fieldExpiries(ctx context.Context, withheld int64, wait time.Duration) int64 {
+	deadline := time.Now().Add(wait)
+	for {
+		var n int64
+		b.pool.QueryRow(ctx, `SELECT count(*) FROM claim_expiries e JOIN projects p ON p.id = e.project_id WHERE p.slug = $1`, fieldProject).Scan(&n)
+		if n >= withheld || time.Now().After(deadline) || !sleep(ctx, 2*time.Second) {
+			return n
+		}
+	}
+}
+
+// moreTrackers starts n more tracker processes on the bench's data
+// directory, beside its own, and returns them and their URLs.
+func (b *bench) moreTrackers(ctx context.Context, n int) ([]*exec.Cmd, []string, error) {
+	serve, own := b.serve, b.url
+	defer func() { b.serve, b.url = serve, own }()
+	var cmds []*exec.Cmd
+	var urls []string
+	for range n {
+		if err := b.start(ctx); err != nil {
+			return cmds, urls, err
+		}
+		cmds, urls = append(cmds, b.serve), append(urls, b.url)
+	}
+	return cmds, urls, nil
+}
+
+// raiseOpenFiles raises the soft limit on open files to the hard one and
+// fails when that is below need.
+func raiseOpenFiles(need uint64) error {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return err
+	}
+	if l.Cur < l.Max {
+		l.Cur = l.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+			return err
+		}
+	}
+	if l.Cur < need {
+		return fmt.Errorf("the field needs %d open files and the limit is %d: raise the hard limit (ulimit -Hn)", need, l.Cur)
+	}
+	return nil
+}
+
+// sleep waits d and says whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// joinInts writes numbers in a unit as "12 / 34 / 56".
+func joinInts(ns []int64, unit int64) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.FormatInt(n/unit, 10)
+	}
+	return strings.Join(parts, " / ")
+}

@@ -1,0 +1,111 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"tracker/db"
+	"tracker/db/dbtest"
+	"tracker/handlers"
+	"tracker/items"
+	"tracker/projects"
+)
+
+// A Citus worker lost (killed as by a crash) makes the requests that need
+// it answer 503 with a Retry-After, as a database away does, never 500;
+// once it is back, the same requests are served again.
+func TestCitusWorkerLoss(t *testing.T) {
+	c, dsn := dbtest.NewCitus(t)
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	p := dbtest.Project(t, pool, "test", "Test project")
+	if _, err := items.NewEngine(pool, log).Add(ctx, p, "todo", strings.NewReader("a\nb\nc\nd")); err != nil {
+		t.Fatal(err)
+	}
+	h := handlers.New(log, pool, 0)
+	srv := httptest.NewServer(h.Routes())
+	t.Cleanup(h.Close)
+	t.Cleanup(srv.Close)
+	f := fixture{srv: srv, pool: pool, store: projects.NewStore(pool), project: p}
+
+	got, _ := f.request(t, "alice", 1)
+	if len(got) != 1 {
+		t.Fatalf("before: got %v", got)
+	}
+	// The worker holding a project's queue.
+	workerOf := func(p projects.Project) int {
+		var node string
+		dbtest.MustScan(t, pool.QueryRow(ctx, `SELECT nodename FROM citus_shards
+			WHERE table_name = 'todo'::regclass AND shardid = get_shard_id_for_distribution_column('todo', $1::integer)`, p.ID), &node)
+		for i, w := range c.Workers {
+			if w.Dir() == node {
+				return i
+			}
+		}
+		t.Fatalf("the worker %s of %s is none of the cluster's", node, p.Slug)
+		return -1
+	}
+	worker := workerOf(p)
+	// A project whose queue is on the other worker.
+	var elsewhere projects.Project
+	for i := 0; elsewhere.ID == 0; i++ {
+		if i == 20 {
+			t.Fatal("20 projects, all on the same worker")
+		}
+		q := dbtest.Project(t, pool, fmt.Sprintf("other%d", i), "")
+		if workerOf(q) != worker {
+			elsewhere = q
+		}
+	}
+	if _, err := items.NewEngine(pool, log).Add(ctx, elsewhere, "todo", strings.NewReader("x\ny")); err != nil {
+		t.Fatal(err)
+	}
+	c.Kill(t, worker)
+
+	// A project on the worker still up may be served, or answered 503
+	// too: Citus may send the results of a statement's parts to every
+	// worker. Never a 500.
+	a, err := f.send("POST", "/"+elsewhere.Slug+"/request", "application/json", `{"downloader":"carol","api_version":"2"}`)
+	if err != nil || !(a.status == 200 && strings.Contains(a.body, "item_name") || a.status == 503 && a.header.Get("Retry-After") != "") {
+		t.Errorf("a request of a project on the worker still up: %d %q %v", a.status, a.body, err)
+	}
+
+	for _, r := range []struct{ what, path, contentType, body string }{
+		{"request", "/test/request", "application/json", `{"downloader":"bob","api_version":"2"}`},
+		{"done", "/test/done", "application/json", `{"downloader":"alice","item":"` + got[0] + `","bytes":{"data":1}}`},
+		// seen is on every worker: a backfeed post needs both.
+		{"backfeed", "/backfeed/legacy/test-" + p.Config.BackfeedKey, "application/x-www-form-urlencoded", "e\x00f\x00"},
+	} {
+		a, err := f.send("POST", r.path, r.contentType, r.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.status != 503 || a.header.Get("Retry-After") == "" || a.reason != "database-unavailable" {
+			t.Errorf("%s with the project's worker down: %d %q (Retry-After %q) %q, want 503 database-unavailable with a Retry-After",
+				r.what, a.status, a.reason, a.header.Get("Retry-After"), a.body)
+		}
+	}
+
+	c.Restart(t, worker)
+	dbtest.Eventually(t, func() bool {
+		names, a, err := f.tryRequest("bob", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.status != 200 && a.status != 503 {
+			t.Fatalf("while the worker comes back: %d %q", a.status, a.body)
+		}
+		return len(names) == 1
+	}, "a claim once the worker is back")
+	f.done(t, "alice", got[0])
+}

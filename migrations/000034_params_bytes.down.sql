@@ -1,0 +1,2 @@
+DROP FUNCTION sent_bytes(text);
+ALTER TABLE item_params DROP COLUMN bytes;
