@@ -41,9 +41,8 @@ test: postgres check
 ## test-citus: the item engine's tests and the warrior protocol's, against
 ## a local Citus cluster (a coordinator and two workers, in
 ## /tmp/tracker-citus-UID); skipped when Citus is not installed (CI builds
-## it with ../shared/citus/build.sh). The sites' tests wait until the
-## statements keep the sites' counts themselves: their triggers, which Citus
-## refuses, are dropped on Citus for now.
+## it with ../shared/citus/build.sh). The sites' tests and the model test
+## (which turns sites on) wait until the claim by site works on Citus.
 CITUS_ITEMS_SKIP := TestSite|Sites|TestModel|TestRecrawl|TestSelectionBySite|TestReleaseSite
 CITUS_HANDLERS_RUN := TestQueueOrder|TestClaimsLimit|TestDownloaderClaimsLimit|TestRandomOrder|TestMinVersion|TestBlocks|TestPaused|TestRateLimitIsSmooth|TestTypeLimits|TestDoneRequestReleaseUpload|TestItemStatus|TestBackfeed|TestDomainsList|TestTwoServersManyWarriors|TestCitus
 test-citus: postgres

@@ -103,7 +103,7 @@ func CitusLayout(ctx context.Context, pool *pgxpool.Pool) (changed bool, err err
 	if err := c.load(ctx); err != nil {
 		return false, err
 	}
-	steps := []func(context.Context) error{c.dropSiteTriggers, c.reference, c.byProject, c.done, c.byHash, c.functions}
+	steps := []func(context.Context) error{c.reference, c.byProject, c.done, c.byHash, c.functions}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return c.changed, fmt.Errorf("citus layout: %w", err)
@@ -139,32 +139,6 @@ func (c *citusLayout) exec(ctx context.Context, sql string, args ...any) error {
 		return fmt.Errorf("%s: %w", sql, err)
 	}
 	c.changed = true
-	return nil
-}
-
-// dropSiteTriggers drops the statement triggers that keep the sites'
-// counts on todo and claims: Citus distributes no table with statement
-// triggers reading transition tables.
-//
-// TEMPORARY, Citus only: the statements that move items are to write the
-// sites' counts themselves (no triggers), and then this step goes. Until
-// then a Citus database does not keep the counts of items queued and out
-// per site.
-func (c *citusLayout) dropSiteTriggers(ctx context.Context) error {
-	var triggers []string
-	rows, err := c.conn.Query(ctx, `SELECT tgname || ' ON ' || tgrelid::regclass::text FROM pg_trigger
-		WHERE tgrelid IN ('todo'::regclass, 'claims'::regclass) AND NOT tgisinternal AND tgname LIKE '%sites%' ORDER BY 1`)
-	if err != nil {
-		return err
-	}
-	if triggers, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-		return err
-	}
-	for _, t := range triggers {
-		if err := c.exec(ctx, "DROP TRIGGER "+t); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 

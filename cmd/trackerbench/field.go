@@ -99,8 +99,8 @@ type fieldStep struct {
 	target, rate  float64 // arrivals a second: asked for, made
 	missed, busy  int64
 	served, empty int64
-	unexpected    int // answers other than 2xx, 404 and 429, and no answer
-	closedIdle    int64
+	unexpected    int   // answers other than 2xx, 404 and 429, and no answer
+	closedIdle    int64 // of the requests without an answer, those forgiven (see post)
 	row           *row
 	conns, rss    []int64 // per tracker process
 	pgConns       int
@@ -143,7 +143,7 @@ func (b *bench) field(ctx context.Context) error {
 	if _, err := b.cli("", "jobs", "set", "reclaim", "--every", fieldReclaimEvery.String()); err != nil {
 		return err
 	}
-	defer b.cli("", "jobs", "set", "reclaim", "--every", "30s")
+	defer b.cli("", "jobs", "set", "reclaim", "--every", "30s") // the job's default
 
 	more, urls, err := b.moreTrackers(ctx, fieldTrackers-1)
 	defer func() {
@@ -286,7 +286,7 @@ func (b *bench) field(ctx context.Context) error {
 		fmt.Printf("Sustainable: %.1f arrivals/s (%.0f items/s), request p50 %s ms, p99 %s ms; done p50 %s ms, p99 %s ms.", s.target, s.row.itemsPerS,
 			ms(s.row.latency["request"][0]), ms(s.row.latency["request"][2]), ms(s.row.latency["done"][0]), ms(s.row.latency["done"][2]))
 		if best == len(steps)-1 && s.sustained() {
-			fmt.Printf(" The last step run: the rate sustained is at least this.")
+			fmt.Printf(" It was the last step run: the tracker may sustain more.")
 		}
 		fmt.Println()
 	} else {
