@@ -13,7 +13,7 @@ import (
 // Who holds it, its parameters and result only when the project publishes
 // them or the viewer runs the project (itemDetails).
 func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, err := h.readProject(r)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	if err := items.ValidShard(shard); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-shard", "%v", err)
 	}
-	st, err := h.items.LookupInShard(r.Context(), live, shard, name)
+	st, err := h.reads.statuses.Lookup(r.Context(), live, shard, name)
 	if errors.Is(err, items.ErrUnknownItem) {
 		return errorf(http.StatusNotFound, "unknown-item", "the project has no item %q", name)
 	}

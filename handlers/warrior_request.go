@@ -111,8 +111,13 @@ func refusalError(ref *items.Refusal) *Error {
 
 // project finds the project the path names, as the cache has it.
 func (h *Handler) project(r *http.Request) (*projects.Live, error) {
+	return h.projectIn(h.live, r)
+}
+
+// projectIn is the request's project as cache holds it.
+func (h *Handler) projectIn(cache *projects.Cache, r *http.Request) (*projects.Live, error) {
 	slug := r.PathValue("project")
-	live, err := h.live.Get(r.Context(), slug)
+	live, err := cache.Get(r.Context(), slug)
 	if errors.Is(err, projects.ErrNotFound) {
 		return nil, errorf(http.StatusNotFound, "unknown-project", "no project %q", slug)
 	}

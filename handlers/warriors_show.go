@@ -17,7 +17,7 @@ import (
 // project and by seesaw version, and a world map of where they are.
 func (h *Handler) warriorsShow(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	settings, err := h.projects.Settings(ctx)
+	settings, err := h.readSettings(ctx)
 	if err != nil {
 		return err
 	}
