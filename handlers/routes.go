@@ -28,7 +28,7 @@ func (h *Handler) Routes() http.Handler {
 	// "/{project}/stats.json" (neither is more specific than the other), so
 	// one pattern takes every GET under a project and projectPages the rest
 	// of the path.
-	mux.Handle("GET /{project}/{rest...}", projectPages{
+	mux.Handle("GET /{project}/{rest...}", projectPages{ // projectPagesPattern
 		routes: map[string]http.Handler{
 			"":            named("leaderboard", h.page(h.reader(h.leaderboardShow))),
 			"stats.json":  named("stats.json", h.api(h.reader(h.statsJSON))),
@@ -72,6 +72,10 @@ func (h *Handler) Routes() http.Handler {
 	// "GET /dictionary"), and its bytes.
 	mux.Handle("GET /dictionary", named("dictionary", h.api(h.dictionaryShow)))
 	mux.Handle("GET /dictionary/{id}", named("dictionary.bytes", h.api(h.dictionaryBytes)))
+
+	// What no route above takes: ServeMux's own answers (a bare 404 or
+	// 405) would not say why.
+	mux.Handle("/", named("unrouted", unrouted{mux: mux, notFound: h.page(notFound)}))
 
 	// The warrior protocol (docs/PROTOCOL.md, "Addressing"). Its paths carry multi={N} and a
 	// double slash that ServeMux would redirect, so they have their own
@@ -210,4 +214,39 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"GET /admin/", notFound},
 		{"POST /admin/", notFound},
 	}
+}
+
+// projectPagesPattern takes every GET under a project (see projectPages).
+const projectPagesPattern = "GET /{project}/{rest...}"
+
+// unrouted answers a request that no route takes: 405 with the methods its
+// path takes, when another method's route has it, or the not-found page.
+type unrouted struct {
+	mux      *http.ServeMux
+	notFound http.Handler
+}
+
+func (u unrouted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	pages := false // the path is only a project's page
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := u.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+			pages = pattern == projectPagesPattern
+		}
+	}
+	if len(allow) == 1 && pages && r.Method == http.MethodPost {
+		// Most likely a warrior's action misspelt (/{project}/request/):
+		// a project's pages are no answer to it.
+		writeError(w, errorf(http.StatusNotFound, "not-found", "not a tracker path: /{project}/{action} or /{project}/multi={N}/{action}"))
+		return
+	}
+	if len(allow) == 0 {
+		u.notFound.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes %s", r.URL.Path, strings.Join(allow, " or ")))
 }
