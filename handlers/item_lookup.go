@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -32,7 +33,7 @@ func (h *Handler) itemDetails(w http.ResponseWriter, r *http.Request, live *proj
 // where the item is, or that the project never saw it. Without full, only
 // what items.Public leaves.
 func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name string, full bool) (*views.Lookup, error) {
-	if items.ValidName(name) != nil {
+	if naming.ValidName(name) != nil {
 		return &views.Lookup{Query: name}, nil
 	}
 	st, err := h.items.Lookup(ctx, live, name)
