@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -33,7 +34,7 @@ func (h *Handler) itemDetails(w http.ResponseWriter, r *http.Request, live *proj
 // (the engine's Lookup, or the read routes' readLookup). Without full, only
 // what items.Public leaves.
 func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name string, full bool, find itemFinder) (*views.Lookup, error) {
-	if items.ValidName(name) != nil {
+	if naming.ValidName(name) != nil {
 		return &views.Lookup{Query: name}, nil
 	}
 	st, err := find(ctx, live, name)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 )
 
 // itemShow answers GET /{project}/items/{item}.json[?shard=S]: where the
@@ -21,7 +22,7 @@ func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return errorf(http.StatusNotFound, "not-found", "item addresses end in .json")
 	}
-	if err := items.ValidName(name); err != nil {
+	if err := naming.ValidName(name); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 	}
 	// A backfeed key is looked up in its shard when one is named.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -43,10 +44,10 @@ func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
 
 // handOut answers a request for work.
 func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects.Live, body requestBody) error {
-	if err := items.ValidNick(body.Downloader); err != nil {
+	if err := naming.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
-	if err := items.ValidVersion(string(body.Version)); err != nil {
+	if err := naming.ValidVersion(string(body.Version)); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-version", "%v", err)
 	}
 	want := 1
