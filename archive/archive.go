@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -77,7 +78,7 @@ func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Tim
 	if err != nil {
 		return res, err
 	}
-	held := holding{queues: sum.QueueNames(), types: p.Config.Stretches()}
+	held := holding{queues: naming.QueueNames(sum.Queues), types: p.Config.Stretches()}
 	for _, part := range parts {
 		day, err := partitionDay(part)
 		if err != nil {

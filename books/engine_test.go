@@ -10,6 +10,7 @@ import (
 
 	"tracker/db/dbtest"
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -116,7 +117,7 @@ func TestBooksAfterDrain(t *testing.T) {
 		Outcomes: map[string]items.Outcome{"t:1": {Word: "none"}}})
 	w.add(t, "p", "t:2\t{\"n\":2}")
 	p := *w.projects["p"]
-	for _, queue := range []string{projects.RetiredQueue, "todo"} {
+	for _, queue := range []string{naming.RetiredQueue, "todo"} {
 		if n, err := w.engine.MoveQueue(ctx, p, queue, "", items.Selection{}); err != nil || n != 1 {
 			t.Fatalf("drained %d of %s: %v", n, queue, err)
 		}
@@ -155,7 +156,7 @@ func TestBooksAfterDrainOfArchived(t *testing.T) {
 		t.Fatal(err)
 	}
 	var band string
-	for _, q := range sum.QueueNames() {
+	for _, q := range naming.QueueNames(sum.Queues) {
 		if sum.Queues[q] == 2 && strings.HasPrefix(q, "revisit:") {
 			band = q
 		}

@@ -14,7 +14,7 @@ import (
 
 // CitusLayoutVersion names the layout CitusLayout makes: test databases
 // laid out by an older one are made again.
-const CitusLayoutVersion = "3"
+const CitusLayoutVersion = "4"
 
 // The Citus layout. On a Citus coordinator with workers, after the
 // migrations, the tables are spread over the workers so that every hot
@@ -30,7 +30,8 @@ const CitusLayoutVersion = "3"
 //     project's worker);
 //   - the small tables the hot statements read or the tracker-wide ones
 //     other tables refer to by foreign key (projects, users,
-//     project_admins, blocks, archives, upload_targets, dictionaries) are
+//     project_admins, blocks, archives, upload_targets, dictionaries, and
+//     the rollup's watermark done_tallies_mark, which the boards read) are
 //     reference tables, a copy on every node;
 //   - the rest stays on the coordinator (sessions, settings, jobs, sign-in
 //     failures, warriors, the volunteers' secrets, marks and counts, the
@@ -41,7 +42,7 @@ const CitusLayoutVersion = "3"
 // project (see done_partitions_ensure).
 
 // citusReference are the tables copied to every node.
-var citusReference = []string{"projects", "users", "project_admins", "blocks", "archives", "upload_targets", "dictionaries"}
+var citusReference = []string{"projects", "users", "project_admins", "blocks", "archives", "upload_targets", "dictionaries", "done_tallies_mark"}
 
 // citusCoordinator are the tables with a project_id that stay on the
 // coordinator: the audit log, and the volunteers' marks and counts, which

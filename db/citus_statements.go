@@ -267,14 +267,24 @@ func (q *Queries) BooksSeenElsewhereCountDistributed(ctx context.Context, projec
 // doneTalliesFoldRouted is DoneTalliesFold for one project only: on Citus
 // the fold goes project by project (see stats.Store.Fold), each on its
 // project's worker, and Citus sends a delete by rows' addresses to a worker
-// only when it names the project.
+// only when it names the project. A fold of one project leaves the
+// watermark alone, so the variant neither reads nor writes it: it takes the
+// project's oldest tallies by their number (@next_seq is not used, but
+// named, as a statement's parameters must each be).
 var doneTalliesFoldRouted = func() string {
-	taken := regexp.MustCompile(`WHERE ctid = ANY\(ARRAY\(SELECT t\.ctid FROM done_tallies t\s*WHERE (\$\d+)::integer = 0 OR t\.project_id = \$\d+::integer LIMIT (\$\d+)\)\)`)
-	if len(taken.FindAllString(doneTalliesFold, -1)) != 1 {
-		panic("db: the Citus variant of DoneTalliesFold: the tallies taken not found")
-	}
-	return taken.ReplaceAllString(doneTalliesFold,
-		"WHERE done_tallies.project_id = $1 AND ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t WHERE t.project_id = $1 LIMIT $2))")
+	const head, tail = "WITH mark AS MATERIALIZED (", "), per AS MATERIALIZED ("
+	between("DoneTalliesFold", doneTalliesFold, head, tail)
+	before, _, _ := strings.Cut(doneTalliesFold, head)
+	_, after, _ := strings.Cut(doneTalliesFold, tail)
+	return before + `WITH taken AS (
+    DELETE FROM done_tallies
+    WHERE done_tallies.project_id = $1 AND ctid = ANY(ARRAY(SELECT t.ctid FROM done_tallies t
+                                                          WHERE t.project_id = $1 AND $3::bigint IS NOT NULL
+                                                          ORDER BY t.seq LIMIT $2))
+    RETURNING done_tallies.project_id, done_tallies.downloader, done_tallies.items, done_tallies.bytes,
+              done_tallies.version, done_tallies.domains, done_tallies.item, done_tallies.at,
+              done_tallies.user_agent, done_tallies.names, done_tallies.seq
+` + tail + after
 }()
 
 // DoneTalliesFoldDistributed is DoneTalliesFold of one project (arg's, not

@@ -57,7 +57,7 @@ func TestCitusLayout(t *testing.T) {
 	}
 	want := map[string]string{
 		"seen": "by hash", "projects": "reference", "users": "reference", "project_admins": "reference", "blocks": "reference",
-		"archives": "reference", "upload_targets": "reference", "dictionaries": "reference",
+		"archives": "reference", "upload_targets": "reference", "dictionaries": "reference", "done_tallies_mark": "reference",
 		"audit_log": "coordinator", "volunteer_marks": "coordinator", "volunteer_days": "coordinator",
 		"sessions": "coordinator", "settings": "coordinator", "jobs": "coordinator", "warriors": "coordinator",
 	}

@@ -124,6 +124,13 @@ type Done struct {
 	Site       int32
 }
 
+type DoneTalliesMark struct {
+	One     bool
+	Folded  int64
+	NextSeq int64
+	NextXid pgtype.Uint64
+}
+
 type DoneTally struct {
 	ProjectID  int32
 	Downloader string
@@ -135,6 +142,7 @@ type DoneTally struct {
 	At         time.Time
 	UserAgent  string
 	Names      []string
+	Seq        int64
 }
 
 type Downloader struct {

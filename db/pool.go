@@ -30,6 +30,17 @@ func StatementTimeout(d time.Duration) Option {
 	}
 }
 
+// MaxConns sets the pool's size, whatever the address says: for a pool
+// whose size is a limit of its own (the public read routes').
+func MaxConns(n int32) Option {
+	return func(cfg *pgxpool.Config) { cfg.MaxConns = n }
+}
+
+// ApplicationName names the pool's connections in pg_stat_activity.
+func ApplicationName(name string) Option {
+	return func(cfg *pgxpool.Config) { cfg.ConnConfig.RuntimeParams["application_name"] = name }
+}
+
 // Open connects a pool to the database named by dsn (a URL or a key=value
 // connection string) and checks that it answers.
 func Open(ctx context.Context, dsn string, opts ...Option) (*pgxpool.Pool, error) {

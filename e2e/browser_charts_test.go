@@ -187,6 +187,11 @@ func TestBrowserChartsAndPhone(t *testing.T) {
 	if !lineOff("nick04") {
 		t.Error("nick04's hidden line came back with the new charts")
 	}
+	// A reload keeps it hidden, and only it.
+	do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid=chart-lines] path.line`)))
+	if !lineOff("nick04") || lineOff("nick03") || lineOff("nick05") {
+		t.Errorf("after a reload: nick04's line hidden %v, nick03's %v, nick05's %v; want only nick04's", lineOff("nick04"), lineOff("nick03"), lineOff("nick05"))
+	}
 
 	// On a phone: nothing sideways, the four columns that matter, nicks on
 	// one line (cut, whole in their title), rows of one height.

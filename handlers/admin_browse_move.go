@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -24,7 +25,7 @@ func (h *Handler) adminBrowseMove(w http.ResponseWriter, r *http.Request) error 
 		w.Header().Set("X-Tracker-Reason", "same-queue")
 		return h.renderBrowse(w, r, p, refused("Choose another queue to move the items to."))
 	}
-	if err := items.ValidQueue(to); err != nil {
+	if err := naming.ValidQueue(to); err != nil {
 		return h.refuseBrowse(w, r, p, &items.InvalidError{Reason: "unknown-queue", Err: err})
 	}
 	if browseKind(from) != "queue" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -25,7 +26,7 @@ func (h *Handler) adminBrowseRequeue(w http.ResponseWriter, r *http.Request) err
 	}
 	source, queue := strings.TrimSpace(r.PostForm.Get("source")), strings.TrimSpace(r.PostForm.Get("queue"))
 	if queue != "" {
-		if err := items.ValidQueue(queue); err != nil {
+		if err := naming.ValidQueue(queue); err != nil {
 			return h.refuseBrowse(w, r, p, &items.InvalidError{Reason: "unknown-queue", Err: err})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -239,9 +240,9 @@ func browseKind(source string) string {
 // browseLists are the lists of a project's browser, with their sizes, and
 // the queues items may be moved or queued to.
 func browseLists(p projects.Project, sum projects.Summary, bs browseState) ([]views.AdminBrowseList, []string) {
-	queues := sum.QueueNames()
-	for _, q := range []string{projects.ErrorQueue, projects.RetiredQueue} {
-		if !slices.Contains(queues, q) && (q == projects.ErrorQueue || p.Config.Recurring()) {
+	queues := naming.QueueNames(sum.Queues)
+	for _, q := range []string{naming.ErrorQueue, naming.RetiredQueue} {
+		if !slices.Contains(queues, q) && (q == naming.ErrorQueue || p.Config.Recurring()) {
 			queues = append(queues, q)
 		}
 	}

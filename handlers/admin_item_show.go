@@ -13,6 +13,7 @@ import (
 
 	"tracker/audit"
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -48,7 +49,7 @@ func (h *Handler) adminItemShow(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if v.Name != "" && items.ValidName(v.Name) == nil {
+	if v.Name != "" && naming.ValidName(v.Name) == nil {
 		live, err := h.live.Get(ctx, p.Slug)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -64,7 +65,7 @@ func (h *Handler) adminItemsAdd(w http.ResponseWriter, r *http.Request) error {
 			if queue = strings.TrimSpace(string(b)); queue == "" {
 				queue = "todo"
 			}
-			if err := items.ValidQueue(queue); err != nil {
+			if err := naming.ValidQueue(queue); err != nil {
 				return h.renderQueues(w, r, p, refused(err.Error()))
 			}
 		case "names", "file":

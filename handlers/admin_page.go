@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -93,7 +94,7 @@ func (h *Handler) projectPage(r *http.Request, p projects.Project, section strin
 		page.Flash, page.Error = "", st.err
 	}
 	v := views.AdminProjectPage{AdminPage: page, Project: projectInfo(p), Section: section, Claims: s.Claims, Done: s.Done}
-	for _, q := range s.QueueNames() {
+	for _, q := range naming.QueueNames(s.Queues) {
 		v.Queues = append(v.Queues, views.QueueSize{Name: q, Items: s.Queues[q]})
 	}
 	return v, s, nil

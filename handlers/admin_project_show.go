@@ -33,7 +33,7 @@ func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p proje
 		if err != nil {
 			return err
 		}
-		if v.Item, err = h.lookupItem(ctx, live, name, true); err != nil {
+		if v.Item, err = h.lookupItem(ctx, live, name, true, h.items.Lookup); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"tracker/dictionaries"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -29,10 +30,10 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, SHA256: d.SHA256, Size: int64(d.Size),
 			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: h.dictionaryURL(w, r, d)})
 	}
-	stopped := []views.AdminStoppedList{{Queue: projects.ErrorQueue, Title: "failed items", Count: sum.Errors(),
+	stopped := []views.AdminStoppedList{{Queue: naming.ErrorQueue, Title: "failed items", Count: sum.Errors(),
 		Help: fmt.Sprintf("Handed out %d times (max_claims), never finished: no warrior is given them again until they are queued again.", p.Config.MaxClaims)}}
 	if p.Config.Recurring() || sum.Retired() > 0 {
-		stopped = append(stopped, views.AdminStoppedList{Queue: projects.RetiredQueue, Title: "retired items", Count: sum.Retired(),
+		stopped = append(stopped, views.AdminStoppedList{Queue: naming.RetiredQueue, Title: "retired items", Count: sum.Retired(),
 			Help: fmt.Sprintf("Their score fell below %g (retire_below): they are visited no more. Queued again, they start over with a score of 1.", p.Config.RetireBelow)})
 	}
 	for _, l := range stopped {

@@ -18,7 +18,7 @@ import (
 // bounded in total and per address (StreamLimits): past the bound a client
 // is told to come back later, and warriors keep the connections.
 func (h *Handler) boardEvents(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, err := h.readProject(r)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"tracker/handlers"
 	"tracker/items"
 	"tracker/projects"
+	"tracker/stats"
 )
 
 // A Citus worker lost (killed as by a crash) makes the requests that need
@@ -108,4 +110,62 @@ func TestCitusWorkerLoss(t *testing.T) {
 		return len(names) == 1
 	}, "a claim once the worker is back")
 	f.done(t, "alice", got[0])
+}
+
+// On Citus the rollup folds project by project, each on its project's
+// worker: the boards read the tallies pending before the fold and the
+// downloaders' totals after it, the same counts either way.
+func TestCitusFold(t *testing.T) {
+	_, dsn := dbtest.NewCitus(t)
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := handlers.New(log, pool, 0)
+	srv := httptest.NewServer(h.Routes())
+	t.Cleanup(h.Close)
+	t.Cleanup(srv.Close)
+	q := db.New(pool)
+	// Projects enough that some land on each worker.
+	var ps []projects.Project
+	for i := range 6 {
+		p := dbtest.Project(t, pool, fmt.Sprintf("p%d", i), "")
+		if _, err := items.NewEngine(pool, log).Add(ctx, p, "todo", strings.NewReader("a\nb")); err != nil {
+			t.Fatal(err)
+		}
+		f := fixture{srv: srv, pool: pool, store: projects.NewStore(pool), project: p}
+		for _, nick := range []string{"alice", "bob"} {
+			a := f.do(t, "POST", "/"+p.Slug+"/request", `{"downloader":"`+nick+`","api_version":"2"}`)
+			var claim struct {
+				Item string `json:"item_name"`
+			}
+			if err := json.Unmarshal([]byte(a.body), &claim); err != nil || claim.Item == "" {
+				t.Fatalf("%s's request in %s: %d %q", nick, p.Slug, a.status, a.body)
+			}
+			if a := f.do(t, "POST", "/"+p.Slug+"/done", `{"downloader":"`+nick+`","item":"`+claim.Item+`","bytes":{"data":100}}`); a.body != "OK" {
+				t.Fatalf("%s's done in %s: %d %q", nick, p.Slug, a.status, a.body)
+			}
+		}
+		pending, err := q.DoneTalliesPending(ctx, p.ID)
+		if err != nil || len(pending) != 2 {
+			t.Fatalf("%s's pending tallies before the fold: %v %v, want alice's and bob's", p.Slug, pending, err)
+		}
+		ps = append(ps, p)
+	}
+
+	n, err := stats.NewStore(pool).Fold(ctx)
+	if err != nil || n != 12 {
+		t.Fatalf("fold: %d %v, want the 12 tallies", n, err)
+	}
+	for _, p := range ps {
+		if pending, err := q.DoneTalliesPending(ctx, p.ID); err != nil || len(pending) != 0 {
+			t.Errorf("%s's pending tallies after the fold: %v %v, want none", p.Slug, pending, err)
+		}
+		if got := dbtest.Count(t, pool, "SELECT count(*) FROM downloaders WHERE project_id = $1 AND items = 1 AND bytes = 100", p.ID); got != 2 {
+			t.Errorf("%s: %d downloaders with their item and bytes, want alice and bob", p.Slug, got)
+		}
+	}
 }

@@ -6,6 +6,7 @@ package handlers
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -63,10 +64,16 @@ type Handler struct {
 	// arriving (SetUploadIdle).
 	uploadIdle time.Duration
 	endOnce    sync.Once
+	// cacheTTL is how stale what the routes keep may be (New).
+	cacheTTL time.Duration
+	// reads is the public read routes' side of the database (readers.go).
+	reads readSide
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,
-// blocks and queue sizes as they were at most cacheTTL ago.
+// blocks and queue sizes as they were at most cacheTTL ago; the public read
+// routes see projects, item status, the project list and the settings so
+// too. The read routes share pool until SetReaders gives them their own.
 func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler {
 	store := projects.NewStore(pool)
 	counter := volunteers.New(pool)
@@ -94,6 +101,8 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 
 		backfeedStrikes: newStrikes(backfeedMaxWrong, backfeedWrongWindow),
 		uploadIdle:      DefaultUploadIdle,
+		cacheTTL:        cacheTTL,
+		reads:           newReadSide(pool, cacheTTL, DefaultReaderLimits, log),
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h})
 	// A state change from another site is refused as every refusal is:
@@ -138,13 +147,27 @@ func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.H
 // render writes a component only once it has rendered whole, so a failure
 // half-way gives an error page instead of a 200 with half a page.
 func render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) error {
-	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	body, err := rendered(r.Context(), c)
+	if err != nil {
 		return err
 	}
+	return writeHTML(w, status, body)
+}
+
+// rendered is a component rendered whole.
+func rendered(ctx context.Context, c templ.Component) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := c.Render(ctx, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeHTML answers with a rendered page.
+func writeHTML(w http.ResponseWriter, status int, body []byte) error {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, err := buf.WriteTo(w)
+	_, err := w.Write(body)
 	return err
 }
 

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"time"
@@ -11,21 +12,31 @@ import (
 	"tracker/volunteers"
 )
 
-// homeShow lists the public projects with their progress and pace.
+// homeShow lists the public projects with their progress and pace: the
+// same page for every viewer, rendered once per cache lifetime.
 func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	site, err := h.site(r)
+	body, err := h.reads.pages.get(r.Context(), pageKey{route: "home"}, h.homePage)
 	if err != nil {
 		return err
+	}
+	return writeHTML(w, http.StatusOK, body)
+}
+
+func (h *Handler) homePage(ctx context.Context) ([]byte, error) {
+	site, err := h.siteIn(ctx)
+	if err != nil {
+		return nil, err
 	}
 	site.Description = "The projects archiving websites before they close, with volunteers' warriors: each one's progress, pace and deadline."
-	ps, err := h.projects.List(ctx)
+	ps, err := h.readList(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	v := views.HomeView{Site: site, Projects: make([]views.HomeProject, 0, len(ps)), Now: time.Now()}
-	if v.Volunteers, err = h.volunteers.Counts(ctx, volunteers.Tracker); err != nil {
-		return err
+	if v.Volunteers, err = h.reads.counts.get(ctx, struct{}{}, func(ctx context.Context) (volunteers.Counts, error) {
+		return h.reads.volunteers.Counts(ctx, volunteers.Tracker)
+	}); err != nil {
+		return nil, err
 	}
 	for _, p := range ps {
 		if p.Config.Hidden {
@@ -33,7 +44,7 @@ func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
 		}
 		b, _, _, err := h.stats.Board(ctx, p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		info := projectInfo(p)
 		hp := views.HomeProject{
@@ -46,7 +57,7 @@ func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
 		v.Done += b.Totals.Done
 		v.Bytes = addBytes(v.Bytes, b.Totals.Bytes)
 	}
-	return render(w, r, http.StatusOK, views.Page(site, "Projects", views.Home(v)))
+	return rendered(ctx, views.Page(site, "Projects", views.Home(v)))
 }
 
 // recurringState is where a recurring project's items stand, from its
@@ -62,7 +73,12 @@ func recurringState(b *stats.Board) *views.RecurringState {
 
 // site is what every page's chrome shows.
 func (h *Handler) site(r *http.Request) (views.Site, error) {
-	s, err := h.projects.Settings(r.Context())
+	return h.siteIn(r.Context())
+}
+
+// siteIn is site for a read of its own (a page rendered once for many).
+func (h *Handler) siteIn(ctx context.Context) (views.Site, error) {
+	s, err := h.readSettings(ctx)
 	return views.Site{BannerHTML: s.BannerHTML}, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -29,13 +30,14 @@ func (h *Handler) itemDetails(w http.ResponseWriter, r *http.Request, live *proj
 }
 
 // lookupItem answers the item box of the leaderboard and the admin panel:
-// where the item is, or that the project never saw it. Without full, only
+// where the item is, or that the project never saw it, as find finds it
+// (the engine's Lookup, or the read routes' readLookup). Without full, only
 // what items.Public leaves.
-func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name string, full bool) (*views.Lookup, error) {
-	if items.ValidName(name) != nil {
+func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name string, full bool, find itemFinder) (*views.Lookup, error) {
+	if naming.ValidName(name) != nil {
 		return &views.Lookup{Query: name}, nil
 	}
-	st, err := h.items.Lookup(ctx, live, name)
+	st, err := find(ctx, live, name)
 	if errors.Is(err, items.ErrUnknownItem) {
 		return &views.Lookup{Query: name}, nil
 	}
@@ -52,6 +54,15 @@ func (h *Handler) lookupItem(ctx context.Context, live *projects.Live, name stri
 		v.Expired = append(v.Expired, views.LookupExpiry{Downloader: x.Downloader, ClaimedAt: x.ClaimedAt, ExpiredAt: x.ExpiredAt})
 	}
 	return v, nil
+}
+
+// itemFinder finds where an item stands.
+type itemFinder func(context.Context, *projects.Live, string) (items.ItemStatus, error)
+
+// readLookup is the read routes' itemFinder: the status kept for a moment
+// (items.Statuses).
+func (h *Handler) readLookup(ctx context.Context, live *projects.Live, name string) (items.ItemStatus, error) {
+	return h.reads.statuses.Lookup(ctx, live, "", name)
 }
 
 // indented is a JSON document laid out for reading ("" for none), or

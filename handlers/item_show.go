@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 )
 
 // itemShow answers GET /{project}/items/{item}.json[?shard=S]: where the
@@ -13,7 +14,7 @@ import (
 // Who holds it, its parameters and result only when the project publishes
 // them or the viewer runs the project (itemDetails).
 func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, err := h.readProject(r)
 	if err != nil {
 		return err
 	}
@@ -21,7 +22,7 @@ func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return errorf(http.StatusNotFound, "not-found", "item addresses end in .json")
 	}
-	if err := items.ValidName(name); err != nil {
+	if err := naming.ValidName(name); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 	}
 	// A backfeed key is looked up in its shard when one is named.
@@ -29,7 +30,7 @@ func (h *Handler) itemShow(w http.ResponseWriter, r *http.Request) error {
 	if err := items.ValidShard(shard); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-shard", "%v", err)
 	}
-	st, err := h.items.LookupInShard(r.Context(), live, shard, name)
+	st, err := h.reads.statuses.Lookup(r.Context(), live, shard, name)
 	if errors.Is(err, items.ErrUnknownItem) {
 		return errorf(http.StatusNotFound, "unknown-item", "the project has no item %q", name)
 	}

@@ -1,11 +1,14 @@
 package handlers
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
+	"tracker/projects"
 	"tracker/stats"
 	"tracker/views"
 )
@@ -16,64 +19,93 @@ const leaderboardPageSize = 100
 // leaderboardShow is GET /{project}/: the project's leaderboard. Query:
 // period=all|24h|7d, order=bytes|items, page=N, all=1,
 // span=all|month|week|day (the chart's; all by default), item=NAME (the
-// lookup box).
+// lookup box). A page of the board is the same for every
+// viewer, and is rendered once per cache lifetime however many ask; one
+// with the lookup box (which depends on who asks) or every downloader (all=1,
+// streamed) is rendered for each.
 func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, err := h.readProject(r)
 	if err != nil {
 		return err
 	}
-	ctx, q := r.Context(), r.URL.Query()
-	site, err := h.site(r)
-	if err != nil {
-		return err
-	}
-	board, _, _, err := h.stats.Board(ctx, live.Project)
-	if err != nil {
-		return err
-	}
-	v := views.LeaderboardView{Site: site, Project: projectInfo(live.Project), Board: *board, PageSize: leaderboardPageSize, Now: time.Now()}
-
+	q := r.URL.Query()
 	page, err := strconv.Atoi(q.Get("page"))
 	if err != nil || page < 1 {
 		page = 1
 	}
-	offset, limit := (page-1)*leaderboardPageSize, leaderboardPageSize
-	if v.ShowAll = q.Get("all") == "1"; v.ShowAll {
-		offset, limit = 0, -1
+	period, order, span := stats.Period(q.Get("period")), stats.Order(q.Get("order")), stats.Span(q.Get("span"))
+	if period != stats.Day && period != stats.Week {
+		period = stats.AllTime
 	}
-	if v.Ranking, err = h.stats.Ranking(ctx, live.Project, stats.Period(q.Get("period")), stats.Order(q.Get("order")), offset, limit); err != nil {
-		return err
+	if order != stats.ByItems {
+		order = stats.ByBytes
 	}
-	if v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && offset == 0 && !v.ShowAll {
-		v.Ranking = withHead(v.Ranking, board.Leaders, leaderboardPageSize)
-	}
-	// The whole project by default: a chart that fits what was done.
-	span := stats.Span(q.Get("span"))
 	if !stats.ValidSpan(span) {
 		span = stats.SpanAll
 	}
-	if v.Chart, err = h.stats.BoardChart(ctx, live.Project, span); err != nil {
-		return err
-	}
-	if name := q.Get("item"); name != "" {
-		full, err := h.itemDetails(w, r, live)
+	showAll := q.Get("all") == "1"
+	if name := q.Get("item"); name != "" || showAll {
+		v, err := h.leaderboardView(r.Context(), live, period, order, span, page, showAll)
 		if err != nil {
 			return err
 		}
-		if v.Lookup, err = h.lookupItem(ctx, live, name, full); err != nil {
-			return err
+		if name != "" {
+			full, err := h.itemDetails(w, r, live)
+			if err != nil {
+				return err
+			}
+			if v.Lookup, err = h.lookupItem(r.Context(), live, name, full, h.readLookup); err != nil {
+				return err
+			}
 		}
+		c := views.Page(v.Site, displayTitle(live.Project), views.Leaderboard(v))
+		if showAll {
+			return stream(w, r, http.StatusOK, c)
+		}
+		return render(w, r, http.StatusOK, c)
 	}
-	c := views.Page(site, displayTitle(live.Project), views.Leaderboard(v))
-	if v.ShowAll {
-		return stream(w, r, http.StatusOK, c)
+	key := pageKey{route: "leaderboard", project: live.ID, query: fmt.Sprint(period, order, span, page)}
+	body, err := h.reads.pages.get(r.Context(), key, func(ctx context.Context) ([]byte, error) {
+		v, err := h.leaderboardView(ctx, live, period, order, span, page, false)
+		if err != nil {
+			return nil, err
+		}
+		return rendered(ctx, views.Page(v.Site, displayTitle(live.Project), views.Leaderboard(v)))
+	})
+	if err != nil {
+		return err
 	}
-	return render(w, r, http.StatusOK, c)
+	return writeHTML(w, http.StatusOK, body)
+}
+
+// leaderboardView reads what a page of the leaderboard shows.
+func (h *Handler) leaderboardView(ctx context.Context, live *projects.Live, period stats.Period, order stats.Order, span stats.Span, page int, showAll bool) (views.LeaderboardView, error) {
+	site, err := h.siteIn(ctx)
+	if err != nil {
+		return views.LeaderboardView{}, err
+	}
+	board, _, _, err := h.stats.Board(ctx, live.Project)
+	if err != nil {
+		return views.LeaderboardView{}, err
+	}
+	v := views.LeaderboardView{Site: site, Project: projectInfo(live.Project), Board: *board, PageSize: leaderboardPageSize, Now: time.Now(), ShowAll: showAll}
+	offset, limit := (page-1)*leaderboardPageSize, leaderboardPageSize
+	if showAll {
+		offset, limit = 0, -1
+	}
+	if v.Ranking, err = h.stats.Ranking(ctx, live.Project, period, order, offset, limit); err != nil {
+		return v, err
+	}
+	if v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && offset == 0 && !showAll {
+		v.Ranking = withHead(v.Ranking, board.Leaders, leaderboardPageSize)
+	}
+	v.Chart, err = h.stats.BoardChart(ctx, live.Project, span)
+	return v, err
 }
 
 // downloaderShow is GET /{project}/downloader/{nick}.
 func (h *Handler) downloaderShow(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, err := h.readProject(r)
 	if err != nil {
 		return err
 	}

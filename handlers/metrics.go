@@ -42,7 +42,7 @@ func newMetrics(pool *pgxpool.Pool, store *projects.Store, counter *volunteers.C
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration,
-		poolCollector{pool},
+		newPoolCollector(pool, "tracker_db_pool", ""),
 		&projectCollector{store: store, volunteers: counter, sites: frontier},
 	)
 	return m
@@ -123,34 +123,43 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 
-// poolCollector reports the database pool's state at each scrape.
-type poolCollector struct{ pool *pgxpool.Pool }
+// poolCollector reports a database pool's state at each scrape: the web
+// requests' (tracker_db_pool_*) or the public read routes'
+// (tracker_db_reader_pool_*).
+type poolCollector struct {
+	pool                                    *pgxpool.Pool
+	conns, max, acquires, wait, empty, gave *prometheus.Desc
+}
 
-var (
-	poolConns = prometheus.NewDesc("tracker_db_pool_conns", "Database connections by state.", []string{"state"}, nil)
-	poolMax   = prometheus.NewDesc("tracker_db_pool_max_conns", "Most database connections the pool opens.", nil, nil)
-	poolAcq   = prometheus.NewDesc("tracker_db_pool_acquires_total", "Connections taken from the pool.", nil, nil)
-	poolWait  = prometheus.NewDesc("tracker_db_pool_acquire_wait_seconds_total", "Time spent waiting for a connection.", nil, nil)
-	poolEmpty = prometheus.NewDesc("tracker_db_pool_empty_acquires_total", "Acquires that had to wait for a connection.", nil, nil)
-	poolCanc  = prometheus.NewDesc("tracker_db_pool_canceled_acquires_total", "Acquires given up before a connection came.", nil, nil)
-)
+// newPoolCollector names the pool's metrics prefix_*, their help ending in
+// of (" of the public read routes' pool", or "" for the web pool).
+func newPoolCollector(pool *pgxpool.Pool, prefix, of string) poolCollector {
+	return poolCollector{pool: pool,
+		conns:    prometheus.NewDesc(prefix+"_conns", "Database connections by state"+of+".", []string{"state"}, nil),
+		max:      prometheus.NewDesc(prefix+"_max_conns", "Most database connections the pool opens"+of+".", nil, nil),
+		acquires: prometheus.NewDesc(prefix+"_acquires_total", "Connections taken from the pool"+of+".", nil, nil),
+		wait:     prometheus.NewDesc(prefix+"_acquire_wait_seconds_total", "Time spent waiting for a connection"+of+".", nil, nil),
+		empty:    prometheus.NewDesc(prefix+"_empty_acquires_total", "Acquires that had to wait for a connection"+of+".", nil, nil),
+		gave:     prometheus.NewDesc(prefix+"_canceled_acquires_total", "Acquires given up before a connection came"+of+".", nil, nil),
+	}
+}
 
 func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{poolConns, poolMax, poolAcq, poolWait, poolEmpty, poolCanc} {
+	for _, d := range []*prometheus.Desc{c.conns, c.max, c.acquires, c.wait, c.empty, c.gave} {
 		ch <- d
 	}
 }
 
 func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 	s := c.pool.Stat()
-	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(s.IdleConns()), "idle")
-	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(s.AcquiredConns()), "acquired")
-	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(s.ConstructingConns()), "constructing")
-	ch <- prometheus.MustNewConstMetric(poolMax, prometheus.GaugeValue, float64(s.MaxConns()))
-	ch <- prometheus.MustNewConstMetric(poolAcq, prometheus.CounterValue, float64(s.AcquireCount()))
-	ch <- prometheus.MustNewConstMetric(poolWait, prometheus.CounterValue, s.AcquireDuration().Seconds())
-	ch <- prometheus.MustNewConstMetric(poolEmpty, prometheus.CounterValue, float64(s.EmptyAcquireCount()))
-	ch <- prometheus.MustNewConstMetric(poolCanc, prometheus.CounterValue, float64(s.CanceledAcquireCount()))
+	ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(s.IdleConns()), "idle")
+	ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(s.AcquiredConns()), "acquired")
+	ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(s.ConstructingConns()), "constructing")
+	ch <- prometheus.MustNewConstMetric(c.max, prometheus.GaugeValue, float64(s.MaxConns()))
+	ch <- prometheus.MustNewConstMetric(c.acquires, prometheus.CounterValue, float64(s.AcquireCount()))
+	ch <- prometheus.MustNewConstMetric(c.wait, prometheus.CounterValue, s.AcquireDuration().Seconds())
+	ch <- prometheus.MustNewConstMetric(c.empty, prometheus.CounterValue, float64(s.EmptyAcquireCount()))
+	ch <- prometheus.MustNewConstMetric(c.gave, prometheus.CounterValue, float64(s.CanceledAcquireCount()))
 }
 
 // projectCollector reports every public project's counts, read at most

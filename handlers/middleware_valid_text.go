@@ -12,7 +12,7 @@ import (
 // such a value would reach the database only to fail there, as a 500 and an
 // error in the log. Two kinds of value are left to their routes:
 //   - the item of GET /{project}/items/{item}.json, which the item route
-//     checks as every item name is checked (items.ValidName), answering
+//     checks as every item name is checked (naming.ValidName), answering
 //     invalid-item;
 //   - the backfeed's delimiter and itemseparator, which are bytes, not text
 //     (NUL is the default delimiter); they never reach the database.

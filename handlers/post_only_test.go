@@ -36,3 +36,35 @@ func TestPostOnlyRoutesRefuseOtherMethods(t *testing.T) {
 		t.Errorf("POST /api/update.json: %d", a.status)
 	}
 }
+
+// What no route takes is answered with its reason, never ServeMux's bare
+// 404 or 405: another method than a path's route takes gets 405 and
+// Allow, a POST under a project naming no action (a warrior's action
+// misspelt) 404 not-found, and any other path the not-found page.
+func TestUnroutedSaysWhy(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"POST", "/test/request/", http.StatusNotFound, ""},
+		{"POST", "/test/", http.StatusNotFound, ""},
+		{"DELETE", "/test/stats.json", http.StatusMethodNotAllowed, "GET"},
+		{"PUT", "/test/request/", http.StatusMethodNotAllowed, "GET"},
+		{"PUT", "/warriors/", http.StatusMethodNotAllowed, "GET"},
+		{"DELETE", "/admin/login", http.StatusMethodNotAllowed, "GET, POST"},
+		{"PATCH", "/socket.io/1/xhr-polling/x", http.StatusMethodNotAllowed, "GET, POST"},
+		{"POST", "/nothing-here", http.StatusNotFound, ""},
+	} {
+		a := f.do(t, c.method, c.path, "")
+		reason := "not-found"
+		if c.status == http.StatusMethodNotAllowed {
+			reason = "method-not-allowed"
+		}
+		if a.status != c.status || a.header.Get("Allow") != c.allow || a.reason != reason {
+			t.Errorf("%s %s: %d, Allow %q, reason %q; want %d, Allow %q, %s", c.method, c.path, a.status, a.header.Get("Allow"), a.reason, c.status, c.allow, reason)
+		}
+	}
+}

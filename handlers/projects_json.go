@@ -88,11 +88,11 @@ func validCallback(name string) bool {
 // "The projects file").
 func (h *Handler) projectsFile(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	ctx := r.Context()
-	settings, err := h.projects.Settings(ctx)
+	settings, err := h.readSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ps, err := h.projects.List(ctx)
+	ps, err := h.readList(ctx)
 	if err != nil {
 		return nil, err
 	}

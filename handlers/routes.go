@@ -16,29 +16,31 @@ func (h *Handler) Routes() http.Handler {
 	mux.Handle("GET /healthz", named("healthz", h.api(h.healthShow)))
 	mux.Handle("GET /metrics", named("metrics", h.metrics.handler()))
 
-	// Public pages and their data.
-	mux.Handle("GET /{$}", named("home", h.page(h.homeShow)))
+	// Public pages and their data. Those that read the database are read
+	// routes (h.reader, readers.go): they take turns in the readers' slots
+	// on a pool of their own, and never hold a connection of the warriors'.
+	mux.Handle("GET /{$}", named("home", h.page(h.reader(h.homeShow))))
 	mux.Handle("GET /static/", named("static", http.StripPrefix("/static/", staticFiles(static.FS))))
 	mux.Handle("GET /favicon.ico", named("favicon.ico", rootFile(static.FS, "favicon.ico")))
 	mux.Handle("GET /robots.txt", named("robots.txt", rootFile(static.FS, "robots.txt")))
-	mux.Handle("GET /projects.json", named("projects.json", h.api(h.projectsJSON)))
+	mux.Handle("GET /projects.json", named("projects.json", h.api(h.reader(h.projectsJSON))))
 	// A project's pages. ServeMux cannot hold both "/static/" and
 	// "/{project}/stats.json" (neither is more specific than the other), so
 	// one pattern takes every GET under a project and projectPages the rest
 	// of the path.
-	mux.Handle("GET /{project}/{rest...}", projectPages{
+	mux.Handle("GET /{project}/{rest...}", projectPages{ // projectPagesPattern
 		routes: map[string]http.Handler{
-			"":            named("leaderboard", h.page(h.leaderboardShow)),
-			"stats.json":  named("stats.json", h.api(h.statsJSON)),
-			"charts.json": named("charts.json", h.api(h.chartsJSON)),
-			"chart":       named("chart", h.api(h.chartShow)),
+			"":            named("leaderboard", h.page(h.reader(h.leaderboardShow))),
+			"stats.json":  named("stats.json", h.api(h.reader(h.statsJSON))),
+			"charts.json": named("charts.json", h.api(h.reader(h.chartsJSON))),
+			"chart":       named("chart", h.api(h.reader(h.chartShow))),
 			"events":      named("events", h.api(h.boardEvents)),
-			"downloader/": named("downloader", h.page(h.downloaderShow)), // downloader/{nick}
+			"downloader/": named("downloader", h.page(h.reader(h.downloaderShow))), // downloader/{nick}
 		},
 		notFound: h.page(notFound),
 	})
-	mux.Handle("GET /downloader/{nick}/{$}", named("nick", h.page(h.nickShow)))
-	mux.Handle("GET /warriors/{$}", named("warriors", h.page(h.warriorsShow)))
+	mux.Handle("GET /downloader/{nick}/{$}", named("nick", h.page(h.reader(h.nickShow))))
+	mux.Handle("GET /warriors/{$}", named("warriors", h.page(h.reader(h.warriorsShow))))
 
 	// The live log of completions, in socket.io's protocol 0.9, and its
 	// latest messages (docs/PROTOCOL.md, "Live log socket").
@@ -71,6 +73,10 @@ func (h *Handler) Routes() http.Handler {
 	mux.Handle("GET /dictionary", named("dictionary", h.api(h.dictionaryShow)))
 	mux.Handle("GET /dictionary/{id}", named("dictionary.bytes", h.api(h.dictionaryBytes)))
 
+	// What no route above takes: ServeMux's own answers (a bare 404 or
+	// 405) would not say why.
+	mux.Handle("/", named("unrouted", unrouted{mux: mux, notFound: h.page(notFound)}))
+
 	// The warrior protocol (docs/PROTOCOL.md, "Addressing"). Its paths carry multi={N} and a
 	// double slash that ServeMux would redirect, so they have their own
 	// matcher in front of the mux: POST /{project}/{action},
@@ -90,7 +96,7 @@ func (h *Handler) Routes() http.Handler {
 	// An item's status: GET /{project}/items/{item}.json. Names are often
 	// URLs, whose "//" ServeMux would redirect away, so this route too is
 	// matched on the escaped path in front of the mux.
-	items := itemRoute{named("item", h.api(h.itemShow))}
+	items := itemRoute{named("item", h.api(h.reader(h.itemShow)))}
 
 	// The other routes that only take POST: ServeMux would give another
 	// method on them to "GET /{project}/{rest...}", a 404.
@@ -208,4 +214,39 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"GET /admin/", notFound},
 		{"POST /admin/", notFound},
 	}
+}
+
+// projectPagesPattern takes every GET under a project (see projectPages).
+const projectPagesPattern = "GET /{project}/{rest...}"
+
+// unrouted answers a request that no route takes: 405 with the methods its
+// path takes, when another method's route has it, or the not-found page.
+type unrouted struct {
+	mux      *http.ServeMux
+	notFound http.Handler
+}
+
+func (u unrouted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	pages := false // the path is only a project's page
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := u.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+			pages = pattern == projectPagesPattern
+		}
+	}
+	if len(allow) == 1 && pages && r.Method == http.MethodPost {
+		// Most likely a warrior's action misspelt (/{project}/request/):
+		// a project's pages are no answer to it.
+		writeError(w, errorf(http.StatusNotFound, "not-found", "not a tracker path: /{project}/{action} or /{project}/multi={N}/{action}"))
+		return
+	}
+	if len(allow) == 0 {
+		u.notFound.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes %s", r.URL.Path, strings.Join(allow, " or ")))
 }

@@ -230,6 +230,9 @@ func FuzzRoutes(f *testing.F) {
 		{"POST", "/admin/users/-1/grant", "", post, "project=nope"},
 		{"POST", "/admin/projects/test/pause", "Origin: https://elsewhere.example", admin | form, ""},
 		{"POST", "/admin/logout", "", fuzzAdmin | fuzzSameOrigin, ""},
+		{"POST", "/test/request/", "", json, `{"downloader":"alice"}`},
+		{"DELETE", "/test/", "", 0, ""},
+		{"PUT", "/admin/projects/test/pause", "", admin | form, ""},
 	} {
 		f.Add(c.method, c.path, c.headers, c.flags, []byte(c.body))
 	}
@@ -275,6 +278,11 @@ func FuzzRoutes(f *testing.F) {
 		routes.ServeHTTP(rec, req)
 		if rec.Code >= 500 {
 			t.Fatalf("%s %q: %d %s: %s", method, path, rec.Code, rec.Header().Get("X-Tracker-Reason"), rec.Body)
+		}
+		// Every refusal says why, whichever layer made it (an admin form
+		// refused is its page again, saying why in it).
+		if rec.Code >= 400 && rec.Header().Get("X-Tracker-Reason") == "" && !(strings.HasPrefix(path, "/admin/") && rec.Code == 400) {
+			t.Fatalf("%s %q: %d without a reason: %s", method, path, rec.Code, rec.Body)
 		}
 		if logged := logs.take(); logged != "" {
 			t.Fatalf("%s %q: %d, logged: %s", method, path, rec.Code, logged)

@@ -12,7 +12,7 @@ import (
 // live stream sends it (see stats.Board), with the original tracker's keys
 // beside it for the readers written for that (see stats.Hub.StatsJSON).
 func (h *Handler) statsJSON(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, err := h.readProject(r)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (h *Handler) statsJSON(w http.ResponseWriter, r *http.Request) error {
 // [&downloader=NICK]: completions over time (see stats.Chart), the
 // project's with its top downloaders' lines.
 func (h *Handler) chartsJSON(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, err := h.readProject(r)
 	if err != nil {
 		return err
 	}

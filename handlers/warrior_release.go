@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 )
 
 // warriorRelease gives claimed items back to their queue: only the
@@ -27,14 +28,14 @@ func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 	}
 	names := strings.Split(body.Item, "\x00")
 	for _, n := range names {
-		if err := items.ValidName(n); err != nil {
+		if err := naming.ValidName(n); err != nil {
 			return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 		}
 	}
 	if body.Downloader == "" {
 		return errorf(http.StatusForbidden, "not-your-claim", "A release names the downloader whose claims it gives back.")
 	}
-	if err := items.ValidNick(body.Downloader); err != nil {
+	if err := naming.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
 	released, err := h.items.Release(r.Context(), p, names, body.Downloader)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -43,10 +44,10 @@ func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
 
 // handOut answers a request for work.
 func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects.Live, body requestBody) error {
-	if err := items.ValidNick(body.Downloader); err != nil {
+	if err := naming.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
-	if err := items.ValidVersion(string(body.Version)); err != nil {
+	if err := naming.ValidVersion(string(body.Version)); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-version", "%v", err)
 	}
 	want := 1
@@ -111,8 +112,13 @@ func refusalError(ref *items.Refusal) *Error {
 
 // project finds the project the path names, as the cache has it.
 func (h *Handler) project(r *http.Request) (*projects.Live, error) {
+	return h.projectIn(h.live, r)
+}
+
+// projectIn is the request's project as cache holds it.
+func (h *Handler) projectIn(cache *projects.Cache, r *http.Request) (*projects.Live, error) {
 	slug := r.PathValue("project")
-	live, err := h.live.Get(r.Context(), slug)
+	live, err := cache.Get(r.Context(), slug)
 	if errors.Is(err, projects.ErrNotFound) {
 		return nil, errorf(http.StatusNotFound, "unknown-project", "no project %q", slug)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -24,7 +25,7 @@ func (h *Handler) warriorUpload(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
 		return err
 	}
-	if err := items.ValidNick(body.Downloader); err != nil {
+	if err := naming.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
 	targets, err := h.projects.Targets(r.Context(), p)
@@ -63,16 +64,16 @@ func (h *Handler) warriorUploaded(w http.ResponseWriter, r *http.Request) error 
 	if body.Item == "" {
 		body.Item = body.User
 	}
-	if err := items.ValidNick(body.Uploader); err != nil {
+	if err := naming.ValidNick(body.Uploader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-uploader", "%v", err)
 	}
-	if err := items.ValidName(body.Item); err != nil {
+	if err := naming.ValidName(body.Item); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 	}
 	if body.Server == "" || len(body.Server) > items.MaxReceiptServer {
 		return errorf(http.StatusBadRequest, "invalid-server", "server: 1-%d bytes", items.MaxReceiptServer)
 	}
-	if err := items.ValidLabel("server", body.Server); err != nil {
+	if err := naming.ValidLabel("server", body.Server); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-server", "%v", err)
 	}
 	err = h.items.RecordUpload(r.Context(), p, body.Uploader, body.Item, body.Server, clientIP(r))

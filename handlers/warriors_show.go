@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 	"tracker/warriors"
@@ -17,7 +17,7 @@ import (
 // project and by seesaw version, and a world map of where they are.
 func (h *Handler) warriorsShow(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	settings, err := h.projects.Settings(ctx)
+	settings, err := h.readSettings(ctx)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (h *Handler) warriorsShow(w http.ResponseWriter, r *http.Request) error {
 		v.Versions = append(v.Versions, views.WarriorVersion{Version: version, Warriors: n,
 			Outdated: warriors.Outdated(version, settings.SeesawVersion)})
 	}
-	slices.SortFunc(v.Versions, func(a, b views.WarriorVersion) int { return items.CompareVersions(b.Version, a.Version) })
+	slices.SortFunc(v.Versions, func(a, b views.WarriorVersion) int { return naming.CompareVersions(b.Version, a.Version) })
 	for _, p := range o.Places {
 		v.Places = append(v.Places, views.WarriorPlace{Lat: p.Lat, Lng: p.Lng, Warriors: p.Warriors})
 		v.Located += p.Warriors

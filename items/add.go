@@ -15,6 +15,7 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -61,7 +62,7 @@ func (e *Engine) Add(ctx context.Context, p projects.Project, queue string, r io
 // add is Add with batches of at most maxLines lines and maxBytes bytes,
 // and at most inFlight bytes of them sent and not yet written.
 func (e *Engine) add(ctx context.Context, p projects.Project, queue string, r io.Reader, maxLines, maxBytes, inFlight int) (AddResult, error) {
-	if err := ValidQueue(queue); err != nil {
+	if err := naming.ValidQueue(queue); err != nil {
 		return AddResult{}, err
 	}
 	tally, err := audit.BeginOnChange(ctx, e.q, "items.add", p.ID, map[string]any{"queue": queue}, "added")
@@ -202,7 +203,7 @@ func (e *Engine) readNames(r io.Reader, res *AddResult, add func(name, params st
 			}
 		}
 		if err == nil {
-			err = ValidName(name)
+			err = naming.ValidName(name)
 		}
 		if err != nil {
 			res.Invalid++
@@ -276,7 +277,7 @@ func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Proje
 		if err != nil {
 			return 0, 0, err
 		}
-		arg.Queues = sum.QueueNames()
+		arg.Queues = naming.QueueNames(sum.Queues)
 	}
 	if p.Config.RecrawlAfter > 0 {
 		arg.RecrawlAfter = p.Config.RecrawlAfter
@@ -301,7 +302,7 @@ func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Proje
 }
 
 // maxLineBytes bounds an import line: a name and its parameters.
-const maxLineBytes = MaxNameBytes + 1 + MaxDocumentBytes
+const maxLineBytes = naming.MaxNameBytes + 1 + MaxDocumentBytes
 
 var errLineTooLong = fmt.Errorf("line longer than %d bytes (an item name and its parameters)", maxLineBytes)
 

@@ -167,3 +167,99 @@ func TestAddBatchesBoundedByBytes(t *testing.T) {
 		}
 	}
 }
+
+// An import holds at most its in-flight bytes of batches sent and not yet
+// written: while the database writes nothing, it reads the batch in
+// flight, the next one and a line, and then waits; it reads on once a
+// batch is written. Here one batch may be in flight, though the import has
+// writers for more.
+func TestAddInFlightBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	p := dbtest.Project(t, pool, "test", "Test")
+	e := NewEngine(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	const maxBytes = 256 << 10
+	const lines = 2000 // of about 1 KiB: several batches
+	var in strings.Builder
+	for i := range lines {
+		fmt.Fprintf(&in, "item:%04d\t{\"pad\":%q}\n", i, strings.Repeat("x", 1000))
+	}
+
+	// The queue locked against inserts: no batch is written until the
+	// test lets go.
+	lock, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx)
+	dbtest.MustExec(t, lock, "LOCK TABLE todo IN EXCLUSIVE MODE")
+
+	// Read so far while nothing was written: the batch in flight, the
+	// next one, its first line past the bytes and a read of the line
+	// reader's; a second batch in flight would take it past the bound.
+	const bound = 2*maxBytes + 64<<10
+	r := &watchedReader{data: in.String(), chunk: 4 << 10, bound: bound, near: bound - 70<<10,
+		written: func() (bool, error) {
+			var any bool
+			err := pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM todo WHERE project_id = $1)", p.ID).Scan(&any)
+			return any, err
+		}}
+	r.nearby = make(chan struct{})
+	added := make(chan error, 1)
+	go func() {
+		res, err := e.add(ctx, p, "todo", r, addBatch, maxBytes, maxBytes)
+		if err == nil && res.Added != lines {
+			err = fmt.Errorf("%+v, want %d added", res, lines)
+		}
+		added <- err
+	}()
+	<-r.nearby
+	dbtest.Eventually(t, func() bool {
+		return dbtest.Count(t, pool, "SELECT count(*) FROM pg_locks WHERE relation = 'todo'::regclass AND NOT granted") > 0
+	}, "the first batch waiting for the queue")
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-added; err != nil {
+		t.Fatal(err)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.over != 0 {
+		t.Errorf("the import read %d bytes before any batch was written, over its bound of %d", r.over, bound)
+	}
+}
+
+// watchedReader hands out data a chunk a read and notes a read past bound
+// made before written says a batch was written; nearby is closed once near
+// bytes were read.
+type watchedReader struct {
+	data        string
+	chunk       int
+	pos         int
+	bound, near int
+	written     func() (bool, error)
+	nearby      chan struct{}
+	over        int
+	err         error
+}
+
+func (r *watchedReader) Read(p []byte) (int, error) {
+	if r.pos >= len(r.data) {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.chunk)], r.data[r.pos:])
+	if r.pos < r.near && r.pos+n >= r.near {
+		close(r.nearby)
+	}
+	r.pos += n
+	if r.pos > r.bound && r.over == 0 && r.err == nil {
+		written, err := r.written()
+		if r.err = err; err == nil && !written {
+			r.over = r.pos
+		}
+	}
+	return n, nil
+}

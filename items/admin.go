@@ -11,6 +11,7 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -51,7 +52,7 @@ func badPattern(err error) error {
 func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to string, sel Selection) (int64, error) {
 	for _, q := range []string{from, to} {
 		if q != "" {
-			if err := ValidQueue(q); err != nil {
+			if err := naming.ValidQueue(q); err != nil {
 				return 0, &InvalidError{Err: err}
 			}
 		}
@@ -78,7 +79,7 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 	if err != nil {
 		return 0, err
 	}
-	queues, types := sum.QueueNames(), p.Config.Stretches()
+	queues, types := naming.QueueNames(sum.Queues), p.Config.Stretches()
 	tally, err := audit.Begin(ctx, e.q, action, p.ID, detail, "items")
 	if err != nil {
 		return 0, err
@@ -102,7 +103,7 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 // RequeueDone queues the selected completed items again in queue (archived
 // completions are out of reach), and returns how many.
 func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue string, sel Selection) (int64, error) {
-	if err := ValidQueue(queue); err != nil {
+	if err := naming.ValidQueue(queue); err != nil {
 		return 0, &InvalidError{Err: err}
 	}
 	if err := sel.claimsOnly(); err != nil {
@@ -118,7 +119,7 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 	if err != nil {
 		return 0, err
 	}
-	queues := sum.QueueNames()
+	queues := naming.QueueNames(sum.Queues)
 	if !slices.Contains(queues, queue) {
 		queues = append(queues, queue)
 	}
@@ -171,7 +172,7 @@ func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick s
 		case StatusClaimed:
 			nick = st.Downloader
 		case StatusTodo, StatusFailed:
-			queues := slices.Clone(projects.StandardQueues)
+			queues := slices.Clone(naming.StandardQueues)
 			queues = append(queues, st.Queue)
 			n, err := q.TodoClaimOne(ctx, db.TodoClaimOneParams{ProjectID: live.ID, ID: st.id, Downloader: nick,
 				Queues: queues, Types: live.Config.Stretches()})

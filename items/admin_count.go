@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -22,7 +23,7 @@ func (e *Engine) CountClaimsWhere(ctx context.Context, p projects.Project, downl
 
 // CountQueued counts the items of queue MoveQueue would move or drop.
 func (e *Engine) CountQueued(ctx context.Context, p projects.Project, queue string, sel Selection) (int64, error) {
-	if err := ValidQueue(queue); err != nil {
+	if err := naming.ValidQueue(queue); err != nil {
 		return 0, &InvalidError{Err: err}
 	}
 	if err := sel.claimsOnly(); err != nil {

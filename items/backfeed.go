@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -77,13 +78,13 @@ func ParseBackfeed(body []byte, delim, sep []byte, params bool) ([]BackfeedEntry
 		if len(e.Key) == 0 || e.Key[0] == contextSeparator[0] {
 			return nil, fmt.Errorf("item %d: empty key before the item separator", n)
 		}
-		if err := ValidName(e.Key); err != nil {
+		if err := naming.ValidName(e.Key); err != nil {
 			return nil, fmt.Errorf("item %d: key: %w", n, err)
 		}
 		if len(e.Item) == 0 || e.Item[0] == contextSeparator[0] {
 			return nil, fmt.Errorf("item %d: empty name before the context separator", n)
 		}
-		if err := ValidName(e.Item); err != nil {
+		if err := naming.ValidName(e.Item); err != nil {
 			return nil, fmt.Errorf("item %d: %w", n, err)
 		}
 		if hasDoc {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"tracker/naming"
 )
 
 func TestParseBackfeed(t *testing.T) {
@@ -44,7 +46,7 @@ func TestParseBackfeed(t *testing.T) {
 // 8 KiB, the parameters to 64 KiB as stored.
 func TestParseBackfeedParams(t *testing.T) {
 	t.Parallel()
-	long := "n:" + strings.Repeat("x", MaxNameBytes-2)
+	long := "n:" + strings.Repeat("x", naming.MaxNameBytes-2)
 	big := `{"p":"` + strings.Repeat("y", 30<<10) + `"}`
 	for _, tc := range []struct {
 		body string
@@ -96,7 +98,7 @@ func FuzzParseBackfeed(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body, delim, sep []byte) {
 		if entries, err := ParseBackfeed(body, delim, sep, true); err == nil {
 			for _, e := range entries {
-				if ValidName(e.Key) != nil || ValidName(e.Item) != nil || e.Key[0] == 0x1f || e.Item[0] == 0x1f {
+				if naming.ValidName(e.Key) != nil || naming.ValidName(e.Item) != nil || e.Key[0] == 0x1f || e.Item[0] == 0x1f {
 					t.Fatalf("with params, entry %q", e)
 				}
 			}
@@ -106,10 +108,10 @@ func FuzzParseBackfeed(f *testing.F) {
 			return
 		}
 		for _, e := range entries {
-			if err := ValidName(e.Key); err != nil {
+			if err := naming.ValidName(e.Key); err != nil {
 				t.Fatalf("key %q: %v", e.Key, err)
 			}
-			if err := ValidName(e.Item); err != nil {
+			if err := naming.ValidName(e.Item); err != nil {
 				t.Fatalf("item %q: %v", e.Item, err)
 			}
 			// What item_hash identifies the key and the item by is never empty.

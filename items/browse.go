@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -104,7 +105,7 @@ func ValidSource(source string) error {
 	case BrowseClaims, BrowseScheduled, BrowseDone:
 		return nil
 	}
-	return ValidQueue(source)
+	return naming.ValidQueue(source)
 }
 
 // Browse reads a page of a project's list: a queue in id order, the claims

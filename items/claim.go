@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -93,7 +94,7 @@ const ExpiredClaimsWindow = time.Hour
 // claims when reclaiming is on; in a project with sites, items with a site
 // come after the items without one, by site (fromSites); in a recurring project the bands of due
 // items scored 1 and above come before todo, the lower ones after redo
-// (projects.ServedQueues). Within a queue, items of rate-limited types come
+// (naming.ServedQueues). Within a queue, items of rate-limited types come
 // first, one per due slot. Requests arriving together are served by the
 // same statements.
 func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequest) (Handout, error) {
@@ -105,7 +106,7 @@ func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequ
 	if cfg.Paused {
 		return Handout{}, &Refusal{Reason: ReasonPaused, Detail: "the project is paused", RetryAfter: 5 * time.Minute}
 	}
-	if cfg.MinVersion != "" && CompareVersions(req.Version, cfg.MinVersion) < 0 {
+	if cfg.MinVersion != "" && naming.CompareVersions(req.Version, cfg.MinVersion) < 0 {
 		return Handout{}, &Refusal{Reason: ReasonVersion, Detail: fmt.Sprintf("version %q is older than the required %q: update the project", req.Version, cfg.MinVersion)}
 	}
 	if b, blocked := live.Blocks.Match(req.Downloader, req.IP); blocked {
@@ -225,7 +226,7 @@ func (e *Engine) claimFor(ctx context.Context, q *db.Queries, ops []*claimOp) er
 
 	// Each request's own downloader queue first, where there is one.
 	for _, o := range ops {
-		own := DownloaderQueue(o.req.Downloader)
+		own := naming.DownloaderQueue(o.req.Downloader)
 		if live.Queues[own] <= 0 {
 			continue
 		}
@@ -236,7 +237,7 @@ func (e *Engine) claimFor(ctx context.Context, q *db.Queries, ops []*claimOp) er
 		}
 	}
 	// The queue walks read only items without a site.
-	for _, queue := range projects.ServedQueues(live.Queues) {
+	for _, queue := range naming.ServedQueues(live.Queues) {
 		if live.Queues[queue] <= 0 {
 			continue
 		}

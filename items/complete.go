@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -109,7 +110,7 @@ func keptUserAgent(ua string) string {
 
 // Validate says why c cannot be recorded, or returns nil.
 func (c *Completion) Validate() error {
-	if err := ValidNick(c.Downloader); err != nil {
+	if err := naming.ValidNick(c.Downloader); err != nil {
 		return err
 	}
 	if len(c.Items) == 0 {
@@ -119,11 +120,11 @@ func (c *Completion) Validate() error {
 		return fmt.Errorf("%d items, more than the %d one done may name", len(c.Items), MaxDoneItems)
 	}
 	for _, name := range c.Items {
-		if err := ValidName(name); err != nil {
+		if err := naming.ValidName(name); err != nil {
 			return err
 		}
 	}
-	if err := ValidVersion(c.Version); err != nil {
+	if err := naming.ValidVersion(c.Version); err != nil {
 		return err
 	}
 	if len(c.Bytes) > MaxDomains {
@@ -342,17 +343,17 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 		cfg := group[0].cfg
 		// A failed item may still be reported by its last holder, whose
 		// claim expired: they did the work.
-		queues := append(slices.Clone(projects.StandardQueues), projects.ErrorQueue)
+		queues := append(slices.Clone(naming.StandardQueues), naming.ErrorQueue)
 		if cfg.Recurring() {
 			// An item put back in its band's queue (a release, an
 			// expired claim) may still be reported by its last holder.
-			queues = append(queues, projects.RevisitQueues...)
+			queues = append(queues, naming.RevisitQueues...)
 		}
 		p := db.DoneRecordBatchParams{ProjectID: id, Queues: queues, Types: group[0].types,
 			Recurring: cfg.Recurring(), RetireBelow: cfg.RetireBelow,
 			RevisitAfter: projects.Duration(cfg.RevisitAfter), LogNames: LogNames}
 		for _, o := range group {
-			if q := DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
+			if q := naming.DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
 				p.Queues = append(p.Queues, q)
 			}
 			r, err := o.request()

@@ -1,3 +1,5 @@
+// Package items is the item engine: queueing names, handing them out to
+// warriors as claims, and recording their completion, all in PostgreSQL.
 package items
 
 import (

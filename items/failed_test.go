@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"tracker/items"
-	"tracker/projects"
+	"tracker/naming"
 )
 
 // reclaim runs the reclaim job once.
@@ -59,7 +59,7 @@ func TestItemFailsAfterMaxClaims(t *testing.T) {
 		t.Fatalf("second expiry: %d requeued, %d failed", requeued, failed)
 	}
 	st := f.status(t, "user:a")
-	if st.Status != items.StatusFailed || st.Queue != projects.ErrorQueue || st.ClaimCount != 2 || len(st.Expired) != 2 ||
+	if st.Status != items.StatusFailed || st.Queue != naming.ErrorQueue || st.ClaimCount != 2 || len(st.Expired) != 2 ||
 		st.Expired[0].Downloader != "alice" || st.Expired[1].Downloader != "bob" {
 		t.Fatalf("failed item: %+v", st)
 	}
@@ -73,13 +73,13 @@ func TestItemFailsAfterMaxClaims(t *testing.T) {
 	if got := f.claim(t, "carol", 5); len(got) != 0 {
 		t.Fatalf("a failed item was handed out: %v", got)
 	}
-	page, err := f.engine.QueuePage(ctx, f.project, projects.ErrorQueue, "user:", 0, 10)
+	page, err := f.engine.QueuePage(ctx, f.project, naming.ErrorQueue, "user:", 0, 10)
 	if err != nil || len(page) != 1 || page[0].Name != "user:a" || page[0].LastDownloader != "bob" {
 		t.Fatalf("error queue page: %+v, %v", page, err)
 	}
 
 	// Queued again: handed out with a fresh count, two more chances.
-	if n, err := f.engine.MoveQueue(ctx, f.project, projects.ErrorQueue, "todo", items.Exactly("user:a")); err != nil || n != 1 {
+	if n, err := f.engine.MoveQueue(ctx, f.project, naming.ErrorQueue, "todo", items.Exactly("user:a")); err != nil || n != 1 {
 		t.Fatalf("requeue: %d, %v", n, err)
 	}
 	if st := f.status(t, "user:a"); st.Status != items.StatusTodo || st.ClaimCount != 0 {
@@ -172,7 +172,7 @@ func TestFailedItemTypesAndLateDone(t *testing.T) {
 	if f.project, err = f.store.Set(ctx, f.project, []string{"type_limits=user:10"}); err != nil {
 		t.Fatal(err)
 	}
-	page, err := f.engine.QueuePage(ctx, f.project, projects.ErrorQueue, "", 0, 10)
+	page, err := f.engine.QueuePage(ctx, f.project, naming.ErrorQueue, "", 0, 10)
 	if err != nil || len(page) != 2 {
 		t.Fatalf("error queue after a change of limits: %+v, %v", page, err)
 	}

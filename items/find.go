@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -50,7 +51,7 @@ func (e *Engine) FindItems(ctx context.Context, p projects.Project, prefix strin
 	if err != nil {
 		return page, err
 	}
-	sources := append(sum.QueueNames(), BrowseClaims)
+	sources := append(naming.QueueNames(sum.Queues), BrowseClaims)
 	if p.Config.Recurring() || sum.Revisits > 0 {
 		sources = append(sources, BrowseScheduled)
 	}
@@ -93,7 +94,7 @@ func (e *Engine) FindItems(ctx context.Context, p projects.Project, prefix strin
 // the schedule and the completed items.
 func compareSources(a, b string) int {
 	rank := func(s string) (int, int) {
-		if i := slices.Index(projects.StandardQueues, s); i >= 0 {
+		if i := slices.Index(naming.StandardQueues, s); i >= 0 {
 			return 0, i
 		}
 		switch s {

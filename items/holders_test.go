@@ -7,7 +7,7 @@ import (
 
 	"tracker/db"
 	"tracker/items"
-	"tracker/projects"
+	"tracker/naming"
 )
 
 // A done completes an item only for the downloader who holds it or held it
@@ -194,7 +194,7 @@ func TestDoneProbesOnlyQueuesHoldingItems(t *testing.T) {
 	}
 	f.expire(t) // a, back in its band
 	a := f.status(t, "a")
-	if a.Status != items.StatusTodo || !strings.HasPrefix(a.Queue, projects.RevisitQueuePrefix) {
+	if a.Status != items.StatusTodo || !strings.HasPrefix(a.Queue, naming.RevisitQueuePrefix) {
 		t.Fatalf("a: %+v", a)
 	}
 	if s := f.summary(t); s.Queued() != 1 {
@@ -212,7 +212,7 @@ func TestDoneProbesOnlyQueuesHoldingItems(t *testing.T) {
 			}
 			if want := int64(2 + 1 + 1); n > want {
 				t.Errorf("the done probed todo's key %d times, want at most %d (the queues holding items, not all %d an item could be in)",
-					n, want, len(projects.StandardQueues)+1+len(projects.RevisitQueues))
+					n, want, len(naming.StandardQueues)+1+len(naming.RevisitQueues))
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 
 	"tracker/db/dbtest"
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -111,7 +112,7 @@ func TestAddDeduplicates(t *testing.T) {
 func TestAddReportsInvalidLines(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	long := strings.Repeat("x", items.MaxNameBytes+1)
+	long := strings.Repeat("x", naming.MaxNameBytes+1)
 	huge := strings.Repeat("y", 3<<20) // longer than the reader's buffer
 	input := "ok:1\n" + long + "\nbad:\xff\nok:2\n" + huge + "\nok:3"
 	res, err := f.engine.Add(context.Background(), f.project, "todo", strings.NewReader(input))

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -184,15 +185,15 @@ func (e *Engine) lookup(ctx context.Context, q *db.Queries, live *projects.Live,
 	// Queued before done: a completed item an admin queued again is
 	// queued. The standard queues always, and the downloaders' queues that held
 	// items when the project was last read.
-	todo, err := q.TodoGet(ctx, db.TodoGetParams{ProjectID: p.ID, Queues: live.Summary.QueueNames(), ID: id})
+	todo, err := q.TodoGet(ctx, db.TodoGetParams{ProjectID: p.ID, Queues: naming.QueueNames(live.Summary.Queues), ID: id})
 	switch {
 	case err == nil:
 		st.Name, st.item = todo.Name, todo.Name
 		st.Status, st.Queue, st.ClaimCount = StatusTodo, todo.Queue, todo.ClaimCount
 		switch todo.Queue {
-		case projects.ErrorQueue:
+		case naming.ErrorQueue:
 			st.Status = StatusFailed
-		case projects.RetiredQueue:
+		case naming.RetiredQueue:
 			st.Status = StatusRetired
 		}
 		return st, nil

@@ -25,6 +25,7 @@ import (
 	"tracker/db"
 	"tracker/db/dbtest"
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -418,7 +419,7 @@ func (w *modelWorld) take(rt *rapid.T, pr *process, nick string, n int) ([]strin
 			rt.Fatalf("%s handed out %q, queued as %q", nick, name, it.name)
 		case it.where == mQueued && (it.queue == "error" || it.queue == "retired"):
 			rt.Fatalf("%s handed out %s from the %s queue", nick, name, it.queue)
-		case it.where == mQueued && strings.HasPrefix(it.queue, "downloader:") && it.queue != items.DownloaderQueue(nick):
+		case it.where == mQueued && strings.HasPrefix(it.queue, "downloader:") && it.queue != naming.DownloaderQueue(nick):
 			rt.Fatalf("%s handed out %s from %s", nick, name, it.queue)
 		case it.where == mQueued:
 		case it.where == mOut && it.expired:
@@ -514,8 +515,8 @@ func (w *modelWorld) complete(rt *rapid.T, pr *process, nick string, names []str
 func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, names []string, found map[string]items.Outcome, res map[string]json.RawMessage) {
 	// The queues a done finds a queued item in: those a claim goes back to.
 	looked := func(queue string) bool {
-		return slices.Contains(projects.StandardQueues, queue) || queue == "error" ||
-			queue == items.DownloaderQueue(nick) || (cfg.Recurring() && strings.HasPrefix(queue, "revisit:"))
+		return slices.Contains(naming.StandardQueues, queue) || queue == "error" ||
+			queue == naming.DownloaderQueue(nick) || (cfg.Recurring() && strings.HasPrefix(queue, "revisit:"))
 	}
 	// An item named twice (under two contexts) takes the result and the
 	// outcome given first for any of its names.
@@ -910,7 +911,7 @@ func (w *modelWorld) drain(rt *rapid.T) {
 	for _, key := range slices.Sorted(maps.Keys(w.items)) {
 		it := w.items[key]
 		if it.where != mQueued || it.queue == "error" || it.queue == "retired" ||
-			(strings.HasPrefix(it.queue, "downloader:") && it.queue != items.DownloaderQueue("drainer")) {
+			(strings.HasPrefix(it.queue, "downloader:") && it.queue != naming.DownloaderQueue("drainer")) {
 			continue
 		}
 		if strings.HasPrefix(it.queue, "downloader:") {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -21,13 +22,13 @@ type QueuedItem struct {
 // type is a prefix ("user:"). Pages of the error queue are how admins go
 // through the items that failed.
 func (e *Engine) QueuePage(ctx context.Context, p projects.Project, queue, prefix string, after int64, max int) ([]QueuedItem, error) {
-	if err := ValidQueue(queue); err != nil {
+	if err := naming.ValidQueue(queue); err != nil {
 		return nil, &InvalidError{Err: err}
 	}
 	// The queues no request is served from are one stretch; another queue
 	// is read in the order of its ids across the stretches of its types.
 	types := []string{""}
-	if queue != projects.ErrorQueue && queue != projects.RetiredQueue {
+	if queue != naming.ErrorQueue && queue != naming.RetiredQueue {
 		types = p.Config.Stretches()
 	}
 	rows, err := e.q.TodoPage(ctx, db.TodoPageParams{ProjectID: p.ID, Queue: queue, Types: types,

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"tracker/items"
-	"tracker/projects"
+	"tracker/naming"
 )
 
 // due makes every scheduled visit due and runs the revisit job's step.
@@ -80,7 +80,7 @@ func TestRecurringVisitsByScore(t *testing.T) {
 		t.Fatalf("summary: %d retired, %d waiting", s.Retired(), s.Revisits)
 	}
 	// Revived: back in circulation with its first score.
-	if n, err := f.engine.MoveQueue(ctx, f.project, projects.RetiredQueue, "todo", items.Exactly("t:none")); err != nil || n != 1 {
+	if n, err := f.engine.MoveQueue(ctx, f.project, naming.RetiredQueue, "todo", items.Exactly("t:none")); err != nil || n != 1 {
 		t.Fatalf("revive: %d, %v", n, err)
 	}
 	if st := f.status(t, "t:none"); st.Status != items.StatusTodo || *st.Score != 1 {

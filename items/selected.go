@@ -8,6 +8,7 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -31,7 +32,7 @@ func checkSelected(names []string) error {
 		return &InvalidError{Reason: "too-many-selected", Err: fmt.Errorf("%d items selected: at most %d at once", len(names), MaxSelected)}
 	}
 	for _, n := range names {
-		if err := ValidName(n); err != nil {
+		if err := naming.ValidName(n); err != nil {
 			return &InvalidError{Reason: "invalid-item", Err: fmt.Errorf("%q: %w", n, err)}
 		}
 	}
@@ -82,7 +83,7 @@ func (e *Engine) CountSelected(ctx context.Context, p projects.Project, source s
 func (e *Engine) MoveSelected(ctx context.Context, p projects.Project, from, to string, names []string) (int64, error) {
 	for _, q := range []string{from, to} {
 		if q != "" {
-			if err := ValidQueue(q); err != nil {
+			if err := naming.ValidQueue(q); err != nil {
 				return 0, &InvalidError{Reason: "unknown-queue", Err: err}
 			}
 		}
@@ -102,7 +103,7 @@ func (e *Engine) MoveSelected(ctx context.Context, p projects.Project, from, to 
 	if err != nil {
 		return 0, err
 	}
-	queues, types := sum.QueueNames(), p.Config.Stretches()
+	queues, types := naming.QueueNames(sum.Queues), p.Config.Stretches()
 	return e.selected(ctx, p, action, detail, names, to != "", func(ctx context.Context, q *db.Queries, ids []int64, names []string) (int64, error) {
 		if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
 			return 0, err
@@ -157,7 +158,7 @@ func (e *Engine) ReleaseSelected(ctx context.Context, p projects.Project, names 
 // and returns how many.
 func (e *Engine) VisitSelected(ctx context.Context, p projects.Project, queue string, names []string) (int64, error) {
 	if queue != "" {
-		if err := ValidQueue(queue); err != nil {
+		if err := naming.ValidQueue(queue); err != nil {
 			return 0, &InvalidError{Reason: "unknown-queue", Err: err}
 		}
 	}
@@ -182,7 +183,7 @@ func (e *Engine) VisitSelected(ctx context.Context, p projects.Project, queue st
 // already is left alone; one waiting for its next visit is visited now),
 // and returns how many.
 func (e *Engine) RequeueSelected(ctx context.Context, p projects.Project, queue string, names []string) (int64, error) {
-	if err := ValidQueue(queue); err != nil {
+	if err := naming.ValidQueue(queue); err != nil {
 		return 0, &InvalidError{Reason: "unknown-queue", Err: err}
 	}
 	if err := checkSelected(names); err != nil {
@@ -192,7 +193,7 @@ func (e *Engine) RequeueSelected(ctx context.Context, p projects.Project, queue 
 	if err != nil {
 		return 0, err
 	}
-	queues := sum.QueueNames()
+	queues := naming.QueueNames(sum.Queues)
 	if !slices.Contains(queues, queue) {
 		queues = append(queues, queue)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/sites"
 )
@@ -148,14 +149,14 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 
 	// Only the queues holding items: each is a probe of every site taken.
 	var queues []string
-	for _, queue := range projects.ServedQueues(live.Queues) {
+	for _, queue := range naming.ServedQueues(live.Queues) {
 		if live.Queues[queue] > 0 {
 			queues = append(queues, queue)
 		}
 	}
 	own := false
 	for _, o := range want {
-		own = own || live.Queues[DownloaderQueue(o.req.Downloader)] > 0
+		own = own || live.Queues[naming.DownloaderQueue(o.req.Downloader)] > 0
 	}
 	p := db.SitesTakeParams{
 		ProjectID: live.ID,

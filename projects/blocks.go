@@ -7,13 +7,13 @@ import (
 	"net/netip"
 	"strings"
 	"time"
-	"unicode"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/naming"
 )
 
 // Block kinds.
@@ -45,20 +45,11 @@ type Block struct {
 func NickKey(nick string) string {
 	k := norm.NFKC.String(cases.Fold().String(norm.NFKC.String(nick)))
 	return strings.Map(func(r rune) rune {
-		if Invisible(r) {
+		if naming.Invisible(r) {
 			return -1
 		}
 		return r
 	}, k)
-}
-
-// Invisible says whether r shows as nothing: format characters (zero-width
-// joiners, bidirectional marks), variation selectors, and the other
-// default-ignorable code points (the Hangul fillers, the combining
-// grapheme joiner).
-func Invisible(r rune) bool {
-	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) ||
-		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
 }
 
 // ParseBlock checks and normalises a block: an IP value may be an address

@@ -2,67 +2,11 @@ package projects
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strings"
 
 	"tracker/db"
+	"tracker/naming"
 )
-
-// StandardQueues are the queues every project has, in the order a request
-// tries them after the requester's own downloader:NICK queue.
-var StandardQueues = []string{"todo", "backfeed", "secondary", "redo"}
-
-// RetiredQueue holds the items of a recurring project whose score fell
-// below its retire_below: never served, until an admin revives them.
-const RetiredQueue = "retired"
-
-// RevisitQueuePrefix starts the queues of a recurring project's due items,
-// one per band of scores (see the SQL function revisit_queue): 'revisit:00'
-// the highest scores, 'revisit:20' those around 1 (a new item's), up to
-// 'revisit:99'.
-const RevisitQueuePrefix = "revisit:"
-
-// revisitBandOfOne is the band of the score 1.0.
-const revisitBandOfOne = 20
-
-// RevisitQueues are the names of every band's queue, highest scores first.
-var RevisitQueues = func() []string {
-	qs := make([]string, 100)
-	for i := range qs {
-		qs[i] = fmt.Sprintf("%s%02d", RevisitQueuePrefix, i)
-	}
-	return qs
-}()
-
-// ServedQueues are the queues a request is served from, after the
-// requester's own, in order: the bands of due items scored 1 and above,
-// highest first, then the standard queues (new items score 1), then the
-// lower bands. Only the bands holding items are named, found among the
-// queues the counters know: the others cost a request nothing.
-func ServedQueues(queues map[string]int64) []string {
-	var high, low []string
-	for q, n := range queues {
-		switch {
-		case n <= 0 || !strings.HasPrefix(q, RevisitQueuePrefix):
-		case q <= RevisitQueues[revisitBandOfOne]:
-			high = append(high, q)
-		default:
-			low = append(low, q)
-		}
-	}
-	if high == nil && low == nil {
-		return StandardQueues
-	}
-	slices.Sort(high)
-	slices.Sort(low)
-	return slices.Concat(high, StandardQueues, low)
-}
-
-// ErrorQueue holds the items that failed: handed out max_claims times, the
-// last claim expired. No request is served from it; an admin requeues or
-// drops its items.
-const ErrorQueue = "error"
 
 // Summary counts a project's items by state.
 type Summary struct {
@@ -80,7 +24,7 @@ type Summary struct {
 	Discarded int64
 	// Requeued counts items ever put back behind a queue's head.
 	Requeued int64
-	// Failed counts items ever sent to the error queue (Queues[ErrorQueue]
+	// Failed counts items ever sent to the error queue (Queues[naming.ErrorQueue]
 	// is how many are there now).
 	Failed int64
 	// Revisits are the items of a recurring project waiting for their next
@@ -113,7 +57,7 @@ func (s *Store) Summary(ctx context.Context, p Project) (Summary, error) {
 // SummaryOf is Summary read through q: in a transaction of the caller's.
 func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 	sum := Summary{Queues: make(map[string]int64)}
-	for _, q := range StandardQueues {
+	for _, q := range naming.StandardQueues {
 		sum.Queues[q] = 0
 	}
 	rows, err := q.CountersByProject(ctx, p.ID)
@@ -123,7 +67,7 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 	for _, r := range rows {
 		switch name := r.Name; {
 		case strings.HasPrefix(name, "queue:"):
-			if q := strings.TrimPrefix(name, "queue:"); r.Value != 0 || isStandard(q) {
+			if q := strings.TrimPrefix(name, "queue:"); r.Value != 0 || naming.IsStandard(q) {
 				sum.Queues[q] = r.Value
 			}
 		case name == "claims":
@@ -168,7 +112,7 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 func (sum Summary) Queued() int64 {
 	var n int64
 	for q, size := range sum.Queues {
-		if q != ErrorQueue && q != RetiredQueue {
+		if q != naming.ErrorQueue && q != naming.RetiredQueue {
 			n += size
 		}
 	}
@@ -176,29 +120,7 @@ func (sum Summary) Queued() int64 {
 }
 
 // Retired counts the retired items of a recurring project.
-func (sum Summary) Retired() int64 { return sum.Queues[RetiredQueue] }
+func (sum Summary) Retired() int64 { return sum.Queues[naming.RetiredQueue] }
 
 // Errors counts the items in the error queue.
-func (sum Summary) Errors() int64 { return sum.Queues[ErrorQueue] }
-
-func isStandard(queue string) bool {
-	for _, q := range StandardQueues {
-		if q == queue {
-			return true
-		}
-	}
-	return false
-}
-
-// QueueNames lists the standard queues, then the other queues that held
-// items when the summary was read: every queue an item can be in.
-func (sum Summary) QueueNames() []string {
-	var others []string
-	for q, n := range sum.Queues {
-		if n > 0 && !slices.Contains(StandardQueues, q) {
-			others = append(others, q)
-		}
-	}
-	slices.Sort(others)
-	return append(slices.Clone(StandardQueues), others...)
-}
+func (sum Summary) Errors() int64 { return sum.Queues[naming.ErrorQueue] }

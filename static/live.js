@@ -229,8 +229,13 @@
 
   // The top downloaders' lines: each shows or hides from its legend entry,
   // or from its row in the leaderboard (a click anywhere on the row but
-  // its link, or its swatch button from the keyboard).
+  // its link, or its swatch button from the keyboard). The hidden ones are
+  // remembered for the page, so a reload keeps the chart as it was read.
+  const linesKey = `tracker.hidden-lines:${location.pathname}`;
   const hiddenLines = new Set();
+  try {
+    for (const nick of JSON.parse(localStorage.getItem(linesKey) || "[]")) hiddenLines.add(String(nick));
+  } catch (e) { /* storage off or unreadable: every line shows */ }
   let lineColour = new Map(); // nick → l0..l9
 
   function setUpLines() {
@@ -281,6 +286,10 @@
 
   function toggleLine(nick) {
     if (hiddenLines.has(nick)) hiddenLines.delete(nick); else hiddenLines.add(nick);
+    try {
+      if (hiddenLines.size) localStorage.setItem(linesKey, JSON.stringify([...hiddenLines]));
+      else localStorage.removeItem(linesKey);
+    } catch (e) { /* not remembered */ }
     applyLines();
   }
 

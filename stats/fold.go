@@ -42,7 +42,9 @@ const MinutesKept = 48 * time.Hour
 // Fold moves the tallies completions appended into the downloaders' totals
 // and the minute and hour series, batch by batch (each its own
 // transaction), until none are left or ctx ends. It returns how many
-// tallies it folded.
+// tallies it folded. Each batch reads the tallies appended since the
+// watermark, through their index: its cost follows what changed since the
+// last fold, not what the table holds (DoneTalliesFold).
 //
 // Batches take every project's tallies together. When one fails, Fold
 // folds project by project instead, so a project whose tallies cannot be
@@ -64,7 +66,13 @@ func (s *Store) Fold(ctx context.Context) (int64, error) {
 	}
 	var total int64
 	for ctx.Err() == nil {
-		n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{Max: foldBatch, DomainsKept: DomainsKept, FeedKept: FeedKept})
+		// The highest tally number handed out, read before the batch's
+		// transaction begins: what its watermark may move up to.
+		next, err := s.q.DoneTalliesSeqLast(ctx)
+		if err != nil {
+			return total, err
+		}
+		n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{Max: foldBatch, NextSeq: next, DomainsKept: DomainsKept, FeedKept: FeedKept})
 		total += n
 		if err != nil {
 			if ctx.Err() != nil {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/singleflight"
 
 	"tracker/db"
 	"tracker/projects"
@@ -39,6 +41,9 @@ type Hub struct {
 	// mu guards watched; a watch's own mu is taken after it, never before.
 	mu      sync.Mutex
 	watched map[int32]*watch
+	// first shares a project's first read among the viewers asking for
+	// it at once.
+	first singleflight.Group
 }
 
 const (
@@ -147,14 +152,26 @@ func (h *Hub) dropIfIdle(w *watch) bool {
 
 // Board returns the project's latest board, its JSON and a channel closed
 // when a newer one is ready. The first call for a project reads the board
-// at once.
+// at once, and the calls that come meanwhile wait for that read.
 func (h *Hub) Board(ctx context.Context, p projects.Project) (*Board, []byte, <-chan struct{}, error) {
 	w := h.watchOf(p)
 	w.mu.Lock()
 	b, js, ch := w.board, w.json, w.changed
 	w.mu.Unlock()
 	if b == nil {
-		if err := h.refresh(ctx, w); err != nil {
+		_, err, _ := h.first.Do(strconv.Itoa(int(p.ID)), func() (any, error) {
+			w.mu.Lock()
+			read := w.board != nil
+			w.mu.Unlock()
+			if read {
+				return nil, nil
+			}
+			// Shared by every waiting viewer: not ended by the first one's end.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			return nil, h.refresh(ctx, w)
+		})
+		if err != nil {
 			return nil, nil, nil, err
 		}
 		w.mu.Lock()

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"tracker/db"
-	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/volunteers"
 )
@@ -165,7 +165,7 @@ func (h *Hub) leaders(ctx context.Context, q *db.Queries, p projects.Project, pe
 }
 
 func outdated(version, minVersion string) bool {
-	return minVersion != "" && items.CompareVersions(version, minVersion) < 0
+	return minVersion != "" && naming.CompareVersions(version, minVersion) < 0
 }
 
 // feed is the latest done requests, the unfolded ones first.

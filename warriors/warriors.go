@@ -25,7 +25,7 @@ import (
 
 	"tracker/addrkey"
 	"tracker/db"
-	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -107,7 +107,7 @@ func (s *Store) Update(ctx context.Context, c Contact) (bool, error) {
 		return false, nil
 	case id == "":
 		id = unnamedID(c.Address, c.Nick)
-	case len(id) > 64 || items.ValidLabel("warrior id", id) != nil:
+	case len(id) > 64 || naming.ValidLabel("warrior id", id) != nil:
 		// Not an id this tracker or any other issues: the warrior still
 		// gets its projects, but an odd key is not stored.
 		return false, nil
@@ -176,7 +176,7 @@ func (s *Store) Online(ctx context.Context, now time.Time) (Online, error) {
 // asks for, compared number by number ("0.10.3" is newer than "0.8.5"). An
 // unknown version is not called outdated.
 func Outdated(version, lowest string) bool {
-	return version != "" && lowest != "" && items.CompareVersions(version, lowest) < 0
+	return version != "" && lowest != "" && naming.CompareVersions(version, lowest) < 0
 }
 
 // ParseLatLng reads a location as a warrior sends it: a JSON array of two
@@ -253,7 +253,7 @@ func cleanVersion(v string) string {
 }
 
 func cleanNick(nick string) string {
-	if items.ValidNick(nick) != nil {
+	if naming.ValidNick(nick) != nil {
 		return ""
 	}
 	return nick

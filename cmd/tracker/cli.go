@@ -92,6 +92,10 @@ func commands(getenv func(string) string) []command {
 				fs.IntVar(&o.Streams.Total, "max-streams", handlers.DefaultStreamLimits.Total, "most live event streams open at once")
 				fs.IntVar(&o.Streams.PerAddress, "max-streams-per-address", handlers.DefaultStreamLimits.PerAddress, "most live event streams one client address holds open")
 				fs.DurationVar(&o.Streams.Lifetime, "stream-lifetime", handlers.DefaultStreamLimits.Lifetime, "how long a live event stream lasts before the browser reconnects")
+				fs.IntVar(&o.Readers.Slots, "reader-conns", handlers.DefaultReaderLimits.Slots, "database connections of the public read routes (item status, pages, stats.json, the project list), which take turns on them")
+				fs.IntVar(&o.Readers.Rate, "reader-rate", handlers.DefaultReaderLimits.Rate, "most reads the public read routes start a second; 0: no bound but --reader-conns")
+				fs.DurationVar(&o.Readers.Wait, "reader-wait", handlers.DefaultReaderLimits.Wait, "how long a read waits for its turn before it is refused (503 readers-busy)")
+				o.Readers.Waiting = handlers.DefaultReaderLimits.Waiting
 			}, runServe)},
 		{name: "migrate", summary: "bring the database schema up to date", nargs: [2]int{0, 0}, setup: noOptions(runMigrate)},
 		{name: "project create", args: "SLUG", summary: "create a project", nargs: [2]int{1, 1},

@@ -16,6 +16,7 @@ import (
 	"tracker/books"
 	"tracker/db"
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/users"
 )
@@ -206,7 +207,7 @@ type itemsAddOptions struct {
 
 func runItemsAdd(ctx context.Context, a *app, args []string, o itemsAddOptions) error {
 	queue := o.Queue
-	if err := items.ValidQueue(queue); err != nil {
+	if err := naming.ValidQueue(queue); err != nil {
 		return &usageError{err.Error()}
 	}
 	in := a.io.in

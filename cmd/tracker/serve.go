@@ -26,9 +26,15 @@ const (
 	maxHeaderBytes    = 64 << 10
 	shutdownTimeout   = 30 * time.Second
 	maxConnections    = 10_000
+	// maxReaderConns bounds --reader-conns.
+	maxReaderConns = 64
 	// webStatementTimeout bounds one statement of a web request: the
 	// slowest admin count over millions of claims takes seconds.
 	webStatementTimeout = 60 * time.Second
+	// readerStatementTimeout bounds one statement of the public read
+	// routes: an item's status takes a millisecond, rereading the rankings
+	// of 100,000 downloaders under a second.
+	readerStatementTimeout = 5 * time.Second
 	// How stale the warrior routes' view of a project (configuration,
 	// blocks, which queues hold items) may be: changes made by the CLI, the
 	// panel or another process take effect within it.
@@ -41,11 +47,16 @@ type serveOptions struct {
 	// TrustedProxies: --trusted-proxies, $TRACKER_TRUSTED_PROXIES.
 	TrustedProxies string
 	PublicURL      string // --public-url, $TRACKER_PUBLIC_URL
+	// Readers: --reader-conns, --reader-rate, --reader-wait.
+	Readers handlers.ReaderLimits
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	if o.Streams.Total < 1 || o.Streams.PerAddress < 1 || o.Streams.Lifetime < time.Second {
 		return &usageError{"--max-streams and --max-streams-per-address take 1 or more, --stream-lifetime 1s or more"}
+	}
+	if o.Readers.Slots < 1 || o.Readers.Slots > maxReaderConns || o.Readers.Rate < 0 || o.Readers.Wait < 0 {
+		return &usageError{fmt.Sprintf("--reader-conns takes 1 to %d, --reader-rate 0 or more, --reader-wait 0s or more", maxReaderConns)}
 	}
 	trusted, err := handlers.ParseTrustedProxies(o.TrustedProxies)
 	if err != nil {
@@ -86,7 +97,16 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 		return err
 	}
 	defer web.Close() // after the server has drained
+	// The public read routes have a pool of their own, a few connections
+	// they take turns on: readers never hold one of the warriors'.
+	readers, err := db.Open(ctx, d.dsn, db.StatementTimeout(readerStatementTimeout),
+		db.MaxConns(int32(o.Readers.Slots)), db.ApplicationName("tracker-readers"))
+	if err != nil {
+		return err
+	}
+	defer readers.Close() // after the server has drained
 	h := handlers.New(a.log, web, projectCacheTTL)
+	h.SetReaders(readers, o.Readers)
 	h.SetStreamLimits(o.Streams)
 	h.SetTrustedProxies(trusted)
 	h.SetPublicURL(publicURL)

@@ -141,6 +141,10 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 			return fs
 		}, fmt.Sprintf("%d single warriors, 8 readers of item status and the project list", n))
 		return nil
+	case "readers":
+		return b.readers(ctx, name, clients(32), 8, false)
+	case "readers-200":
+		return b.readers(ctx, name, clients(32), 200, true)
 	case "pages":
 		return b.pages(ctx)
 	case "disk":

@@ -12,7 +12,7 @@ import (
 )
 
 // stats collects the latency of every answer, by endpoint, and the count of
-// every status other than 2xx (a 404 or 429 by its reason: the tracker
+// every status other than 2xx (a 404, 429 or 503 by its reason: the tracker
 // refuses for several).
 type stats struct {
 	mu        sync.Mutex
@@ -37,7 +37,7 @@ func (s *stats) record(endpoint string, d time.Duration, code int, reason string
 	s.latencies[endpoint] = append(s.latencies[endpoint], d)
 	s.requests[endpoint]++
 	if code < 200 || code > 299 {
-		if code != http.StatusNotFound && code != http.StatusTooManyRequests {
+		if code != http.StatusNotFound && code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable {
 			reason = ""
 		}
 		s.non2xx[status{code, reason}]++
@@ -76,6 +76,13 @@ func (s *stats) total() int {
 		n += c
 	}
 	return n
+}
+
+// count is how many answers an endpoint had.
+func (s *stats) count(endpoint string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[endpoint]
 }
 
 func (s *stats) endpoints() []string {

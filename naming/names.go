@@ -1,16 +1,15 @@
-// Package items is the item engine: queueing names, handing them out to
-// warriors as claims, and recording their completion, all in PostgreSQL.
-package items
+// Package naming holds what the tracker's names must be and how they
+// compare: item names, nicks, free-text labels and script versions, and
+// the names of the queues items wait in. It imports no other package of
+// the tracker, so any of them can use it without the item engine.
+package naming
 
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"tracker/projects"
 )
 
 // MaxNameBytes bounds an item name. Names are opaque (usernames, ids, URLs);
@@ -60,7 +59,7 @@ func ValidNick(nick string) error {
 	}
 	marks := 0
 	for _, r := range nick {
-		if projects.Invisible(r) {
+		if Invisible(r) {
 			return fmt.Errorf("downloader name contains %U, which shows as nothing", r)
 		}
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && !strings.ContainsRune("-_.", r) {
@@ -74,6 +73,15 @@ func ValidNick(nick string) error {
 		return errors.New("downloader name has only combining marks")
 	}
 	return nil
+}
+
+// Invisible says whether r shows as nothing: format characters (zero-width
+// joiners, bidirectional marks), variation selectors, and the other
+// default-ignorable code points (the Hangul fillers, the combining
+// grapheme joiner).
+func Invisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) ||
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
 }
 
 // ValidVersion says why v cannot be a script version, or returns nil.
@@ -95,22 +103,4 @@ func ValidLabel(field, v string) error {
 		return fmt.Errorf("%s contains a control character", field)
 	}
 	return nil
-}
-
-// DownloaderQueue is the queue of items set aside for one downloader.
-func DownloaderQueue(nick string) string { return "downloader:" + nick }
-
-// ValidQueue says why queue cannot name a queue, or returns nil.
-func ValidQueue(queue string) error {
-	if nick, ok := strings.CutPrefix(queue, "downloader:"); ok {
-		if err := ValidNick(nick); err != nil {
-			return fmt.Errorf("queue %q: %w", queue, err)
-		}
-		return nil
-	}
-	if slices.Contains(projects.StandardQueues, queue) || queue == projects.ErrorQueue || queue == projects.RetiredQueue ||
-		slices.Contains(projects.RevisitQueues, queue) {
-		return nil
-	}
-	return fmt.Errorf("unknown queue %q: use todo, backfeed, secondary, redo, error, retired, revisit:00 to revisit:99 or downloader:NICK", queue)
 }

@@ -1,0 +1,324 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/singleflight"
+
+	"tracker/items"
+	"tracker/projects"
+	"tracker/stats"
+	"tracker/volunteers"
+)
+
+// The public read routes (item status, the board and stats.json, the
+// project list, the pages) have a side of the database of their own: a pool
+// of a few connections, entered through as many slots. However many
+// volunteers read at once, they hold at most those connections and never
+// one the warrior routes need; the rest wait for a slot, for a bounded time
+// and in bounded numbers, and past either bound are told to come back
+// (503 readers-busy with Retry-After). What they read is kept a moment
+// (cacheTTL) where fresh enough is fine: an item's status, the project
+// list and the settings, the volunteers' counts, a project as the pages
+// see it.
+
+// ReaderLimits bound the public read routes' share of the database and of
+// the machine.
+type ReaderLimits struct {
+	// Slots is how many read requests run at once: the readers' pool
+	// should have as many connections.
+	Slots int
+	// Rate is how many reads start a second at most: a read keeps its
+	// slot for at least Slots/Rate, and for readerRest times as long as
+	// it took. Reads served from memory cost little each, but a flood of
+	// them, each answered at once, would take the processor from the
+	// warriors as surely as reads of the database; and a read that takes
+	// long (the machine is busy) waits the longer before the next. 0: no
+	// bound but Slots.
+	Rate int
+	// Waiting is how many more may wait for a slot; past it a read is
+	// refused at once.
+	Waiting int
+	// Wait is how long one waits for a slot before it is refused.
+	Wait time.Duration
+}
+
+// DefaultReaderLimits: two reads at a time, 2,000 a second, and a queue a
+// flood of readers waits in for a second at most.
+var DefaultReaderLimits = ReaderLimits{Slots: 2, Rate: 2000, Waiting: 1000, Wait: time.Second}
+
+// readerRetryAfter is the Retry-After of a read refused for want of a slot.
+const readerRetryAfter = 1
+
+// readerRest: a read keeps its slot for this many times as long as it took
+// (with a Rate), so the reads keep each slot busy an eighth of the time at
+// most: on a machine the warriors keep busy reads slow down, and then come
+// the less often.
+const readerRest = 8
+
+// readerCacheEntries bounds the item statuses kept, readerCachePages the
+// rendered pages.
+const (
+	readerCacheEntries = 10_000
+	readerCachePages   = 1000
+)
+
+// readSide is what the read routes read through.
+type readSide struct {
+	gate *readGate
+	// live are the projects as the read routes see them, read on the
+	// readers' pool: a request for a made-up project costs the warriors
+	// nothing.
+	live       *projects.Cache
+	store      *projects.Store
+	statuses   *items.Statuses
+	volunteers *volunteers.Counter
+	// The project list, the settings and the tracker's volunteer counts,
+	// kept for the cache's lifetime; and the pages the same for every
+	// viewer (pageKey).
+	list     *kept[struct{}, []projects.Project]
+	settings *kept[struct{}, projects.Settings]
+	counts   *kept[struct{}, volunteers.Counts]
+	pages    *kept[pageKey, []byte]
+}
+
+// pageKey names a rendered page: its route, project and query.
+type pageKey struct {
+	route   string
+	project int32
+	query   string
+}
+
+func newReadSide(pool *pgxpool.Pool, ttl time.Duration, l ReaderLimits, log *slog.Logger) readSide {
+	store := projects.NewStore(pool)
+	return readSide{
+		gate:       newReadGate(l),
+		live:       projects.NewCache(store, ttl),
+		store:      store,
+		statuses:   items.NewStatuses(items.NewEngine(pool, log), ttl, readerCacheEntries),
+		volunteers: volunteers.New(pool),
+		list:       newKept[struct{}, []projects.Project](ttl, 1),
+		settings:   newKept[struct{}, projects.Settings](ttl, 1),
+		counts:     newKept[struct{}, volunteers.Counts](ttl, 1),
+		pages:      newKept[pageKey, []byte](ttl, readerCachePages),
+	}
+}
+
+// SetReaders makes the public read routes read through pool, a pool of
+// their own, with limits (Slots no more than the pool's connections). It
+// is called before the server starts.
+func (h *Handler) SetReaders(pool *pgxpool.Pool, l ReaderLimits) {
+	h.metrics.registry.MustRegister(newPoolCollector(pool, "tracker_db_reader_pool", " (the public read routes' pool)"))
+	h.stats.Close()
+	h.stats = stats.NewHub(pool, h.projects, h.log)
+	h.reads = newReadSide(pool, h.cacheTTL, l, h.log)
+}
+
+// reader adapts a handler of the read routes: it runs in one of the
+// readers' slots, which it gives back as soon as its answer starts going
+// out (a slow client holds no slot), or is refused when none comes free in
+// time.
+func (h *Handler) reader(fn func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		leave, err := h.reads.gate.enter(r.Context())
+		if err != nil {
+			return err
+		}
+		rw := &slotWriter{ResponseWriter: w, leave: leave}
+		defer rw.free()
+		return fn(rw, r)
+	}
+}
+
+// readGate is the readers' slots: a fair queue (Go's channel senders wait
+// in order), bounded in length and in time.
+type readGate struct {
+	slots   chan struct{}
+	waiting atomic.Int64
+	limits  ReaderLimits
+	// hold is how long a read keeps its slot at least (Slots/Rate).
+	hold time.Duration
+	// now and after tell the time and give a slot back later: time.Now and
+	// time.AfterFunc but in tests.
+	now   func() time.Time
+	after func(time.Duration, func())
+}
+
+func newReadGate(l ReaderLimits) *readGate {
+	g := &readGate{slots: make(chan struct{}, max(1, l.Slots)), limits: l, now: time.Now,
+		after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
+	if l.Rate > 0 {
+		g.hold = time.Duration(cap(g.slots)) * time.Second / time.Duration(l.Rate)
+	}
+	return g
+}
+
+// errReadersBusy refuses a read that found no slot.
+var errReadersBusy = &Error{Status: http.StatusServiceUnavailable, Reason: "readers-busy",
+	Msg: "too many readers at once; try again in a moment", RetryAfter: readerRetryAfter}
+
+// enter takes a slot, waiting for one within the limits, and returns what
+// gives it back.
+func (g *readGate) enter(ctx context.Context) (func(), error) {
+	select {
+	case g.slots <- struct{}{}:
+		return g.leaver(), nil
+	default:
+	}
+	if g.waiting.Add(1) > int64(g.limits.Waiting) {
+		g.waiting.Add(-1)
+		return nil, errReadersBusy
+	}
+	defer g.waiting.Add(-1)
+	t := time.NewTimer(g.limits.Wait)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return g.leaver(), nil
+	case <-t.C:
+		return nil, errReadersBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// leaver is what gives back a slot just taken: at once, or once the read
+// has held it for hold, and for readerRest times as long as it took.
+func (g *readGate) leaver() func() {
+	if g.hold <= 0 {
+		return g.leave
+	}
+	start := g.now()
+	return func() {
+		took := g.now().Sub(start)
+		if rest := max(g.hold, readerRest*took) - took; rest > 0 {
+			g.after(rest, g.leave)
+			return
+		}
+		g.leave()
+	}
+}
+
+func (g *readGate) leave() { <-g.slots }
+
+// slotWriter gives its request's slot back once, when the answer's head
+// is written or the handler returns.
+type slotWriter struct {
+	http.ResponseWriter
+	leave func()
+	once  sync.Once
+}
+
+func (s *slotWriter) free() { s.once.Do(s.leave) }
+
+func (s *slotWriter) WriteHeader(code int) {
+	s.free()
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *slotWriter) Write(b []byte) (int, error) {
+	s.free()
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *slotWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// readProject is the request's project as the read routes see it.
+func (h *Handler) readProject(r *http.Request) (*projects.Live, error) {
+	return h.projectIn(h.reads.live, r)
+}
+
+// readList is every project, kept for the cache's lifetime.
+func (h *Handler) readList(ctx context.Context) ([]projects.Project, error) {
+	return h.reads.list.get(ctx, struct{}{}, h.reads.store.List)
+}
+
+// readSettings are the tracker-wide settings, kept for the cache's
+// lifetime.
+func (h *Handler) readSettings(ctx context.Context) (projects.Settings, error) {
+	return h.reads.settings.get(ctx, struct{}{}, h.reads.store.Settings)
+}
+
+// kept holds values by key for ttl, each read again by one of the requests
+// that find it older (the others wait for that read), at most max of them:
+// when full, the expired ones go, and all of them when that leaves it more
+// than half full, so making room costs a pass over the entries only once
+// per many reads. With a ttl of 0 every get reads.
+type kept[K comparable, V any] struct {
+	ttl   time.Duration
+	max   int
+	now   func() time.Time // time.Now when nil
+	group singleflight.Group
+
+	mu      sync.Mutex
+	entries map[K]keptValue[V]
+}
+
+type keptValue[V any] struct {
+	v  V
+	at time.Time
+}
+
+func newKept[K comparable, V any](ttl time.Duration, max int) *kept[K, V] {
+	return &kept[K, V]{ttl: ttl, max: max, entries: map[K]keptValue[V]{}}
+}
+
+func (c *kept[K, V]) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
+}
+
+func (c *kept[K, V]) get(ctx context.Context, key K, read func(context.Context) (V, error)) (V, error) {
+	if c.ttl <= 0 {
+		return read(ctx)
+	}
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if ok && c.clock().Sub(e.at) < c.ttl {
+		return e.v, nil
+	}
+	v, err, _ := c.group.Do(fmt.Sprint(key), func() (any, error) {
+		// Shared by every waiting request: not ended by the first one's end.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		// The value is no older than the start of its read.
+		start := c.clock()
+		v, err := read(ctx)
+		if err == nil {
+			c.keep(key, keptValue[V]{v: v, at: start})
+		}
+		return v, err
+	})
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return v.(V), nil
+}
+
+func (c *kept[K, V]) keep(key K, e keptValue[V]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
+		now := c.clock()
+		for k, old := range c.entries {
+			if now.Sub(old.at) >= c.ttl {
+				delete(c.entries, k)
+			}
+		}
+		if len(c.entries) > c.max/2 {
+			clear(c.entries)
+		}
+	}
+	c.entries[key] = e
+}
