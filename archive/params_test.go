@@ -68,7 +68,7 @@ func TestArchivePrunesParams(t *testing.T) {
 			if _, err := pool.Exec(ctx, "SELECT done_partitions_ensure($1, (now() - interval '3 days')::date, now()::date)", p.ID); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := pool.Exec(ctx, "UPDATE done SET done_at = done_at - interval '3 days' WHERE project_id = $1", p.ID); err != nil {
+			if _, err := pool.Exec(ctx, "UPDATE done SET done_at = (done_at AT TIME ZONE 'UTC' - interval '3 days') AT TIME ZONE 'UTC' WHERE project_id = $1", p.ID); err != nil {
 				t.Fatal(err)
 			}
 			// p:1, p:2 and p:3 queued again: of them one stays queued, one
