@@ -91,7 +91,7 @@ func (f fixture) records(t *testing.T, prefix string) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	err = db.DonePartitionRecords(ctx, tx, "done", func(line string, _ int64, _ time.Time) error {
+	err = db.DonePartitionRecords(ctx, tx, "done", f.project.ID, func(line string, _ int64, _ time.Time) error {
 		if strings.Contains(line, `"item" : "`+prefix) {
 			out = append(out, line)
 		}
