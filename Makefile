@@ -38,14 +38,16 @@ test: postgres check
 	$(GO) test -run '^$$' -fuzz '^FuzzParseWarriorPath$$' -fuzztime $(FUZZTIME) ./handlers
 	$(GO) test -run '^$$' -fuzz '^FuzzRoutes$$' -fuzztime $(FUZZTIME) ./handlers
 
-## test-citus: the item engine's tests and the warrior protocol's, against
-## a local Citus cluster (a coordinator and two workers, in
-## /tmp/tracker-citus-UID); skipped when Citus is not installed (CI builds
-## it with ../shared/citus/build.sh). The sites' tests and the model test
-## (which turns sites on) wait until the claim by site works on Citus; the
-## tests counting a done's probes of todo count the coordinator's, and
-## Citus plans no generic plan of the statement they run.
+## test-citus: the item engine's tests, the warrior protocol's, the
+## archive's, and every background job run once, against a local Citus
+## cluster (a coordinator and two workers, in /tmp/tracker-citus-UID);
+## skipped when Citus is not installed (CI builds it with
+## ../shared/citus/build.sh). The sites' tests and the model test (which
+## turns sites on) wait until the claim by site works on Citus; the tests
+## counting a done's probes of todo count the coordinator's, and Citus
+## plans no generic plan of the statement they run.
 CITUS_ITEMS_SKIP := TestSite|Sites|TestModel|TestRecrawl|TestSelectionBySite|TestReleaseSite|DoneProbesOnly
+CITUS_JOBS_RUN := TestCitus|TestRunnersNeverRunAJobTwiceAtOnce
 CITUS_HANDLERS_RUN := TestQueueOrder|TestClaimsLimit|TestDownloaderClaimsLimit|TestRandomOrder|TestMinVersion|TestBlocks|TestPaused|TestRateLimitIsSmooth|TestTypeLimits|TestDoneRequestReleaseUpload|TestItemStatus|TestBackfeed|TestDomainsList|TestTwoServersManyWarriors|TestCitus
 test-citus: postgres
 	@if ! ls /usr/lib/postgresql/*/lib/citus.so >/dev/null 2>&1; then \
@@ -53,6 +55,8 @@ test-citus: postgres
 	fi; \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./db -run 'TestCitus' && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./items -skip '$(CITUS_ITEMS_SKIP)' && \
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./archive && \
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./jobs -run '$(CITUS_JOBS_RUN)' && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./handlers -run '$(CITUS_HANDLERS_RUN)'
 
 ## bench: the tracker under warrior load, on a fresh embedded cluster; one table

@@ -4,8 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"tracker/db"
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/naming"
 )
@@ -128,9 +130,7 @@ func TestCompleteMixedHolders(t *testing.T) {
 // age makes every claim old enough to be handed to someone else.
 func (f fixture) age(t *testing.T) {
 	t.Helper()
-	if _, err := f.pool.Exec(context.Background(), `UPDATE claims SET claimed_at = now() - interval '1 hour'`); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, f.pool, time.Hour, dbtest.Claims(f.project.ID))
 }
 
 // expire puts every claim back in its queue, as the reclaim job does.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/naming"
 )
@@ -16,9 +17,7 @@ import (
 func (f fixture) due(t *testing.T) int64 {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := f.pool.Exec(ctx, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", f.project.ID); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Due(t, f.pool, dbtest.Revisits(f.project.ID))
 	n, err := f.engine.RevisitDue(ctx, f.project, 100)
 	if err != nil {
 		t.Fatal(err)

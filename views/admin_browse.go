@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"tracker/naming"
 )
 
 // The queue browser and an item's page: view models and their helpers.
@@ -165,7 +167,7 @@ func browseDefaultAction(kind string) string {
 // aside to secondary.
 func browseMoveDefault(source string) string {
 	switch source {
-	case "error", "retired":
+	case naming.ErrorQueue, naming.RetiredQueue:
 		return "todo"
 	case "secondary":
 		return "todo"

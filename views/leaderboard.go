@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"tracker/naming"
 	"tracker/stats"
 )
 
@@ -105,13 +106,13 @@ func pages(v LeaderboardView) int {
 
 // queueNames lists the standard queues first, then the others as they sort.
 func queueNames(queues map[string]int64) []string {
-	names := []string{"todo", "backfeed", "secondary", "redo"}
+	names := slices.Clone(naming.StandardQueues)
 	var others []string
 	for q := range queues {
 		// The error queue is shown as the failed items; a recurring
 		// project's bands of due items as one row, its retired items as
 		// another.
-		if !slices.Contains(names, q) && q != "error" && q != "retired" && !strings.HasPrefix(q, "revisit:") {
+		if !slices.Contains(names, q) && q != naming.ErrorQueue && q != naming.RetiredQueue && !strings.HasPrefix(q, naming.RevisitQueuePrefix) {
 			others = append(others, q)
 		}
 	}
@@ -123,7 +124,7 @@ func queueNames(queues map[string]int64) []string {
 func dueForVisit(queues map[string]int64) int64 {
 	var n int64
 	for q, size := range queues {
-		if strings.HasPrefix(q, "revisit:") {
+		if strings.HasPrefix(q, naming.RevisitQueuePrefix) {
 			n += size
 		}
 	}
