@@ -86,6 +86,7 @@ check: $(SQLC) $(TEMPL)
 	@unformatted=$$(gofmt -l . | grep -v '_templ\.go$$'); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) run ./cmd/sqlinclude -check
 	@$(SQLC) diff || { echo "sqlc output is stale: run 'make generate' and commit"; exit 1; }
 	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && cp views/*.templ $$tmp/ && \
 	$(TEMPL) generate -path $$tmp >/dev/null 2>&1 && \
@@ -98,6 +99,7 @@ check: $(SQLC) $(TEMPL)
 
 ## generate: regenerate the sqlc and templ code
 generate: $(SQLC) $(TEMPL)
+	$(GO) run ./cmd/sqlinclude
 	$(SQLC) generate
 	$(TEMPL) generate -path views
 
