@@ -34,6 +34,15 @@ func setup(t *testing.T) fixture {
 	return fixture{pool: pool, engine: items.NewEngine(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), store: projects.NewStore(pool), project: p}
 }
 
+// earlier is the SQL of timestamp column moved back by span (an
+// interval's text), for the tests that let time pass. Citus refuses an
+// update computing a column from one with a function that depends on the
+// session (timestamptz - interval does, by the time zone): this is the
+// same moment, computed in UTC, with immutable functions only.
+func earlier(column, span string) string {
+	return "((" + column + " AT TIME ZONE 'UTC') - interval '" + span + "') AT TIME ZONE 'UTC'"
+}
+
 func (f fixture) add(t *testing.T, queue string, names ...string) items.AddResult {
 	t.Helper()
 	res, err := f.engine.Add(context.Background(), f.project, queue, strings.NewReader(strings.Join(names, "\n")))

@@ -138,7 +138,8 @@ type modelWorld struct {
 	procs   [2]*process
 	project projects.Project // as stored now
 	items   map[string]*mItem
-	days    int // the days that passed (later)
+	days    int  // the days that passed (later)
+	citus   bool // the database is a Citus coordinator (db.Citus)
 }
 
 func TestModel(t *testing.T) {
@@ -173,10 +174,15 @@ func TestModel(t *testing.T) {
 		procs[i] = &process{pool: pool, store: projects.NewStore(pool),
 			engine: items.NewEngine(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))}
 	}
+	citus, err := db.Citus(context.Background(), procs[0].pool)
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		run++
 		w := newModelWorld(rt, procs, fmt.Sprintf("m%d", run))
+		w.citus = citus
 		rt.Repeat(w.actions())
 		w.drain(rt)
 	})
@@ -721,17 +727,18 @@ func (w *modelWorld) releaseSite(rt *rapid.T) {
 // back: an archived day is never written again.
 func (w *modelWorld) later(rt *rapid.T) {
 	w.days++
-	w.exec(rt, `UPDATE claims SET claimed_at = claimed_at - interval '1 day' WHERE project_id = $1`)
+	w.exec(rt, `UPDATE claims SET claimed_at = `+earlier("claimed_at", "1 day")+` WHERE project_id = $1`)
 	// Each day's completions land on a day of their own, long past and
 	// later than the days before's: their order stays as it was.
-	back := fmt.Sprintf("interval '%d days'", 1000-w.days)
+	days := fmt.Sprintf("%d days", 1000-w.days)
+	back := "interval '" + days + "'"
 	// The day gets its partition first, as housekeeping makes them ahead
 	// of time.
 	w.exec(rt, `SELECT done_partitions_ensure($1, (now() - `+back+`)::date, (now() - `+back+`)::date)`)
-	w.exec(rt, `UPDATE done SET claimed_at = claimed_at - `+back+`, done_at = done_at - `+back+`
+	w.exec(rt, `UPDATE done SET claimed_at = `+earlier("claimed_at", days)+`, done_at = `+earlier("done_at", days)+`
 		WHERE project_id = $1 AND done_at > now() - interval '1 day'`)
-	w.exec(rt, `UPDATE revisits SET due_at = due_at - interval '1 day' WHERE project_id = $1`)
-	w.exec(rt, `UPDATE claim_expiries SET claimed_at = claimed_at - interval '1 day', expired_at = expired_at - interval '1 day' WHERE project_id = $1`)
+	w.exec(rt, `UPDATE revisits SET due_at = `+earlier("due_at", "1 day")+` WHERE project_id = $1`)
+	w.exec(rt, `UPDATE claim_expiries SET claimed_at = `+earlier("claimed_at", "1 day")+`, expired_at = `+earlier("expired_at", "1 day")+` WHERE project_id = $1`)
 	for _, it := range w.items {
 		for i := range it.completions {
 			it.completions[i].claimAged, it.completions[i].old = true, true
@@ -750,6 +757,11 @@ func (w *modelWorld) later(rt *rapid.T) {
 // model's old ones: see later), and with them the parameters and scores of
 // items the tracker no longer holds.
 func (w *modelWorld) archive(rt *rapid.T) {
+	if w.citus {
+		// done's partitions are days shared by every project there,
+		// which the archive job does not take apart yet.
+		rt.Skip("the archive job archives nothing on Citus")
+	}
 	var now time.Time
 	if err := w.procs[0].pool.QueryRow(w.ctx, `SELECT now()`).Scan(&now); err != nil {
 		rt.Fatal(err)
@@ -895,7 +907,7 @@ func (w *modelWorld) drain(rt *rapid.T) {
 		// Every site due, in the order they were: a site named in a
 		// request and giving nothing to it (its items are in another's
 		// own queue) goes to the back of the line, as its pace says.
-		w.exec(rt, `UPDATE sites SET due_at = due_at - interval '1 day' WHERE project_id = $1`)
+		w.exec(rt, `UPDATE sites SET due_at = `+earlier("due_at", "1 day")+` WHERE project_id = $1`)
 		pr := w.procs[round%2]
 		pr.live = w.fresh(rt, pr)
 		names, _ := w.take(rt, pr, "drainer", rapid.IntRange(1, 3).Draw(rt, "n"))
