@@ -714,7 +714,7 @@ WITH expired AS (
     SET downloader = $8, last_downloader = c.downloader, ip = $9, version = $10,
         claimed_at = now(), claim_count = c.claim_count + 1
     FROM sized
-    WHERE c.project_id = sized.project_id AND c.hash = sized.hash AND sized.fits
+    WHERE c.project_id = $1 AND c.hash = sized.hash AND sized.fits
     RETURNING c.id, c.name, sized.bytes
 ), counter_deltas AS (
     SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed

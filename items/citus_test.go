@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -171,5 +172,40 @@ func TestCitusClaimBySiteOnOneWorker(t *testing.T) {
 	}
 	if s := f.site(t, "a.example"); s.Queued != 0 || s.Out != 1 || s.Downloader != "alice" {
 		t.Fatalf("a.example: %+v", s)
+	}
+}
+
+// On Citus the hand-out of expired claims to a new downloader runs on the
+// project's worker alone, as every statement of a claim does.
+func TestCitusReclaimOnOneWorker(t *testing.T) {
+	dbtest.RequireCitus(t)
+	t.Parallel()
+	ctx := context.Background()
+	dsn := dbtest.NewDSN(t)
+	pool, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	routed, err := db.Open(ctx, dsn, func(cfg *pgxpool.Config) {
+		cfg.ConnConfig.RuntimeParams["citus.multi_task_query_log_level"] = "error"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(routed.Close)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	f := fixture{pool: pool, engine: items.NewEngine(pool, logger), store: projects.NewStore(pool),
+		project: dbtest.Project(t, pool, "reclaimed", "Reclaimed", "reclaim_ttl=60")}
+	f.add(t, "todo", "a", "b")
+	f.engine, f.store = items.NewEngine(routed, logger), projects.NewStore(routed)
+
+	got := f.claim(t, "alice", 2)
+	slices.Sort(got)
+	dbtest.Age(t, pool, 2*time.Hour, dbtest.Claims(f.project.ID))
+	again := f.claim(t, "bob", 2)
+	slices.Sort(again)
+	if !slices.Equal(got, []string{"a", "b"}) || !slices.Equal(again, got) {
+		t.Fatalf("alice got %v, bob %v once her claims expired; want a and b both times", got, again)
 	}
 }
