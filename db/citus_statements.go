@@ -334,10 +334,20 @@ var (
 		"SELECT r.tid, r.id, r.slot, r.bytes,", "SELECT r.id, r.slot, r.bytes,"),
 		"WHERE todo.project_id = $6 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))",
 		"WHERE todo.project_id = $6 AND todo.queue = $7::text AND todo.type = $8::text\n      AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))")
-	sitesTakeKeyed = mustReplace("SitesTake", mustReplace("SitesTake", sitesTake,
-		"SELECT r.ord, r.slot, r.tid, r.id, r.bytes,", "SELECT r.ord, r.slot, r.id, r.bytes,"),
-		"WHERE todo.project_id = $4 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))",
-		"WHERE todo.project_id = $4 AND todo.type = ':site' AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))")
+	sitesTakeKeyed = func() string {
+		s := mustReplace("SitesTake", mustReplace("SitesTake", sitesTake,
+			"SELECT r.ord, r.slot, r.tid, r.id, r.bytes,", "SELECT r.ord, r.slot, r.id, r.bytes,"),
+			"WHERE todo.project_id = $4 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))",
+			"WHERE todo.project_id = $4 AND todo.type = ':site' AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))")
+		// The sites paced, by key too: Citus plans no update by
+		// addresses either, nor by a lateral join under it.
+		paced := regexp.MustCompile(`s\.ctid = ANY\(ARRAY\(\s*SELECT x\.ctid FROM \(SELECT DISTINCT w\.site FROM takes w\) ws,\s*` +
+			`LATERAL \(SELECT y\.ctid FROM sites y WHERE y\.project_id = \$\d+ AND y\.id = ws\.site OFFSET 0\) x\)\)`)
+		if len(paced.FindAllString(s, -1)) != 1 {
+			panic("db: the Citus variant of SitesTake: the update of the sites by address not found")
+		}
+		return paced.ReplaceAllLiteralString(s, "s.id = ANY(ARRAY(SELECT DISTINCT w.site FROM takes w))")
+	}()
 )
 
 // ClaimsTakeSlotsDistributed is ClaimsTakeSlots on a Citus database.

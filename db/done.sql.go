@@ -565,7 +565,6 @@ WITH requests AS (
         SELECT 'retired', 1 FROM retired
     ) d
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $2, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -636,8 +635,8 @@ type DoneRecordBatchRow struct {
 //  6. counts the completions of the items' sites (site_counts,
 //     sites_counted), appends the downloaders' tallies with the live
 //     log's names and User-Agent (tallied) and adjusts the project's
-//     counters by what moved (counter_deltas, added as CountersAdd adds
-//     them: counted).
+//     counters by what moved (counter_deltas, added by the fragment
+//     counters_add: counted).
 //
 // Returns, per request that completed or was refused something, how many
 // items it completed and how many it was refused.
@@ -700,7 +699,6 @@ WITH candidates AS (
     SELECT 'queue:' || $6::text AS name, count(*) AS delta FROM queued
     UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -712,7 +710,6 @@ WITH candidates AS (
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -799,7 +796,6 @@ WITH candidates AS (
     SELECT 'queue:' || $4::text AS name, count(*) AS delta FROM queued
     UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $2, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -811,7 +807,6 @@ WITH candidates AS (
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0

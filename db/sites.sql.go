@@ -237,8 +237,8 @@ func (q *Queries) SitesAdd(ctx context.Context, arg SitesAddParams) error {
 
 const sitesCount = `-- name: SitesCount :exec
 WITH site_deltas AS (
-    SELECT x.site, ($2::bigint[])[x.i] AS queued, ($3::bigint[])[x.i] AS out, nullif(($4::text[])[x.i], '') AS holder
-    FROM unnest($5::integer[]) WITH ORDINALITY AS x (site, i)
+    SELECT x.site, ($1::bigint[])[x.i] AS queued, ($2::bigint[])[x.i] AS out, nullif(($3::text[])[x.i], '') AS holder
+    FROM unnest($4::integer[]) WITH ORDINALITY AS x (site, i)
 ), site_sums AS (
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
@@ -247,48 +247,43 @@ WITH site_deltas AS (
     HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
 ), sites_locked AS (
     SELECT s.id FROM sites s
-    WHERE s.project_id = $1 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    WHERE s.project_id = $5 AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
     ORDER BY s.id
     FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = $5 AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
 )
-UPDATE sites s
-SET queued = s.queued + d.queued, out = s.out + d.out,
-    at_limit = s.at_limit AND d.out >= 0,
-    downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-FROM site_sums d
-WHERE s.project_id = $1 AND s.id = d.site
-  AND (SELECT count(*) FROM sites_locked) >= 0
+SELECT count(*) FROM site_sums
 `
 
 type SitesCountParams struct {
-	ProjectID int32
 	Queued    []int64
 	Outs      []int64
 	Holders   []string
 	Sites     []int32
+	ProjectID int32
 }
 
 // Adds @queued[i] items queued and @outs[i] items out to site @sites[i]
 // (@holders[i]: the downloader who took them, when they went out; ” or
-// none when none did). This
-// is the one way the sites' counts are kept, as CountersAdd is the
-// counters': a statement that moves items with a site says what it
-// changed as site_deltas (site, queued, out, holder), computed from the
-// rows it moved, and ends with the CTEs site_sums, sites_locked and
-// sites_counted in these very words (TestCountsWrittenOnce): one update
-// per site a statement touches, never per item. The sites are locked in
-// key order first, so statements changing the same sites never wait on
-// each other in a cycle. A site that got an item back is no longer at its limit; a
-// site handed out while it had nothing out is its new holder's. (The
-// hand-out, SitesTake, and the completion, DoneRecordBatch, count their
-// sites in the one update of each site they make anyway.)
+// none when none did), as every statement that moves items with a site
+// counts them: with db/fragments/sites_count.sql, the one way the sites'
+// counts are kept. (The hand-out, SitesTake, and the completion,
+// DoneRecordBatch, count their sites in the one update of each site they
+// make anyway.)
 func (q *Queries) SitesCount(ctx context.Context, arg SitesCountParams) error {
 	_, err := q.db.Exec(ctx, sitesCount,
-		arg.ProjectID,
 		arg.Queued,
 		arg.Outs,
 		arg.Holders,
 		arg.Sites,
+		arg.ProjectID,
 	)
 	return err
 }
@@ -685,7 +680,6 @@ WITH takes AS (
     SELECT 'claims' AS name, 1 AS delta FROM claimed
     UNION ALL SELECT 'queue:' || claimed.queue, -1 FROM claimed
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $4, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -749,7 +743,7 @@ type SitesTakeRow struct {
 //  3. paces each site and counts its items queued and out (paced: the
 //     sites' counts follow from the rows moved, see SitesCount), and
 //     adjusts the project's counters by the items claimed
-//     (counter_deltas, added as CountersAdd adds them: counted);
+//     (counter_deltas, added by the fragment counters_add: counted);
 //  4. returns the items claimed, each with its slot and parameters, and
 //     those cut.
 //

@@ -181,7 +181,6 @@ WITH batch AS MATERIALIZED (
     UNION ALL SELECT 'recrawled', (SELECT count(*) FROM queued_again) - (SELECT backfed_again.n FROM backfed_again)
     UNION ALL SELECT 'backfed_again', (SELECT backfed_again.n FROM backfed_again)
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $9, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -196,7 +195,6 @@ WITH batch AS MATERIALIZED (
           UNION ALL SELECT queued_again.site, queued_again.type FROM queued_again) q
     WHERE q.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -288,9 +286,9 @@ type TodoAddUnseenRow struct {
 //     queued again only for skip_seen (backfed_again), keeps the tags of
 //     the items queued (entering, tagged) and the parameters of the new
 //     ones (params_kept), and records the batch (batch_recorded);
-//  4. adjusts the project's counters (counter_deltas, added as
-//     CountersAdd adds them: counted) and the counts of the sites of the
-//     items queued (site_deltas, counted as SitesCount counts them:
+//  4. adjusts the project's counters (counter_deltas, added by the
+//     fragment counters_add: counted) and the counts of the sites of the
+//     items queued (site_deltas, counted by the fragment sites_count:
 //     site_sums, sites_locked, sites_counted).
 func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (TodoAddUnseenRow, error) {
 	row := q.db.QueryRow(ctx, todoAddUnseen,
@@ -503,7 +501,6 @@ WITH taken AS (
     SELECT 'claims' AS name, 1 AS delta FROM taken
     UNION ALL SELECT 'queue:' || taken.queue, -1 FROM taken
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -516,7 +513,6 @@ WITH taken AS (
     SELECT taken.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM taken WHERE taken.type = ':site'
     UNION ALL SELECT claimed.site, 0, 1, claimed.downloader FROM claimed
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -704,7 +700,6 @@ WITH moved AS (
     UNION ALL SELECT 'requeued', count(*) FROM queued
     UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -717,7 +712,6 @@ WITH moved AS (
     SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -836,7 +830,6 @@ WITH moved AS (
     UNION ALL SELECT 'requeued', count(*) FROM queued
     UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -849,7 +842,6 @@ WITH moved AS (
     SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -1018,7 +1010,6 @@ WITH unsited AS (
 ), site_deltas AS (
     SELECT unsited.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM unsited
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0

@@ -173,6 +173,7 @@ func TestDoneProbesOnlyQueuesHoldingItems(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := setup(t)
+	f.onePostgres(t)
 	var err error
 	if f.project, err = f.store.Set(ctx, f.project, []string{"mode=recurring", "revisit_after=3600", "reclaim_ttl=60"}); err != nil {
 		t.Fatal(err)
@@ -215,6 +216,20 @@ func TestDoneProbesOnlyQueuesHoldingItems(t *testing.T) {
 					n, want, len(naming.StandardQueues)+1+len(naming.RevisitQueues))
 			}
 		})
+	}
+}
+
+// onePostgres skips a test counting probes on a Citus database, where the
+// statement runs on a worker (whose scans the coordinator does not count)
+// and has no generic plan.
+func (f fixture) onePostgres(t *testing.T) {
+	t.Helper()
+	on, err := db.Citus(context.Background(), f.pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on {
+		t.Skip("counts the probes of one PostgreSQL")
 	}
 }
 
@@ -264,6 +279,7 @@ func (f fixture) probes(t *testing.T, mode string, commit bool, c items.Completi
 func TestRepeatedDoneProbesOnlyStretchesHoldingItems(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
+	f.onePostgres(t)
 	f.add(t, "todo", "a", "b", "c", "d")
 	if got := f.claim(t, "alice", 3); len(got) != 3 {
 		t.Fatalf("alice got %v", got)

@@ -42,8 +42,8 @@ SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at 
 --   6. counts the completions of the items' sites (site_counts,
 --      sites_counted), appends the downloaders' tallies with the live
 --      log's names and User-Agent (tallied) and adjusts the project's
---      counters by what moved (counter_deltas, added as CountersAdd adds
---      them: counted).
+--      counters by what moved (counter_deltas, added by the fragment
+--      counters_add: counted).
 -- Returns, per request that completed or was refused something, how many
 -- items it completed and how many it was refused.
 WITH requests AS (
@@ -259,15 +259,7 @@ WITH requests AS (
         SELECT 'retired', 1 FROM retired
     ) d
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 )
 SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
 FROM (SELECT completions.req, true AS done FROM completions UNION ALL SELECT refused.req, false FROM refused) o
@@ -311,37 +303,10 @@ WITH candidates AS (
     SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
     UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id;
 
@@ -400,37 +365,10 @@ WITH candidates AS (
     SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
     UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FROM queued;
 

@@ -44,9 +44,9 @@
 --      queued again only for skip_seen (backfed_again), keeps the tags of
 --      the items queued (entering, tagged) and the parameters of the new
 --      ones (params_kept), and records the batch (batch_recorded);
---   4. adjusts the project's counters (counter_deltas, added as
---      CountersAdd adds them: counted) and the counts of the sites of the
---      items queued (site_deltas, counted as SitesCount counts them:
+--   4. adjusts the project's counters (counter_deltas, added by the
+--      fragment counters_add: counted) and the counts of the sites of the
+--      items queued (site_deltas, counted by the fragment sites_count:
 --      site_sums, sites_locked, sites_counted).
 WITH batch AS MATERIALIZED (
     SELECT b.name, item_key_hash(@shard::text, coalesce(b.key, b.name)) AS hash,
@@ -142,40 +142,13 @@ WITH batch AS MATERIALIZED (
     UNION ALL SELECT 'recrawled', (SELECT count(*) FROM queued_again) - (SELECT backfed_again.n FROM backfed_again)
     UNION ALL SELECT 'backfed_again', (SELECT backfed_again.n FROM backfed_again)
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT q.site, 1 AS queued, 0 AS out, NULL::text AS holder
     FROM (SELECT queued_fresh.site, queued_fresh.type FROM queued_fresh
           UNION ALL SELECT queued_again.site, queued_again.type FROM queued_again) q
     WHERE q.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT (SELECT count(*) FROM queued) AS queued, (SELECT backfed_again.n FROM backfed_again) AS again;
 
@@ -207,26 +180,7 @@ WITH unsited AS (
     RETURNING o.site
 ), site_deltas AS (
     SELECT unsited.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM unsited
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FROM unsited;
 
@@ -305,38 +259,11 @@ WITH moved AS (
     UNION ALL SELECT 'requeued', count(*) FROM queued
     UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FROM moved;
 
@@ -404,38 +331,11 @@ WITH moved AS (
     UNION ALL SELECT 'requeued', count(*) FROM queued
     UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FROM moved;
 
@@ -529,38 +429,11 @@ WITH taken AS (
     SELECT 'claims' AS name, 1 AS delta FROM taken
     UNION ALL SELECT 'queue:' || taken.queue, -1 FROM taken
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT taken.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM taken WHERE taken.type = ':site'
     UNION ALL SELECT claimed.site, 0, 1, claimed.downloader FROM claimed
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FROM taken;
 
