@@ -75,6 +75,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*pgxpool.Pool, error
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = defaultMaxConns
 	}
+	cfg.AfterConnect = registerBatchTypes
 	for _, o := range opts {
 		o(cfg)
 	}
