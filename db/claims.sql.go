@@ -714,7 +714,10 @@ WITH expired AS (
     SET downloader = $8, last_downloader = c.downloader, ip = $9, version = $10,
         claimed_at = now(), claim_count = c.claim_count + 1
     FROM sized
-    WHERE c.project_id = $1 AND c.hash = sized.hash AND sized.fits
+    -- The project by its parameter, so Citus sends this part to its
+    -- worker alone; the claims by their keys, each a probe of the index.
+    WHERE c.project_id = $1 AND c.hash = ANY(ARRAY(SELECT f.hash FROM sized f WHERE f.fits))
+      AND c.hash = sized.hash AND sized.fits
     RETURNING c.id, c.name, sized.bytes
 ), counter_deltas AS (
     SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed

@@ -44,7 +44,10 @@ WITH expired AS (
     SET downloader = @downloader, last_downloader = c.downloader, ip = @ip, version = @version,
         claimed_at = now(), claim_count = c.claim_count + 1
     FROM sized
-    WHERE c.project_id = @project_id AND c.hash = sized.hash AND sized.fits
+    -- The project by its parameter, so Citus sends this part to its
+    -- worker alone; the claims by their keys, each a probe of the index.
+    WHERE c.project_id = @project_id AND c.hash = ANY(ARRAY(SELECT f.hash FROM sized f WHERE f.fits))
+      AND c.hash = sized.hash AND sized.fits
     RETURNING c.id, c.name, sized.bytes
 ), counter_deltas AS (
     SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
