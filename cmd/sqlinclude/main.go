@@ -6,7 +6,8 @@
 // is replaced by the text of db/fragments/counters_add.sql (its leading
 // comment left out), each line indented as the include line is; what
 // stands before the include on its line ("), " closing the CTE before)
-// stays, before the fragment's first line. A rule
+// stays, before the fragment's first line. A fragment may include
+// others. A rule
 // that several statements must carry in the same words (the counters'
 // upsert, the sites' counts) is so written once, in its fragment; the
 // statements name it. The output is committed, as the code sqlc makes
@@ -101,8 +102,24 @@ func readFragments(dir string) (map[string]string, error) {
 	return frags, nil
 }
 
-// expand puts each include line's fragment in its place.
+// expand puts each include line's fragment in its place, and the
+// fragments those include in theirs, a few levels deep at most.
 func expand(src string, frags map[string]string) (string, error) {
+	for range 5 {
+		out, err := expandOnce(src, frags)
+		if err != nil {
+			return "", err
+		}
+		if !include.MatchString(out) {
+			return out, nil
+		}
+		src = out
+	}
+	return "", fmt.Errorf("includes nested more than 5 deep (one includes itself?)")
+}
+
+// expandOnce puts each include line's fragment in its place.
+func expandOnce(src string, frags map[string]string) (string, error) {
 	var missing []string
 	out := include.ReplaceAllStringFunc(src, func(line string) string {
 		m := include.FindStringSubmatch(line)

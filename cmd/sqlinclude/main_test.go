@@ -44,4 +44,14 @@ func TestExpand(t *testing.T) {
 	if _, err := expand("    -- include: three\n", frags); err == nil || !strings.Contains(err.Error(), "three") {
 		t.Errorf("an unknown fragment: %v", err)
 	}
+
+	// A fragment including another; one including itself is refused.
+	frags["outer"] = "c AS (\n    -- include: one\n)"
+	if got, err := expand("WITH -- include: outer\nSELECT 5;", frags); err != nil || got != "WITH c AS (\n    INSERT INTO t\n    SELECT 1\n)\nSELECT 5;" {
+		t.Errorf("nested: %q, %v", got, err)
+	}
+	frags["loop"] = "-- include: loop"
+	if _, err := expand("-- include: loop\n", frags); err == nil {
+		t.Error("a fragment including itself was expanded")
+	}
 }

@@ -84,23 +84,7 @@ WITH named AS (
       AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
       AND NOT EXISTS (SELECT 1 FROM others)
     RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
-), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
-           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
-    FROM released
-    RETURNING todo.queue, todo.type, todo.site
-), counter_deltas AS (
-    SELECT 'claims' AS name, -1 AS delta FROM queued
-    UNION ALL SELECT 'requeued', 1 FROM queued
-    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
-), counted AS (
-    -- include: counters_add
-), site_deltas AS (
-    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
-    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
-), -- include: sites_count
+), -- include: released_requeued
 )
 SELECT released.name, false AS refused FROM released
 UNION ALL
@@ -275,23 +259,7 @@ WITH released AS (
         FOR UPDATE SKIP LOCKED
     ))
     RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
-), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
-           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
-    FROM released
-    RETURNING todo.queue, todo.type, todo.site
-), counter_deltas AS (
-    SELECT 'claims' AS name, -1 AS delta FROM queued
-    UNION ALL SELECT 'requeued', 1 FROM queued
-    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
-), counted AS (
-    -- include: counters_add
-), site_deltas AS (
-    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
-    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
-), -- include: sites_count
+), -- include: released_requeued
 )
 SELECT count(*) FROM queued;
 
