@@ -175,23 +175,41 @@ func (q *Queries) SeenIDsOfNamesDistributed(ctx context.Context, arg SeenIDsOfNa
 	return New(variant{q.db, seenIDsOfNames, seenIDsOfNamesSpread, nil}).SeenIDsOfNames(ctx, arg)
 }
 
+// movedByKey rewrites the deletes of moved_requeued (a moved item's score
+// when it leaves the retired queue, a dropped item's parameters and score)
+// to find their rows by key rather than by the addresses another part of
+// the statement found: Citus runs the statement's parts one after the
+// other on the project's worker, and deletes no rows by such addresses.
+func movedByKey(name, sql string) string {
+	byAddress := regexp.MustCompile(`(\w+)\.ctid = ANY\(ARRAY\(SELECT x\.ctid FROM (\w+), LATERAL \(\s*` +
+		`SELECT s\.ctid FROM \w+ s WHERE s\.project_id = \$1 AND s\.id = \w+\.id OFFSET 0\) x\)\)`)
+	if len(byAddress.FindAllString(sql, -1)) != 3 {
+		panic("db: the Citus variant of " + name + ": the deletes by address not found")
+	}
+	return byAddress.ReplaceAllString(sql, "$1.project_id = $$1 AND $1.id = ANY(ARRAY(SELECT $2.id FROM $2))")
+}
+
+// todoMoveRouted is TodoMove with moved_requeued's rows found by key.
+var todoMoveRouted = movedByKey("TodoMove", todoMove)
+
+// TodoMoveDistributed is TodoMove on a Citus database.
+func (q *Queries) TodoMoveDistributed(ctx context.Context, arg TodoMoveParams) (int64, error) {
+	return New(variant{q.db, todoMove, todoMoveRouted, nil}).TodoMove(ctx, arg)
+}
+
 // todoMoveItemsRouted is TodoMoveItems with its rows found by key rather
-// than by their addresses. Citus runs the statement's parts one after the
-// other on the project's worker, and deletes no rows by addresses another
-// part found; nor does it take a subquery that skips locked rows into a
-// delete: a move of picked items waits for a claim holding one of them.
+// than by their addresses, as todoMoveRouted; nor does Citus take a
+// subquery that skips locked rows into a delete: a move of picked items
+// waits for a claim holding one of them.
 var todoMoveItemsRouted = func() string {
 	moved := regexp.MustCompile(`(?s)WHERE todo\.project_id = \$1 AND ctid = ANY\(ARRAY\(\s*SELECT t\.ctid\s*` +
 		`FROM unnest\(\$2::bigint\[\]\) i \(id\), unnest\((project_limited_types\(\$1\) \|\| ARRAY\['', ':site'\])\) ty \(type\),` +
 		`.*?x\.queue = (\$\d+::text).*?x\.name = ANY\((\$\d+::text\[\])\).*?FOR UPDATE SKIP LOCKED\) t\s*\)\)`)
-	byAddress := regexp.MustCompile(`(\w+)\.ctid = ANY\(ARRAY\(SELECT x\.ctid FROM (\w+), LATERAL \(\s*` +
-		`SELECT s\.ctid FROM \w+ s WHERE s\.project_id = \$1 AND s\.id = \w+\.id OFFSET 0\) x\)\)`)
-	if len(moved.FindAllString(todoMoveItems, -1)) != 1 || len(byAddress.FindAllString(todoMoveItems, -1)) != 3 {
-		panic("db: the Citus variant of TodoMoveItems: the deletes by address not found")
+	if len(moved.FindAllString(todoMoveItems, -1)) != 1 {
+		panic("db: the Citus variant of TodoMoveItems: the delete by address not found")
 	}
-	s := moved.ReplaceAllString(todoMoveItems,
-		"WHERE todo.project_id = $$1 AND todo.queue = $2 AND todo.type = ANY($1) AND todo.id = ANY($$2::bigint[]) AND todo.name = ANY($3)")
-	return byAddress.ReplaceAllString(s, "$1.project_id = $$1 AND $1.id = ANY(ARRAY(SELECT $2.id FROM $2))")
+	return movedByKey("TodoMoveItems", moved.ReplaceAllString(todoMoveItems,
+		"WHERE todo.project_id = $$1 AND todo.queue = $2 AND todo.type = ANY($1) AND todo.id = ANY($$2::bigint[]) AND todo.name = ANY($3)"))
 }()
 
 // TodoMoveItemsDistributed is TodoMoveItems on a Citus database.

@@ -784,6 +784,8 @@ WITH candidates AS (
            project_site($2, c.site), c.id, c.name
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = $2)
+      -- Probed through todo's key, queue by queue (@queues lists them all),
+      -- stretch by stretch (as the project files items now).
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = $2 AND t.queue = ANY($5::text[])
                       AND t.type = ANY(project_limited_types($2) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING

@@ -302,10 +302,10 @@ WITH due AS (
         LIMIT $3
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING revisits.id, revisits.name, revisits.score, revisits.site
+    RETURNING revisits.id, revisits.name, revisits.site, revisit_queue(revisits.score) AS queue
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT $1, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, project_limited_types($1), project_site($1, due.site)),
+    SELECT $1, due.queue, queue_type(due.queue, due.name, project_limited_types($1), project_site($1, due.site)),
            project_site($1, due.site), due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING

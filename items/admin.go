@@ -89,8 +89,15 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 			if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
 				return 0, err
 			}
-			return q.TodoMove(ctx, db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
-				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, Queues: queues, Types: types})
+			arg := db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
+				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, Queues: queues, Types: types}
+			if on, err := e.onCitus(ctx); err != nil || on {
+				if err != nil {
+					return 0, err
+				}
+				return q.TodoMoveDistributed(ctx, arg)
+			}
+			return q.TodoMove(ctx, arg)
 		})
 		total += n
 		if err != nil || n < moveBatch {

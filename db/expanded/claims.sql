@@ -27,12 +27,12 @@ WITH expired AS (
            r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
     FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes,
                  sum(p.bytes) OVER (ORDER BY p.claimed_at, p.id) + @carried::bigint AS upto
-          FROM (SELECT expired.project_id, expired.hash, expired.id, expired.downloader, expired.ip, expired.claimed_at,
+          FROM (SELECT i.project_id, i.hash, i.id, i.downloader, i.ip, i.claimed_at,
                        CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
                             THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
-                                           WHERE ip.project_id = @project_id AND ip.id = expired.id), 0)
+                                           WHERE ip.project_id = @project_id AND ip.id = i.id), 0)
                             ELSE 0 END::bigint AS bytes
-                FROM expired
+                FROM expired i
                 OFFSET 0) p) r -- not pulled up: one probe per claim
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
@@ -174,19 +174,17 @@ WITH slots AS (
     LIMIT @max
     FOR UPDATE SKIP LOCKED
 ), sized AS MATERIALIZED (
-    -- The bytes of each item's parameters, read only when the project has
-    -- any (the condition names no item, so it is checked once per
-    -- statement), each a probe of its key that reads no document; and
-    -- whether the item fits in its request's answer.
+    -- The bytes of each item's parameters (params_bytes) and whether the
+    -- item fits in its request's answer.
     SELECT r.tid, r.id, r.slot, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
     FROM (SELECT p.tid, p.id, p.slot, p.bytes,
                  sum(p.bytes) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
-          FROM (SELECT head.tid, head.id, row_number() OVER (ORDER BY head.id) AS slot,
+          FROM (SELECT i.tid, i.id, row_number() OVER (ORDER BY i.id) AS slot,
                        CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
                             THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
-                                           WHERE ip.project_id = @project_id AND ip.id = head.id), 0)
+                                           WHERE ip.project_id = @project_id AND ip.id = i.id), 0)
                             ELSE 0 END::bigint AS bytes
-                FROM head) p
+                FROM head i) p
           JOIN slots s ON s.slot = p.slot) r
 ), taken AS (
     -- The rows locked are deleted by their physical address: no second
@@ -194,7 +192,7 @@ WITH slots AS (
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
-), numbered AS (
+), taken_for AS (
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
     FROM taken JOIN sized ON sized.id = taken.id
 ), claimed AS (
@@ -203,7 +201,7 @@ WITH slots AS (
     -- is out, another taken here is not claimed but goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
     SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, n.site, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
-    FROM numbered n JOIN slots s ON s.slot = n.slot
+    FROM taken_for n JOIN slots s ON s.slot = n.slot
     ON CONFLICT DO NOTHING
     RETURNING claims.id
 ), kept AS (
@@ -211,7 +209,7 @@ WITH slots AS (
     -- claim comes back short and looks from the start of the queue.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
     SELECT @project_id, n.queue, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
-    FROM numbered n
+    FROM taken_for n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
 ), counter_deltas AS (
     -- The items of a queue walk have no site (their type is not ':site'):
@@ -228,13 +226,12 @@ WITH slots AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE
     SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
-       -- The documents of the items handed out that have some.
-       CASE WHEN numbered.bytes > 0
-            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
+SELECT t.slot::integer AS slot, t.id, t.name, t.claim_count,
+       CASE WHEN t.bytes > 0
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = t.id), '')
             ELSE '' END::text AS params,
-       numbered.bytes::bigint AS bytes, false AS cut
-FROM numbered JOIN claimed ON claimed.id = numbered.id
+       t.bytes::bigint AS bytes, false AS cut
+FROM taken_for t JOIN claimed ON claimed.id = t.id
 UNION ALL
 SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
 ORDER BY slot;

@@ -385,6 +385,8 @@ WITH candidates AS (
            project_site(@project_id, c.site), c.id, c.name
     FROM candidates c
     WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)
+      -- Probed through todo's key, queue by queue (@queues lists them all),
+      -- stretch by stretch (as the project files items now).
       AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
                       AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
     ON CONFLICT DO NOTHING

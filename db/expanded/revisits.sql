@@ -11,10 +11,10 @@ WITH due AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING revisits.id, revisits.name, revisits.score, revisits.site
+    RETURNING revisits.id, revisits.name, revisits.site, revisit_queue(revisits.score) AS queue
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT @project_id, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, project_limited_types(@project_id), project_site(@project_id, due.site)),
+    SELECT @project_id, due.queue, queue_type(due.queue, due.name, project_limited_types(@project_id), project_site(@project_id, due.site)),
            project_site(@project_id, due.site), due.id, due.name
     FROM due
     ON CONFLICT DO NOTHING

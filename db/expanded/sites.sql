@@ -133,19 +133,19 @@ WITH takes AS (
         LIMIT w.items
     ) t
 ), sized AS MATERIALIZED (
-    -- The bytes of each item's parameters, read only when the project has
-    -- any, and whether the item fits in its request's answer, the sites in
-    -- the order given (see ClaimsTakeSlots).
+    -- The bytes of each item's parameters (params_bytes) and whether the
+    -- item fits in its request's answer, the sites in the order given (see
+    -- ClaimsTakeSlots).
     SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
     FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes,
                  sum(p.bytes) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
                  + coalesce(p.carried, 0) AS upto
-          FROM (SELECT locked.ord, locked.slot, locked.carried, locked.tid, locked.id, locked.rank,
+          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.rank,
                        CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
                             THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
-                                           WHERE ip.project_id = @project_id AND ip.id = locked.id), 0)
+                                           WHERE ip.project_id = @project_id AND ip.id = i.id), 0)
                             ELSE 0 END::bigint AS bytes
-                FROM locked
+                FROM locked i
                 OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo

@@ -242,13 +242,8 @@ SELECT nextval('item_id_blocks')::bigint AS block;
 -- Moves up to @max items of queue @from_queue whose names start with
 -- @prefix and match the regular expression @pattern (each when not empty)
 -- to queue @to_queue, or, when @to_queue is empty, drops them (a drained
--- queue: the items stay seen, so they are not queued again). An item
--- leaves the error queue with a fresh count of hand-outs, and the retired
--- queue with its first score again; it lands in the stretch of its type in
--- a queue served by type. A dropped item's parameters and score go with it
--- unless the item is still held elsewhere: queued in another of @queues
--- (in @types), out, scheduled for a visit, or completed (the archive job
--- prunes those with the completions). Returns how many.
+-- queue: the items stay seen, so they are not queued again), as
+-- moved_requeued says. Returns how many.
 WITH moved AS (
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
@@ -272,13 +267,12 @@ WITH moved AS (
     ON CONFLICT DO NOTHING
     RETURNING todo.type, todo.site
 ), revived AS (
+    -- Each a probe of the key, as below.
     DELETE FROM item_scores
     WHERE @from_queue::text = 'retired' AND @to_queue::text <> ''
-      AND item_scores.project_id = @project_id AND item_scores.id = ANY(ARRAY(SELECT moved.id FROM moved))
+      AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = moved.id OFFSET 0) x))
 ), dropped AS (
-    -- The items dropped that nothing else holds. Nothing is read unless
-    -- the queue is drained and the project has parameters or scores. The
-    -- statement sees the moved rows still in @from_queue.
     SELECT moved.id FROM moved
     WHERE @to_queue::text = ''
       AND (EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
@@ -288,13 +282,17 @@ WITH moved AS (
                         AND t.id = moved.id AND t.queue <> @from_queue::text)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = @project_id)
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = moved.id)
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id)
+      -- OFFSET 0: a probe of each day for each, never a read of the
+      -- project's completions.
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0)
 ), unparamed AS (
     DELETE FROM item_params
-    WHERE item_params.project_id = @project_id AND item_params.id = ANY(ARRAY(SELECT dropped.id FROM dropped))
+    WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
+        SELECT s.ctid FROM item_params s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
 ), unscored AS (
     DELETE FROM item_scores
-    WHERE item_scores.project_id = @project_id AND item_scores.id = ANY(ARRAY(SELECT dropped.id FROM dropped))
+    WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
 ), counter_deltas AS (
     -- Nothing is queued when the items are dropped (@to_queue empty).
     SELECT 'queue:' || @from_queue::text AS name, -(SELECT count(*) FROM moved) AS delta

@@ -283,30 +283,7 @@ WITH candidates AS (
       AND (@pattern::text = '' OR d.name ~ @pattern::text)
     ORDER BY d.id, d.done_at DESC
     LIMIT @max
-), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, project_limited_types(@project_id), project_site(@project_id, c.site)),
-           project_site(@project_id, c.site), c.id, c.name
-    FROM candidates c
-    WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)
-      -- Probed through todo's key, queue by queue (@queues lists them all),
-      -- stretch by stretch (as the project files items now).
-      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
-                      AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
-    ON CONFLICT DO NOTHING
-    RETURNING todo.type, todo.site
-), unscheduled AS (
-    DELETE FROM revisits r
-    WHERE r.project_id = @project_id AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
-    RETURNING 1
-), counter_deltas AS (
-    SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
-    UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
-), counted AS (
-    -- include: counters_add
-), site_deltas AS (
-    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), -- include: sites_count
+), -- include: done_requeued
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id;
 
@@ -347,28 +324,7 @@ WITH candidates AS (
         WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])
         OFFSET 0) d
     ORDER BY d.id, d.done_at DESC
-), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT @project_id, @queue::text, queue_type(@queue::text, c.name, project_limited_types(@project_id), project_site(@project_id, c.site)),
-           project_site(@project_id, c.site), c.id, c.name
-    FROM candidates c
-    WHERE NOT EXISTS (SELECT 1 FROM claims WHERE claims.hash = item_hash(c.name) AND claims.project_id = @project_id)
-      AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[])
-                      AND t.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site']) AND t.id = c.id)
-    ON CONFLICT DO NOTHING
-    RETURNING todo.type, todo.site
-), unscheduled AS (
-    DELETE FROM revisits r
-    WHERE r.project_id = @project_id AND r.id = ANY(ARRAY(SELECT c.id FROM candidates c))
-    RETURNING 1
-), counter_deltas AS (
-    SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
-    UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
-), counted AS (
-    -- include: counters_add
-), site_deltas AS (
-    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), -- include: sites_count
+), -- include: done_requeued
 )
 SELECT count(*) FROM queued;
 
@@ -396,9 +352,7 @@ WITH win AS MATERIALIZED (
 )
 (SELECT w.id, w.name, w.downloader, w.done_at, w.bytes, false AS edge, 0::bigint AS scanned
  FROM win w
- WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
-   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
-   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ -- include: browse_search
  ORDER BY w.id
  LIMIT @max::integer)
 UNION ALL
@@ -416,9 +370,7 @@ WITH win AS MATERIALIZED (
 )
 (SELECT w.id, w.name, w.downloader, w.done_at, w.bytes, false AS edge, 0::bigint AS scanned
  FROM win w
- WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
-   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
-   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ -- include: browse_search
  ORDER BY w.id DESC
  LIMIT @max::integer)
 UNION ALL

@@ -11,23 +11,8 @@ WITH due AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING revisits.id, revisits.name, revisits.score, revisits.site
-), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT @project_id, revisit_queue(due.score), queue_type(revisit_queue(due.score), due.name, project_limited_types(@project_id), project_site(@project_id, due.site)),
-           project_site(@project_id, due.site), due.id, due.name
-    FROM due
-    ON CONFLICT DO NOTHING
-    RETURNING todo.queue, todo.type, todo.site
-), counter_deltas AS (
-    SELECT 'revisits' AS name, -1 AS delta FROM due
-    UNION ALL SELECT 'requeued', 1 FROM queued
-    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
-), counted AS (
-    -- include: counters_add
-), site_deltas AS (
-    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), -- include: sites_count
+    RETURNING revisits.id, revisits.name, revisits.site, revisit_queue(revisits.score) AS queue
+), -- include: revisits_queued
 )
 SELECT count(*) FROM due;
 
@@ -99,22 +84,7 @@ WITH due AS (
     ))
     RETURNING revisits.id, revisits.name, revisits.score, revisits.site,
               coalesce(nullif(@queue::text, ''), revisit_queue(revisits.score)) AS queue
-), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name)
-    SELECT @project_id, due.queue, queue_type(due.queue, due.name, project_limited_types(@project_id), project_site(@project_id, due.site)),
-           project_site(@project_id, due.site), due.id, due.name
-    FROM due
-    ON CONFLICT DO NOTHING
-    RETURNING todo.queue, todo.type, todo.site
-), counter_deltas AS (
-    SELECT 'revisits' AS name, -1 AS delta FROM due
-    UNION ALL SELECT 'requeued', 1 FROM queued
-    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
-), counted AS (
-    -- include: counters_add
-), site_deltas AS (
-    SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), -- include: sites_count
+), -- include: revisits_queued
 )
 SELECT count(*) FROM due;
 
@@ -132,9 +102,7 @@ WITH win AS MATERIALIZED (
 )
 (SELECT w.id, w.name, w.due_at, w.score, false AS edge, 0::bigint AS scanned
  FROM win w
- WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
-   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
-   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ -- include: browse_search
  ORDER BY w.due_at, w.id
  LIMIT @max::integer)
 UNION ALL
@@ -152,9 +120,7 @@ WITH win AS MATERIALIZED (
 )
 (SELECT w.id, w.name, w.due_at, w.score, false AS edge, 0::bigint AS scanned
  FROM win w
- WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
-   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
-   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ -- include: browse_search
  ORDER BY w.due_at DESC, w.id DESC
  LIMIT @max::integer)
 UNION ALL

@@ -115,19 +115,16 @@ WITH takes AS (
         LIMIT w.items
     ) t
 ), sized AS MATERIALIZED (
-    -- The bytes of each item's parameters, read only when the project has
-    -- any, and whether the item fits in its request's answer, the sites in
-    -- the order given (see ClaimsTakeSlots).
+    -- The bytes of each item's parameters (params_bytes) and whether the
+    -- item fits in its request's answer, the sites in the order given (see
+    -- ClaimsTakeSlots).
     SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
     FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes,
                  sum(p.bytes) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
                  + coalesce(p.carried, 0) AS upto
-          FROM (SELECT locked.ord, locked.slot, locked.carried, locked.tid, locked.id, locked.rank,
-                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
-                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
-                                           WHERE ip.project_id = @project_id AND ip.id = locked.id), 0)
-                            ELSE 0 END::bigint AS bytes
-                FROM locked
+          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.rank,
+                       -- include: params_bytes
+                FROM locked i
                 OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo
@@ -177,14 +174,7 @@ WITH takes AS (
 ), counted AS (
     -- include: counters_add
 )
-SELECT t.slot::integer AS slot, t.id, t.name, t.claim_count,
-       CASE WHEN t.bytes > 0
-            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = t.id), '')
-            ELSE '' END::text AS params,
-       t.bytes::bigint AS bytes, false AS cut
-FROM taken_for t JOIN claimed ON claimed.id = t.id
-UNION ALL
-SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+-- include: handed_out
 ORDER BY slot, id;
 
 -- name: SitesSummary :one
