@@ -80,8 +80,8 @@ type SiteTake struct {
 	Downloader string
 	Version    string
 	IP         *netip.Addr
-	// Carried is the bytes of parameters the request's answer carries
-	// already.
+	// Carried is the bytes the request's answer carries already (see
+	// answer_bytes).
 	Carried int64
 }
 

@@ -92,7 +92,7 @@ func TestMultiBound(t *testing.T) {
 	}
 }
 
-// A multi answer carries at most items.MaxAnswerParamsBytes of parameters
+// A multi answer carries at most items.MaxAnswerBytes of parameters
 // (as sent): the item that would take it past them and the ones after it
 // stay queued, never claimed, and go to the next request in their order.
 // The books balance throughout.
@@ -144,11 +144,11 @@ func TestMultiAnswerParamsBudget(t *testing.T) {
 			}
 			carried += len(p)
 		}
-		if carried > items.MaxAnswerParamsBytes {
-			t.Fatalf("answer %d carries %d bytes of parameters, more than %d", answers, carried, items.MaxAnswerParamsBytes)
+		if carried > items.MaxAnswerBytes {
+			t.Fatalf("answer %d carries %d bytes of parameters, more than %d", answers, carried, items.MaxAnswerBytes)
 		}
 		// Full: one more would not have fitted, unless none was left.
-		if next < n && carried+size <= items.MaxAnswerParamsBytes {
+		if next < n && carried+size <= items.MaxAnswerBytes {
 			t.Fatalf("answer %d stopped at %d items, %d bytes of parameters: room for another of %d", answers, len(names), carried, size)
 		}
 		// The items not handed out are queued, not claimed.
@@ -157,10 +157,54 @@ func TestMultiAnswerParamsBudget(t *testing.T) {
 		}
 		balanced(fmt.Sprintf("after answer %d", answers))
 	}
-	if size < items.MaxDocumentBytes-100 || n*size <= 2*items.MaxAnswerParamsBytes {
+	if size < items.MaxDocumentBytes-100 || n*size <= 2*items.MaxAnswerBytes {
 		t.Fatalf("parameters of %d bytes do not fill several answers", size)
 	}
 	if _, a := f.request(t, "alice", 1000); a.status != 404 {
 		t.Fatalf("request after the last item: %d %q", a.status, a.reason)
+	}
+}
+
+// The names count too: a multi answer of long names stops at
+// items.MaxAnswerBytes as sent ("&" goes out as \u0026, six bytes), the
+// names after it left queued for the next request in their order.
+func TestMultiAnswerNamesBudget(t *testing.T) {
+	t.Parallel()
+	const n = 1000
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("n:%04d:%s", i, strings.Repeat("&", 1400))
+	}
+	f := setup(t, lines...)
+	f.set(t, "max_multi=1000")
+	// Each name takes its JSON string (1,407 characters, 1,400 of them six
+	// bytes as sent, and two quotes) and a \u0000 before it.
+	const each = 7 + 1400*6 + 2 + 6
+	fit := items.MaxAnswerBytes / each
+	next := 0
+	for answer := range 2 {
+		a := f.do(t, "POST", "/test/multi=1000//request", `{"downloader":"alice","version":"1"}`)
+		var got struct {
+			ItemName string `json:"item_name"`
+		}
+		if err := json.Unmarshal([]byte(a.body), &got); err != nil || a.status != 200 {
+			t.Fatalf("answer %d: %d %q %v", answer, a.status, a.reason, err)
+		}
+		if len(a.body) > items.MaxAnswerBytes {
+			t.Fatalf("answer %d is %d bytes, more than %d", answer, len(a.body), items.MaxAnswerBytes)
+		}
+		names := strings.Split(got.ItemName, "\x00")
+		if len(names) != fit {
+			t.Fatalf("answer %d: %d names of %d bytes as sent, want %d", answer, len(names), each, fit)
+		}
+		for _, name := range names {
+			if name != lines[next] {
+				t.Fatalf("answer %d handed out %.10s…, want %.10s… next", answer, name, lines[next])
+			}
+			next++
+		}
+		if s := f.summary(t); s.Claims != int64(next) || s.Queued() != int64(n-next) {
+			t.Fatalf("after answer %d: %d claims and %d queued, want %d and %d", answer, s.Claims, s.Queued(), next, n-next)
+		}
 	}
 }

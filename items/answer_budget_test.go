@@ -14,7 +14,7 @@ import (
 )
 
 // bigParams are parameters near the most an item may have: 64 of them, as
-// sent, fit in items.MaxAnswerParamsBytes and 65 do not. "<", ">" and "&"
+// sent, fit in items.MaxAnswerBytes and 65 do not. "<", ">" and "&"
 // go out escaped, six bytes each.
 var bigParams = `{"html":"<b>&","pad":"` + strings.Repeat("x", items.MaxDocumentBytes-100) + `"}`
 
@@ -43,8 +43,8 @@ func (f fixture) budgetRequest(t *testing.T, nick string, n int) ([]string, int)
 		}
 		carried += len(sent)
 	}
-	if carried > items.MaxAnswerParamsBytes {
-		t.Fatalf("%s got %d items carrying %d bytes of parameters, more than %d", nick, len(got.Names), carried, items.MaxAnswerParamsBytes)
+	if carried > items.MaxAnswerBytes {
+		t.Fatalf("%s got %d items carrying %d bytes of parameters, more than %d", nick, len(got.Names), carried, items.MaxAnswerBytes)
 	}
 	return got.Names, carried
 }

@@ -41,10 +41,10 @@ type claimOp struct {
 	usedType map[string]bool
 	// reclaimed: some item handed out had been handed out before.
 	reclaimed bool
-	// carried is the bytes of parameters the answer carries, as the claim
-	// statements count them (item_params.bytes); full, that an item was
-	// left queued for want of room under MaxAnswerParamsBytes: the answer
-	// is complete.
+	// carried is the bytes the answer carries, as the claim statements
+	// count them (answer_bytes: names and parameters as sent); full, that
+	// an item was left queued for want of room under MaxAnswerBytes: the
+	// answer is complete.
 	carried int64
 	full    bool
 }
@@ -56,18 +56,20 @@ func (o *claimOp) left() int {
 	return o.want - len(o.names)
 }
 
-// MaxAnswerParamsBytes bounds the parameters one answer carries, as sent:
-// a claim stops handing a request items once the next one's parameters
-// would take its answer past it, and leaves that item and the ones after
-// it queued. The first item with parameters of an answer is always handed
-// out: it is at most MaxDocumentBytes, well under the bound.
-const MaxAnswerParamsBytes = 4 << 20
+// MaxAnswerBytes bounds what one answer carries, as sent: the names of its
+// items and their parameters. A claim stops handing a request items once
+// the next one would take its answer past it, and leaves that item and the
+// ones after it queued. The first item of an answer is always handed out:
+// its name and parameters (at most naming.MaxNameBytes and
+// MaxDocumentBytes, escaped) are well under the bound.
+const MaxAnswerBytes = 4 << 20
 
 // handOut adds an item to the request's answer, with its parameters
-// ("" when it has none) and their bytes as the claim counted them.
-func (o *claimOp) handOut(name, params string, bytes int64) {
+// ("" when it has none) and what it takes in the answer as the claim
+// counted it.
+func (o *claimOp) handOut(name, params string, sent int64) {
 	o.names = append(o.names, name)
-	o.carried += bytes
+	o.carried += sent
 	if params != "" {
 		if o.params == nil {
 			o.params = map[string]json.RawMessage{}
@@ -288,7 +290,7 @@ func (e *Engine) fromStretch(ctx context.Context, q *db.Queries, live *projects.
 	}
 	for _, r := range rows {
 		o := owners[r.Slot-1]
-		o.handOut(r.Name, r.Params, r.Bytes)
+		o.handOut(r.Name, r.Params, r.Sent)
 		o.reclaimed = o.reclaimed || r.ClaimCount > 0
 		if typ != "" {
 			o.usedType[typ] = true
@@ -303,13 +305,13 @@ func (e *Engine) fromStretch(ctx context.Context, q *db.Queries, live *projects.
 // the start of the stretch for the slots left: items can land behind the
 // head (a release puts an item back in its old place; random order
 // scatters new ones). An owner an item was left queued for (see
-// MaxAnswerParamsBytes) is marked full.
+// MaxAnswerBytes) is marked full.
 func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*claimOp) ([]db.ClaimsTakeSlotsRow, error) {
 	e.mu.Lock()
 	after := e.heads[s]
 	e.mu.Unlock()
 
-	// extra holds the bytes of parameters the rows claimed by the first
+	// extra holds the bytes the rows claimed by the first
 	// look carry to each owner, not handed out yet. cut is the first item
 	// left queued (0: none).
 	cut := int64(0)
@@ -317,7 +319,7 @@ func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*c
 		p := db.ClaimsTakeSlotsParams{
 			ProjectID: s.project, Queue: s.queue, ItemType: s.typ, AfterID: after, Max: int32(len(owners)),
 			Nicks: make([]string, len(owners)), Versions: make([]string, len(owners)), Ips: make([]string, len(owners)),
-			Requests: make([]int32, len(owners)), Carried: make([]int64, len(owners)), Budget: MaxAnswerParamsBytes,
+			Requests: make([]int32, len(owners)), Carried: make([]int64, len(owners)), Budget: MaxAnswerBytes,
 		}
 		for i, o := range owners {
 			p.Nicks[i], p.Versions[i] = o.req.Downloader, o.req.Version
@@ -366,7 +368,7 @@ func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*c
 		extra := map[*claimOp]int64{}
 		for _, r := range rows {
 			served[r.Slot-1] = true
-			extra[owners[r.Slot-1]] += r.Bytes
+			extra[owners[r.Slot-1]] += r.Sent
 		}
 		var left []*claimOp
 		var slotOf []int32
@@ -423,7 +425,7 @@ func (e *Engine) fromExpiredClaims(ctx context.Context, q *db.Queries, live *pro
 			IP:           addrOrNil(o.req.IP),
 			Version:      o.req.Version,
 			MaxClaims:    live.Config.MaxClaims,
-			Budget:       MaxAnswerParamsBytes,
+			Budget:       MaxAnswerBytes,
 			Carried:      o.carried,
 		})
 		if err != nil {
@@ -437,7 +439,7 @@ func (e *Engine) fromExpiredClaims(ctx context.Context, q *db.Queries, live *pro
 				o.full = true
 				continue
 			}
-			o.handOut(r.Name, r.Params, r.Bytes)
+			o.handOut(r.Name, r.Params, r.Sent)
 			o.reclaimed = true
 		}
 	}

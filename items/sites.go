@@ -164,7 +164,7 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		OwnQueues: own,
 		Interval:  projects.Duration(cfg.SiteInterval),
 		SiteLimit: siteLimit(cfg),
-		Budget:    MaxAnswerParamsBytes,
+		Budget:    MaxAnswerBytes,
 	}
 	turn := 0
 	for _, s := range due {
@@ -227,7 +227,7 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 			o.full = true
 			continue
 		}
-		o.handOut(r.Name, r.Params, r.Bytes)
+		o.handOut(r.Name, r.Params, r.Sent)
 		o.reclaimed = o.reclaimed || r.ClaimCount > 0
 	}
 	return nil

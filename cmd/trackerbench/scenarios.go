@@ -256,7 +256,7 @@ func (b *bench) floor(ctx context.Context, clients, n int) (float64, error) {
 	}
 	takes := make([]db.ClaimsTakeSlotsParams, clients)
 	for i := range takes {
-		takes[i] = db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n), Budget: items.MaxAnswerParamsBytes}
+		takes[i] = db.ClaimsTakeSlotsParams{ProjectID: project, Queue: "todo", Max: int32(n), Budget: items.MaxAnswerBytes}
 		for range n {
 			t := &takes[i]
 			t.Nicks, t.Versions, t.Ips = append(t.Nicks, "floor"+strconv.Itoa(i)), append(t.Versions, "1"), append(t.Ips, "")

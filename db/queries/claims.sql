@@ -1,11 +1,11 @@
 -- name: ClaimsReclaim :many
 -- Hands expired claims to a new downloader: a claim expires @ttl seconds
 -- times its claim count after it was made. Oldest first, while the answer
--- carries at most @budget bytes of parameters, @carried of them already
--- (see ClaimsTakeSlots): the expired claims after that stay as they are,
--- and come back as cut.
+-- carries at most @budget bytes of names and parameters, @carried of them
+-- already (see ClaimsTakeSlots): the expired claims after that stay as
+-- they are, and come back as cut.
 WITH expired AS (
-    SELECT c.project_id, c.hash, c.id, c.downloader, c.ip, c.claimed_at FROM claims c
+    SELECT c.project_id, c.hash, c.id, c.name, c.downloader, c.ip, c.claimed_at FROM claims c
     WHERE c.project_id = @project_id
       AND c.claim_count > 0 -- the condition of claims_claimed_at
       AND c.claimed_at < now() - @ttl::interval
@@ -23,11 +23,13 @@ WITH expired AS (
     LIMIT @max
     FOR UPDATE SKIP LOCKED
 ), sized AS MATERIALIZED (
-    SELECT r.project_id, r.hash, r.id, r.downloader, r.ip, r.claimed_at, r.bytes,
-           r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
-    FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes,
-                 sum(p.bytes) OVER (ORDER BY p.claimed_at, p.id) + @carried::bigint AS upto
-          FROM (SELECT i.project_id, i.hash, i.id, i.downloader, i.ip, i.claimed_at,
+    -- What each item takes in the answer (answer_bytes), and whether it
+    -- fits: the answer's first item always does.
+    SELECT r.project_id, r.hash, r.id, r.downloader, r.ip, r.claimed_at, r.bytes, r.sent,
+           r.upto <= @budget::bigint OR r.upto = r.sent AS fits
+    FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
+                 sum(answer_bytes(p.name, p.bytes)) OVER (ORDER BY p.claimed_at, p.id) + @carried::bigint AS upto
+          FROM (SELECT i.project_id, i.hash, i.id, i.name, i.downloader, i.ip, i.claimed_at,
                        -- include: params_bytes
                 FROM expired i
                 OFFSET 0) p) r -- not pulled up: one probe per claim
@@ -45,7 +47,7 @@ WITH expired AS (
     -- worker alone; the claims by their keys, each a probe of the index.
     WHERE c.project_id = @project_id AND c.hash = ANY(ARRAY(SELECT f.hash FROM sized f WHERE f.fits))
       AND c.hash = sized.hash AND sized.fits
-    RETURNING c.id, c.name, sized.bytes
+    RETURNING c.id, c.name, sized.bytes, sized.sent
 ), counter_deltas AS (
     SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
 ), counted AS (
@@ -55,7 +57,7 @@ SELECT reclaimed.id, reclaimed.name,
        CASE WHEN reclaimed.bytes > 0
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = reclaimed.id), '')
             ELSE '' END::text AS params,
-       reclaimed.bytes::bigint AS bytes, false AS cut
+       reclaimed.sent::bigint AS sent, false AS cut
 FROM reclaimed
 UNION ALL
 SELECT sized.id, ''::text, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
@@ -106,10 +108,10 @@ SELECT * FROM claims WHERE project_id = @project_id AND hash = @hash AND id = @i
 -- came. Items go to slots in queue order; the answer names the slot each
 -- item went to (a slot whose item is out already under another copy gets
 -- none: see claimed). A request's answer carries at most @budget bytes of
--- parameters, @carried of them already (by slot): an item that would take
--- it past them is not taken but stays queued and comes back as cut, as do
--- the items of the request's slots after it. The first item with
--- parameters of an answer is always taken.
+-- names and parameters as sent (answer_bytes), @carried of them already
+-- (by slot): an item that would take it past them is not taken but stays
+-- queued and comes back as cut, as do the items of the request's slots
+-- after it. The first item of an answer is always taken.
 WITH slots AS (
     SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip,
            (@requests::integer[])[s.slot] AS request, coalesce((@carried::bigint[])[s.slot], 0) AS carried
@@ -117,18 +119,19 @@ WITH slots AS (
 ), head AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name FROM todo t
     WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
     ORDER BY t.id
     LIMIT @max
     FOR UPDATE SKIP LOCKED
 ), sized AS MATERIALIZED (
-    -- The bytes of each item's parameters (params_bytes) and whether the
-    -- item fits in its request's answer.
-    SELECT r.tid, r.id, r.slot, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
-    FROM (SELECT p.tid, p.id, p.slot, p.bytes,
-                 sum(p.bytes) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
-          FROM (SELECT i.tid, i.id, row_number() OVER (ORDER BY i.id) AS slot,
+    -- The bytes of each item's parameters (params_bytes), what it takes
+    -- in its request's answer (answer_bytes), and whether it fits there:
+    -- the answer's first item always does.
+    SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits
+    FROM (SELECT p.tid, p.id, p.slot, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
+                 sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
+          FROM (SELECT i.tid, i.id, i.name, row_number() OVER (ORDER BY i.id) AS slot,
                        -- include: params_bytes
                 FROM head i) p
           JOIN slots s ON s.slot = p.slot) r
@@ -139,7 +142,7 @@ WITH slots AS (
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
 ), taken_for AS (
-    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
+    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes, sized.sent
     FROM taken JOIN sized ON sized.id = taken.id
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same

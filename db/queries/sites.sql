@@ -68,14 +68,14 @@ LIMIT 1;
 -- Hands out the items of sites SitesDue locked. @takes holds a row per
 -- site (site_take): up to how many of its items go to which request (its
 -- slot, returned with each item, the request's downloader, version and
--- address, and the bytes of parameters its answer carries already). A
+-- address, and the bytes its answer carries already). A
 -- site's items come from the downloader's own queue (with @own_queues:
 -- some requester has one) and then from @queues in order, each in id
 -- order. Every site named is paced: due again @interval on, and at its
--- limit when it now holds @site_limit items out (0: no limit). A request's
--- answer carries at most @budget bytes of parameters, the sites in the
--- order given: see ClaimsTakeSlots. A site whose items were all cut so
--- stays as it was, due.
+-- limit when it now holds @site_limit items out (0: no limit). A
+-- request's answer carries at most @budget bytes of names and parameters,
+-- the sites in the order given: see ClaimsTakeSlots. A site whose items
+-- were all cut so stays as it was, due.
 --
 -- What it does, in this order (every part sees the tables as they were
 -- when the statement began):
@@ -101,11 +101,11 @@ WITH takes AS (
 ), locked AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT w.ord, w.slot, w.carried, t.tid, t.id, t.rank FROM takes w CROSS JOIN LATERAL (
-        SELECT t.tid, t.id, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
+    SELECT w.ord, w.slot, w.carried, t.tid, t.id, t.name, t.rank FROM takes w CROSS JOIN LATERAL (
+        SELECT t.tid, t.id, t.name, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
                                                 ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
         CROSS JOIN LATERAL (
-            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name FROM todo t
             WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
             ORDER BY t.id
             LIMIT w.items
@@ -115,14 +115,14 @@ WITH takes AS (
         LIMIT w.items
     ) t
 ), sized AS MATERIALIZED (
-    -- The bytes of each item's parameters (params_bytes) and whether the
-    -- item fits in its request's answer, the sites in the order given (see
-    -- ClaimsTakeSlots).
-    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
-    FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes,
-                 sum(p.bytes) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
+    -- The bytes of each item's parameters (params_bytes), what it takes
+    -- in its request's answer (answer_bytes), and whether it fits there,
+    -- the sites in the order given (see ClaimsTakeSlots).
+    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits
+    FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
+                 sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
                  + coalesce(p.carried, 0) AS upto
-          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.rank,
+          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.rank,
                        -- include: params_bytes
                 FROM locked i
                 OFFSET 0) p) r -- not pulled up: one probe per item
@@ -133,7 +133,7 @@ WITH takes AS (
 ), taken_for AS (
     -- Each item taken, with the request it goes to.
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
-           takes.slot, takes.downloader, takes.version, takes.ip, sized.bytes
+           takes.slot, takes.downloader, takes.version, takes.ip, sized.bytes, sized.sent
     FROM taken JOIN takes ON takes.site = taken.site JOIN sized ON sized.id = taken.id
 ), claimed AS (
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader)

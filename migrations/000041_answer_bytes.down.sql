@@ -1,0 +1,1 @@
+DROP FUNCTION answer_bytes(text, bigint);
