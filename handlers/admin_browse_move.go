@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	"tracker/items"
-	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -20,13 +18,14 @@ func (h *Handler) adminBrowseMove(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	from, to := strings.TrimSpace(r.PostForm.Get("source")), strings.TrimSpace(r.PostForm.Get("to"))
+	to, err := formQueue(r, "to")
+	if err != nil {
+		return h.refuseBrowse(w, r, p, err)
+	}
+	from := strings.TrimSpace(r.PostForm.Get("source"))
 	if to == "" || to == from {
 		w.Header().Set("X-Tracker-Reason", "same-queue")
 		return h.renderBrowse(w, r, p, refused("Choose another queue to move the items to."))
-	}
-	if err := naming.ValidQueue(to); err != nil {
-		return h.refuseBrowse(w, r, p, &items.InvalidError{Reason: "unknown-queue", Err: err})
 	}
 	if browseKind(from) != "queue" {
 		w.Header().Set("X-Tracker-Reason", "not-a-queue")

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"tracker/items"
-	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -24,12 +23,11 @@ func (h *Handler) adminBrowseRequeue(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	source, queue := strings.TrimSpace(r.PostForm.Get("source")), strings.TrimSpace(r.PostForm.Get("queue"))
-	if queue != "" {
-		if err := naming.ValidQueue(queue); err != nil {
-			return h.refuseBrowse(w, r, p, &items.InvalidError{Reason: "unknown-queue", Err: err})
-		}
+	queue, err := formQueue(r, "queue")
+	if err != nil {
+		return h.refuseBrowse(w, r, p, err)
 	}
+	source := strings.TrimSpace(r.PostForm.Get("source"))
 	switch source {
 	case items.BrowseScheduled:
 		into := cmp.Or(queue, "the queue of its score")

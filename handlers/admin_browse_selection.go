@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"tracker/items"
+	"tracker/naming"
 	"tracker/projects"
 	"tracker/views"
 )
@@ -73,4 +75,17 @@ func invalidReason(err error) string {
 		return cmp.Or(e.Reason, "invalid-request")
 	}
 	return "invalid-request"
+}
+
+// formQueue is the queue a browser's form names in field key ("" when
+// none), or an InvalidError (unknown-queue) when that is no queue's name.
+func formQueue(r *http.Request, key string) (string, error) {
+	q := strings.TrimSpace(r.PostForm.Get(key))
+	if q == "" {
+		return "", nil
+	}
+	if err := naming.ValidQueue(q); err != nil {
+		return "", &items.InvalidError{Reason: "unknown-queue", Err: err}
+	}
+	return q, nil
 }

@@ -183,3 +183,15 @@ func parseMulti(s string) (int, bool) {
 	n, err := strconv.Atoi(s)
 	return n, err == nil && n >= 1 && n <= projects.MaxMultiLimit
 }
+
+// warriorCall reads what every warrior call starts with: its project, then
+// its JSON body, at most limit bytes. The project comes first, so a call
+// to a project that is not there is 404 whatever its body.
+func warriorCall[B any](h *Handler, w http.ResponseWriter, r *http.Request, limit int64) (*projects.Live, B, error) {
+	var body B
+	live, err := h.project(r)
+	if err != nil {
+		return nil, body, err
+	}
+	return live, body, decodeJSON(w, r, limit, &body)
+}

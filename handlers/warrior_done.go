@@ -30,15 +30,11 @@ type doneBody struct {
 // OK as well and not counted again: anything but OK makes the client retry
 // the same done forever.
 func (h *Handler) warriorDone(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, body, err := warriorCall[doneBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
 	p := live.Project
-	var body doneBody
-	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
-		return err
-	}
 	if err := h.complete(r, p, body); err != nil {
 		return err
 	}
@@ -62,21 +58,21 @@ func (h *Handler) complete(r *http.Request, p projects.Project, body doneBody) e
 	return err
 }
 
+// doneRequestBody is a done and request in one call: the done's body and
+// the request's protocol version.
+type doneRequestBody struct {
+	doneBody
+	APIVersion flexibleString `json:"api_version"`
+}
+
 // warriorDoneRequest is done, then request, in one call: the answer is the
 // request's.
 func (h *Handler) warriorDoneRequest(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, body, err := warriorCall[doneRequestBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
 	p := live.Project
-	var body struct {
-		doneBody
-		APIVersion flexibleString `json:"api_version"`
-	}
-	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
-		return err
-	}
 	if err := h.complete(r, p, body.doneBody); err != nil {
 		return err
 	}

@@ -9,23 +9,22 @@ import (
 	"tracker/naming"
 )
 
+// releaseBody is a release's: whose claims, of which items (NUL-joined).
+type releaseBody struct {
+	Downloader string `json:"downloader"`
+	Item       string `json:"item"`
+}
+
 // warriorRelease gives claimed items back to their queue: only the
 // claims of the "downloader" the body names. Without one, or naming an
 // item someone else holds, nothing is released (403 not-your-claim):
 // admins release anyone's claims from the panel.
 func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, body, err := warriorCall[releaseBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
 	p := live.Project
-	var body struct {
-		Downloader string `json:"downloader"`
-		Item       string `json:"item"`
-	}
-	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
-		return err
-	}
 	names := strings.Split(body.Item, "\x00")
 	for _, n := range names {
 		if err := naming.ValidName(n); err != nil {

@@ -31,12 +31,8 @@ type requestAnswer struct {
 // warriorRequest hands out an item, or with multi={N} up to N items joined
 // by NUL, as {"item_name": "..."}; 404 with an empty body when there is none.
 func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, body, err := warriorCall[requestBody](h, w, r, maxWarriorBody)
 	if err != nil {
-		return err
-	}
-	var body requestBody
-	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
 		return err
 	}
 	return h.handOut(w, r, live, body)

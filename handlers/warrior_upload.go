@@ -9,22 +9,22 @@ import (
 	"tracker/projects"
 )
 
+// uploadBody is a question for an upload target: whose, of which item,
+// with which script.
+type uploadBody struct {
+	Downloader string         `json:"downloader"`
+	ItemName   string         `json:"item_name"`
+	Version    flexibleString `json:"version"`
+}
+
 // warriorUpload tells a warrior where to upload: one of the project's
 // enabled targets, picked by weight, with ":downloader" filled in.
 func (h *Handler) warriorUpload(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, body, err := warriorCall[uploadBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
 	p := live.Project
-	var body struct {
-		Downloader string         `json:"downloader"`
-		ItemName   string         `json:"item_name"`
-		Version    flexibleString `json:"version"`
-	}
-	if err := decodeJSON(w, r, maxWarriorBody, &body); err != nil {
-		return err
-	}
 	if err := naming.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
@@ -44,23 +44,23 @@ func (h *Handler) warriorUpload(w http.ResponseWriter, r *http.Request) error {
 // spare.
 const maxReceiptBody = 16 << 10
 
+// receiptBody is an upload receipt: who uploaded which item to which
+// server.
+type receiptBody struct {
+	Uploader string `json:"uploader"`
+	Item     string `json:"item"`
+	User     string `json:"user"` // what the oldest clients call the item
+	Server   string `json:"server"`
+}
+
 // warriorUploaded records an upload receipt, for an item the project has
 // out or done only.
 func (h *Handler) warriorUploaded(w http.ResponseWriter, r *http.Request) error {
-	live, err := h.project(r)
+	live, body, err := warriorCall[receiptBody](h, w, r, maxReceiptBody)
 	if err != nil {
 		return err
 	}
 	p := live.Project
-	var body struct {
-		Uploader string `json:"uploader"`
-		Item     string `json:"item"`
-		User     string `json:"user"` // what the oldest clients call the item
-		Server   string `json:"server"`
-	}
-	if err := decodeJSON(w, r, maxReceiptBody, &body); err != nil {
-		return err
-	}
 	if body.Item == "" {
 		body.Item = body.User
 	}
