@@ -296,6 +296,50 @@ func TestPackagesDocumented(t *testing.T) {
 	}
 }
 
+// TestFragmentsDocumented: every SQL fragment (db/fragments) is named in
+// docs/DESIGN.md's table of where each rule lives, and every fragment the
+// table names exists.
+func TestFragmentsDocumented(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "db", "fragments", "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fragments found (%v): is the test looking at the repository?", err)
+	}
+	named := map[string]bool{}
+	for _, row := range tableRows(docSection(t, filepath.Join("..", "docs", "DESIGN.md"), "Where each rule lives")) {
+		for _, name := range codeSpans(row[1]) {
+			named[name] = true
+		}
+	}
+	fragments := map[string]bool{}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".sql")
+		fragments[name] = true
+		if !named[name] {
+			t.Errorf("fragment %s is not named in docs/DESIGN.md's table of where each rule lives", name)
+		}
+	}
+	for name := range named {
+		if looksLikeFragment(name) && !fragments[name] {
+			t.Errorf("docs/DESIGN.md's table of where each rule lives names %s, which is no fragment", name)
+		}
+	}
+}
+
+// looksLikeFragment: a fragment's name is lower case words joined by
+// underscores (answer_bytes, a function, looks like one too, and is
+// allowed by name below).
+func looksLikeFragment(name string) bool {
+	if name == "answer_bytes" || !strings.Contains(name, "_") {
+		return false
+	}
+	for _, r := range name {
+		if r != '_' && (r < 'a' || r > 'z') {
+			return false
+		}
+	}
+	return true
+}
+
 // TestConfigKeysDocumented: every project configuration key has its row
 // in README.md's configuration table, and every key the table names is
 // one.

@@ -447,7 +447,8 @@ WHERE c.project_id = @project_id
   AND c.claimed_at < now() - @older_than::interval
   AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
   AND (@pattern::text = '' OR c.name ~ @pattern::text)
-  AND (@site::integer = 0 OR c.site = @site::integer);
+  AND (@site::integer = 0 OR c.site = @site::integer)
+;
 
 -- name: ClaimsCountItems :one
 -- How many of the items named are out (what ClaimsRelease would give back).

@@ -234,13 +234,7 @@ WITH released AS (
     DELETE FROM claims
     WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT c.ctid FROM claims c
-        WHERE c.project_id = @project_id
-          AND c.claim_count > 0 -- the condition of the claims indexes
-          AND (@downloader::text = '' OR c.downloader = @downloader::text)
-          AND c.claimed_at < now() - @older_than::interval
-          AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
-          AND (@pattern::text = '' OR c.name ~ @pattern::text)
-          AND (@site::integer = 0 OR c.site = @site::integer)
+        -- include: claims_selected
         ORDER BY c.claimed_at
         LIMIT @max
         FOR UPDATE SKIP LOCKED
@@ -307,13 +301,8 @@ WHERE project_id = @project_id
 -- How many claims ClaimsReleaseWhere would give back: the admin panel says
 -- so before it does.
 SELECT count(*) FROM claims c
-WHERE c.project_id = @project_id
-  AND c.claim_count > 0 -- the condition of the claims indexes
-  AND (@downloader::text = '' OR c.downloader = @downloader::text)
-  AND c.claimed_at < now() - @older_than::interval
-  AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
-  AND (@pattern::text = '' OR c.name ~ @pattern::text)
-  AND (@site::integer = 0 OR c.site = @site::integer);
+-- include: claims_selected
+;
 
 -- name: ClaimsCountItems :one
 -- How many of the items named are out (what ClaimsRelease would give back).
