@@ -1001,13 +1001,17 @@ func (q *Queries) ClaimsReleaseWhere(ctx context.Context, arg ClaimsReleaseWhere
 
 const claimsTakeSlots = `-- name: ClaimsTakeSlots :many
 WITH slots AS (
-    SELECT s.slot, s.nick, ($1::text[])[s.slot] AS version, ($2::text[])[s.slot] AS ip,
-           ($3::integer[])[s.slot] AS request, coalesce(($4::bigint[])[s.slot], 0) AS carried
-    FROM unnest($5::text[]) WITH ORDINALITY AS s (nick, slot)
+    -- The arrays read side by side, in one pass: a subscript of an array
+    -- of text walks it from its start.
+    SELECT s.slot, s.nick, s.version, s.ip, s.request, coalesce(s.carried, 0) AS carried
+    FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]),
+                    unnest($4::integer[]), unnest($5::bigint[]))
+         WITH ORDINALITY AS s (nick, version, ip, request, carried, slot)
+    WHERE s.nick IS NOT NULL
 ), head AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name FROM todo t
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader FROM todo t
     WHERE t.project_id = $6 AND t.queue = $7::text AND t.type = $8::text AND t.id > $9
     ORDER BY t.id
     LIMIT $10
@@ -1015,11 +1019,16 @@ WITH slots AS (
 ), sized AS MATERIALIZED (
     -- The bytes of each item's parameters (params_bytes), what it takes
     -- in its request's answer (answer_bytes), and whether it fits there:
-    -- the answer's first item always does.
-    SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= $11::bigint OR r.upto = r.sent AS fits
+    -- the answer's first item always does. Each item with its row and its
+    -- slot's request, which the parts below read from here: a join of two
+    -- of this statement's parts is planned without their sizes, and may
+    -- be a loop over one for each row of the other.
+    SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= $11::bigint OR r.upto = r.sent AS fits,
+           r.name, r.site, r.claim_count, r.last_downloader, r.nick, r.version, r.ip
     FROM (SELECT p.tid, p.id, p.slot, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
-                 sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
-          FROM (SELECT i.tid, i.id, i.name, row_number() OVER (ORDER BY i.id) AS slot,
+                 sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto,
+                 p.name, p.site, p.claim_count, p.last_downloader, s.nick, s.version, s.ip
+          FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, row_number() OVER (ORDER BY i.id) AS slot,
                        CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $6)
                             THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
                                            WHERE ip.project_id = $6 AND ip.id = i.id), 0)
@@ -1031,26 +1040,32 @@ WITH slots AS (
     -- walk down the index for each of them.
     DELETE FROM todo
     WHERE todo.project_id = $6 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
-    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING 1
 ), taken_for AS (
-    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes, sized.sent
-    FROM taken JOIN sized ON sized.id = taken.id
+    -- The rows taken, as locked and read by head: deleted as they were.
+    SELECT sized.id, sized.name, sized.site, sized.claim_count, sized.last_downloader, sized.slot, sized.bytes, sized.sent,
+           sized.nick, sized.version, sized.ip
+    FROM sized WHERE sized.fits
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
-    SELECT $6, item_hash(n.name), n.id, n.name, n.queue, n.site, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
-    FROM taken_for n JOIN slots s ON s.slot = n.slot
+    SELECT $6, item_hash(n.name), n.id, n.name, $7::text, n.site, n.nick, nullif(n.ip, '')::inet, n.version, n.claim_count + 1, n.last_downloader
+    FROM taken_for n
     ON CONFLICT DO NOTHING
     RETURNING claims.id
-), kept AS (
+), put_back AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $6, n.queue, $8::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
+    SELECT $6, $7::text, $8::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM taken_for n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+      -- After the delete of the rows taken, whose keys these are: a part
+      -- nothing reads runs only once the statement has done the rest.
+      AND (SELECT count(*) FROM taken) >= 0
+    RETURNING todo.id
 ), counter_deltas AS (
     -- The items of a queue walk have no site (their type is not ':site'):
     -- no site changes.
@@ -1071,18 +1086,19 @@ SELECT t.slot::integer AS slot, t.id, t.name, t.claim_count,
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $6 AND ip.id = t.id), '')
             ELSE '' END::text AS params,
        t.sent::bigint AS sent, false AS cut
-FROM taken_for t JOIN claimed ON claimed.id = t.id
+FROM taken_for t
+WHERE t.id NOT IN (SELECT put_back.id FROM put_back)
 UNION ALL
 SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
 ORDER BY slot
 `
 
 type ClaimsTakeSlotsParams struct {
+	Nicks     []string
 	Versions  []string
 	Ips       []string
 	Requests  []int32
 	Carried   []int64
-	Nicks     []string
 	ProjectID int32
 	Queue     string
 	ItemType  string
@@ -1113,11 +1129,11 @@ type ClaimsTakeSlotsRow struct {
 // after it. The first item of an answer is always taken.
 func (q *Queries) ClaimsTakeSlots(ctx context.Context, arg ClaimsTakeSlotsParams) ([]ClaimsTakeSlotsRow, error) {
 	rows, err := q.db.Query(ctx, claimsTakeSlots,
+		arg.Nicks,
 		arg.Versions,
 		arg.Ips,
 		arg.Requests,
 		arg.Carried,
-		arg.Nicks,
 		arg.ProjectID,
 		arg.Queue,
 		arg.ItemType,

@@ -412,3 +412,75 @@ func TestRepeatedDoneProbesNoBands(t *testing.T) {
 // todoProbes finds the scans of todo in an analyzed plan, with how many
 // times each ran.
 var todoProbes = regexp.MustCompile(`Scan using \w+ on todo(?: \w+)? +\(actual rows=\d+ loops=(\d+)\)`)
+
+// The batches' statements read each of their parts once, however many
+// items a batch carries: a join of two parts (CTEs) is planned without
+// their sizes, and when planned as a loop over one part for each row of
+// the other its cost grows with the square of the batch. A claim and a
+// completion of 1,600 items (16 requests of multi=100), analyzed with
+// generic plans as the engine runs them, scan no part more than once.
+func TestBatchesScanEachPartOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	q := db.New(pool)
+	p, err := q.ProjectInsert(ctx, db.ProjectInsertParams{Slug: "batch", Config: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `SELECT done_partitions_ensure($1, current_date, current_date)`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1600
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("item:%d", i)
+	}
+	if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: "todo", Names: names, IDBlock: 1}); err != nil {
+		t.Fatal(err)
+	}
+	take := slots(p.ID, 0, n)
+	for i := range take.Requests {
+		take.Requests[i] = int32(i / 100)
+	}
+	done := db.DoneRecordBatchParams{ProjectID: p.ID, Queues: []string{"todo", "backfeed", "secondary", "redo", "downloader:a"}, Types: []string{"", ":site"}}
+	for i := 0; i < n; i += 100 {
+		done.Requests = append(done.Requests, db.DoneRequest{Downloader: "a", Bytes: 100, Domains: []byte(`{"data":100}`), Names: names[i : i+100]})
+	}
+
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+		t.Fatal(err)
+	}
+	ex := &explainer{conn: conn, analyze: true}
+	check := func(name string, wantRows string) {
+		t.Helper()
+		if ex.err != nil {
+			t.Fatalf("%s: EXPLAIN ANALYZE: %v", name, ex.err)
+		}
+		if !strings.Contains(ex.plan, wantRows) {
+			t.Fatalf("%s did not run on the whole batch (no %q):\n%s", name, wantRows, ex.plan)
+		}
+		for _, m := range partScans.FindAllStringSubmatch(ex.plan, -1) {
+			if m[2] != "1" {
+				t.Errorf("%s scans its part %s %s times:\n%s", name, m[1], m[2], ex.plan)
+			}
+		}
+	}
+	db.New(ex).ClaimsTakeSlots(ctx, take)
+	check("ClaimsTakeSlots", "rows=1600 loops=1")
+	// The claims made for real, then the completion analyzed.
+	if _, err := db.New(conn).ClaimsTakeSlots(ctx, take); err != nil {
+		t.Fatal(err)
+	}
+	db.New(ex).DoneRecordBatch(ctx, done)
+	check("DoneRecordBatch", "rows=1600 loops=1")
+}
+
+// partScans finds the scans of a statement's parts (CTEs) in an analyzed
+// plan, with how many times each ran.
+var partScans = regexp.MustCompile(`CTE Scan on (\w+)(?: \w+)? +\(actual rows=\d+ loops=(\d+)\)`)

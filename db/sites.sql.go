@@ -606,11 +606,12 @@ WITH takes AS (
 ), locked AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT w.ord, w.slot, w.carried, t.tid, t.id, t.name, t.rank FROM takes w CROSS JOIN LATERAL (
-        SELECT t.tid, t.id, t.name, q.rank FROM unnest(CASE WHEN $2::boolean THEN array_prepend('downloader:' || w.downloader, $3::text[])
+    SELECT w.ord, w.slot, w.carried, w.downloader, w.version, w.ip, t.tid, t.id, t.name, t.queue, t.site, t.claim_count, t.last_downloader, t.rank
+    FROM takes w CROSS JOIN LATERAL (
+        SELECT t.tid, t.id, t.name, q.queue, t.site, t.claim_count, t.last_downloader, q.rank FROM unnest(CASE WHEN $2::boolean THEN array_prepend('downloader:' || w.downloader, $3::text[])
                                                 ELSE $3::text[] END) WITH ORDINALITY AS q (queue, rank)
         CROSS JOIN LATERAL (
-            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name FROM todo t
+            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader FROM todo t
             WHERE t.project_id = $4 AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
             ORDER BY t.id
             LIMIT w.items
@@ -622,12 +623,17 @@ WITH takes AS (
 ), sized AS MATERIALIZED (
     -- The bytes of each item's parameters (params_bytes), what it takes
     -- in its request's answer (answer_bytes), and whether it fits there,
-    -- the sites in the order given (see ClaimsTakeSlots).
-    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.sent, r.upto <= $5::bigint OR r.upto = r.sent AS fits
+    -- the sites in the order given (see ClaimsTakeSlots); each item with
+    -- its row and its request, which the parts below read from here (see
+    -- ClaimsTakeSlots' sized).
+    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.sent, r.upto <= $5::bigint OR r.upto = r.sent AS fits,
+           r.name, r.queue, r.site, r.claim_count, r.last_downloader, r.downloader, r.version, r.ip
     FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
                  sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
-                 + coalesce(p.carried, 0) AS upto
-          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.rank,
+                 + coalesce(p.carried, 0) AS upto,
+                 p.name, p.queue, p.site, p.claim_count, p.last_downloader, p.downloader, p.version, p.ip
+          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.queue, i.site, i.claim_count, i.last_downloader,
+                       i.downloader, i.version, i.ip, i.rank,
                        CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $4)
                             THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
                                            WHERE ip.project_id = $4 AND ip.id = i.id), 0)
@@ -637,12 +643,13 @@ WITH takes AS (
 ), taken AS (
     DELETE FROM todo
     WHERE todo.project_id = $4 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
-    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING 1
 ), taken_for AS (
-    -- Each item taken, with the request it goes to.
-    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
-           takes.slot, takes.downloader, takes.version, takes.ip, sized.bytes, sized.sent
-    FROM taken JOIN takes ON takes.site = taken.site JOIN sized ON sized.id = taken.id
+    -- Each item taken, as locked and read (deleted as it was), with the
+    -- request it goes to.
+    SELECT sized.id, sized.name, sized.queue, sized.site, sized.claim_count, sized.last_downloader,
+           sized.slot, sized.downloader, sized.version, sized.ip, sized.bytes, sized.sent
+    FROM sized WHERE sized.fits
 ), claimed AS (
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader)
     SELECT $4, item_hash(t.name), t.id, t.name, t.queue, t.site, t.downloader, t.ip, t.version, statement_timestamp(), t.claim_count + 1, t.last_downloader
@@ -654,6 +661,10 @@ WITH takes AS (
     SELECT $4, t.queue, ':site', t.site, t.id, t.name, t.claim_count, t.last_downloader
     FROM taken_for t
     WHERE t.id NOT IN (SELECT claimed.id FROM claimed)
+      -- After the delete of the rows taken, whose keys these are: a part
+      -- nothing reads runs only once the statement has done the rest.
+      AND (SELECT count(*) FROM taken) >= 0
+    RETURNING todo.id
 ), paced AS (
     -- Locked by SitesDue: as it was before this statement. The one update
     -- of each site: its pace, its items queued and out, its holder (see
@@ -694,7 +705,8 @@ SELECT t.slot::integer AS slot, t.id, t.name, t.claim_count,
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = $4 AND ip.id = t.id), '')
             ELSE '' END::text AS params,
        t.sent::bigint AS sent, false AS cut
-FROM taken_for t JOIN claimed ON claimed.id = t.id
+FROM taken_for t
+WHERE t.id NOT IN (SELECT put_back.id FROM put_back)
 UNION ALL
 SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
 ORDER BY slot, id

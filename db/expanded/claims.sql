@@ -164,13 +164,17 @@ SELECT * FROM claims WHERE project_id = @project_id AND hash = @hash AND id = @i
 -- queued and comes back as cut, as do the items of the request's slots
 -- after it. The first item of an answer is always taken.
 WITH slots AS (
-    SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip,
-           (@requests::integer[])[s.slot] AS request, coalesce((@carried::bigint[])[s.slot], 0) AS carried
-    FROM unnest(@nicks::text[]) WITH ORDINALITY AS s (nick, slot)
+    -- The arrays read side by side, in one pass: a subscript of an array
+    -- of text walks it from its start.
+    SELECT s.slot, s.nick, s.version, s.ip, s.request, coalesce(s.carried, 0) AS carried
+    FROM ROWS FROM (unnest(@nicks::text[]), unnest(@versions::text[]), unnest(@ips::text[]),
+                    unnest(@requests::integer[]), unnest(@carried::bigint[]))
+         WITH ORDINALITY AS s (nick, version, ip, request, carried, slot)
+    WHERE s.nick IS NOT NULL
 ), head AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name FROM todo t
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader FROM todo t
     WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
     ORDER BY t.id
     LIMIT @max
@@ -178,11 +182,16 @@ WITH slots AS (
 ), sized AS MATERIALIZED (
     -- The bytes of each item's parameters (params_bytes), what it takes
     -- in its request's answer (answer_bytes), and whether it fits there:
-    -- the answer's first item always does.
-    SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits
+    -- the answer's first item always does. Each item with its row and its
+    -- slot's request, which the parts below read from here: a join of two
+    -- of this statement's parts is planned without their sizes, and may
+    -- be a loop over one for each row of the other.
+    SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
+           r.name, r.site, r.claim_count, r.last_downloader, r.nick, r.version, r.ip
     FROM (SELECT p.tid, p.id, p.slot, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
-                 sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
-          FROM (SELECT i.tid, i.id, i.name, row_number() OVER (ORDER BY i.id) AS slot,
+                 sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto,
+                 p.name, p.site, p.claim_count, p.last_downloader, s.nick, s.version, s.ip
+          FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, row_number() OVER (ORDER BY i.id) AS slot,
                        CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
                             THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
                                            WHERE ip.project_id = @project_id AND ip.id = i.id), 0)
@@ -194,26 +203,32 @@ WITH slots AS (
     -- walk down the index for each of them.
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
-    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING 1
 ), taken_for AS (
-    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes, sized.sent
-    FROM taken JOIN sized ON sized.id = taken.id
+    -- The rows taken, as locked and read by head: deleted as they were.
+    SELECT sized.id, sized.name, sized.site, sized.claim_count, sized.last_downloader, sized.slot, sized.bytes, sized.sent,
+           sized.nick, sized.version, sized.ip
+    FROM sized WHERE sized.fits
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
-    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, n.site, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
-    FROM taken_for n JOIN slots s ON s.slot = n.slot
+    SELECT @project_id, item_hash(n.name), n.id, n.name, @queue::text, n.site, n.nick, nullif(n.ip, '')::inet, n.version, n.claim_count + 1, n.last_downloader
+    FROM taken_for n
     ON CONFLICT DO NOTHING
     RETURNING claims.id
-), kept AS (
+), put_back AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, n.queue, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
+    SELECT @project_id, @queue::text, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
     FROM taken_for n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+      -- After the delete of the rows taken, whose keys these are: a part
+      -- nothing reads runs only once the statement has done the rest.
+      AND (SELECT count(*) FROM taken) >= 0
+    RETURNING todo.id
 ), counter_deltas AS (
     -- The items of a queue walk have no site (their type is not ':site'):
     -- no site changes.
@@ -234,7 +249,8 @@ SELECT t.slot::integer AS slot, t.id, t.name, t.claim_count,
             THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = t.id), '')
             ELSE '' END::text AS params,
        t.sent::bigint AS sent, false AS cut
-FROM taken_for t JOIN claimed ON claimed.id = t.id
+FROM taken_for t
+WHERE t.id NOT IN (SELECT put_back.id FROM put_back)
 UNION ALL
 SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
 ORDER BY slot;

@@ -57,13 +57,14 @@ WITH requests AS (
     -- The claims of the items reported, locked: who holds each now. "=
     -- ANY" of an array makes each hash a probe of the key; a join could be
     -- planned as a read of all the project's claims.
-    SELECT claims.hash, claims.downloader, claims.last_downloader FROM claims
+    SELECT claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count, claims.downloader, claims.last_downloader
+    FROM claims
     WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT DISTINCT reported.hash FROM reported))
     FOR UPDATE
 ), claimed_for AS (
     -- The request each claimed item is completed for: the first whose
-    -- downloader holds it or held it last.
-    SELECT DISTINCT ON (c.hash) c.hash, r.req
+    -- downloader holds it or held it last; and the claim as locked.
+    SELECT DISTINCT ON (c.hash) c.hash, r.req, c.id, c.name, c.site, c.claimed_at, c.claim_count
     FROM claimed c JOIN reported r ON r.hash = c.hash JOIN requests ON requests.req = r.req
     WHERE requests.downloader IN (c.downloader, c.last_downloader)
     ORDER BY c.hash, r.req
@@ -104,19 +105,20 @@ WITH requests AS (
     SELECT s.queue, s.type FROM todo_stretches(@project_id) AS s (queue, type)
     WHERE EXISTS (SELECT 1 FROM unscheduled) AND s.queue = ANY(@queues::text[]) AND s.type = ANY(@types::text[])
 ), queued AS (
-    -- The unclaimed items found queued, locked: who held each last. Each
-    -- a probe of the queue key, stretch by stretch.
-    SELECT w.id, item_hash(w.name) AS hash, w.last_downloader
+    -- The unclaimed items found queued, locked: who held each last, and
+    -- the row as locked. Each a probe of the queue key, stretch by
+    -- stretch.
+    SELECT w.id, item_hash(w.name) AS hash, w.last_downloader, w.name, w.site, s.queue, s.type, w.claim_count
     FROM unscheduled k, probed s,
          LATERAL (
-             SELECT todo.id, todo.name, todo.last_downloader FROM todo
+             SELECT todo.id, todo.name, todo.last_downloader, todo.site, todo.claim_count FROM todo
              WHERE todo.project_id = @project_id AND todo.queue = s.queue AND todo.type = s.type AND todo.id = k.id
              OFFSET 0
              FOR UPDATE SKIP LOCKED) w
 ), queued_for AS (
     -- The request each queued item is completed for: the first whose
-    -- downloader held it last.
-    SELECT DISTINCT ON (q.hash) q.id, q.hash, r.req
+    -- downloader held it last; and the row as locked.
+    SELECT DISTINCT ON (q.hash) q.id, q.hash, r.req, q.name, q.site, q.queue, q.type, q.claim_count
     FROM queued q JOIN reported r ON r.hash = q.hash JOIN requests ON requests.req = r.req
     WHERE requests.downloader = q.last_downloader
     ORDER BY q.hash, r.req
@@ -130,7 +132,7 @@ WITH requests AS (
     -- Locked by claimed: still as read there.
     DELETE FROM claims
     WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT claimed_for.hash FROM claimed_for))
-    RETURNING claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count
+    RETURNING 1
 ), taken_from_queues AS (
     -- Locked by queued: probed again, then deleted by their physical
     -- address. The project is not named beside the addresses: with it the
@@ -144,20 +146,27 @@ WITH requests AS (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = @project_id AND x.queue = s.queue AND x.type = s.type AND x.id = qf.id
                  OFFSET 0) t))
-    -- (Citus returns no stable function of a row: the hash is taken below.)
-    RETURNING todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
+    RETURNING 1
 ), completed AS (
-    -- When the item was claimed last is not kept once it is queued again:
-    -- its completion says now, and adds nothing to the round trips.
-    SELECT t.hash, t.id, t.name, t.site, t.claimed_at, t.claim_count, ''::text AS queue, cf.req
-    FROM taken_from_claims t JOIN claimed_for cf ON cf.hash = t.hash
+    -- The items taken, as they were locked and read (claimed_for,
+    -- queued_for), not as the deletes return them: a join of two parts of
+    -- the statement is planned without their sizes, and may be a loop over
+    -- one for each row of the other. Read once the deletes have run (a
+    -- part nothing reads runs only after the rest): what is written below
+    -- comes after them, as a retired item's row in its queue. When the
+    -- item was claimed last is not kept once it is queued again: its
+    -- completion says now, and adds nothing to the round trips.
+    SELECT cf.hash, cf.id, cf.name, cf.site, cf.claimed_at, cf.claim_count, ''::text AS queue, ''::text AS type, cf.req
+    FROM claimed_for cf
+    WHERE (SELECT count(*) FROM taken_from_claims) >= 0
     UNION ALL
-    SELECT qf.hash, t.id, t.name, t.site, now(), t.claim_count, t.queue, qf.req
-    FROM taken_from_queues t JOIN queued_for qf ON qf.id = t.id
+    SELECT qf.hash, qf.id, qf.name, qf.site, now(), qf.claim_count, qf.queue, qf.type, qf.req
+    FROM queued_for qf
+    WHERE (SELECT count(*) FROM taken_from_queues) >= 0
 ), completions AS (
     -- Each item completed with what its request says, the item's result
     -- and outcome factor among it, and its share of the request's bytes.
-    SELECT c.hash, c.id, c.name, c.site, c.claimed_at, c.claim_count, c.queue, c.req,
+    SELECT c.hash, c.id, c.name, c.site, c.claimed_at, c.claim_count, c.queue, c.type, c.req,
            r.downloader, r.version, r.bytes AS request_bytes, r.domains, r.client_id, r.ip, r.user_agent,
            -- By the item's name up to its context, what item_hash hashes:
            -- the name it was reported under may carry another context.
@@ -201,9 +210,9 @@ WITH requests AS (
     -- order, with its completions (see SitesCount). Nothing is read for
     -- items without a site.
     SELECT c.site, count(*) FILTER (WHERE c.queue = '') AS out,
-           count(*) FILTER (WHERE c.queue <> '' AND t.type = ':site') AS queued,
+           count(*) FILTER (WHERE c.queue <> '' AND c.type = ':site') AS queued,
            count(*) AS done, LEAST(coalesce(sum(c.share), 0), 9223372036854775807)::bigint AS bytes
-    FROM completions c LEFT JOIN taken_from_queues t ON t.id = c.id AND c.queue <> ''
+    FROM completions c
     WHERE c.site <> 0
     GROUP BY c.site
 ), sites_locked AS (

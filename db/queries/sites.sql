@@ -101,11 +101,12 @@ WITH takes AS (
 ), locked AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT w.ord, w.slot, w.carried, t.tid, t.id, t.name, t.rank FROM takes w CROSS JOIN LATERAL (
-        SELECT t.tid, t.id, t.name, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
+    SELECT w.ord, w.slot, w.carried, w.downloader, w.version, w.ip, t.tid, t.id, t.name, t.queue, t.site, t.claim_count, t.last_downloader, t.rank
+    FROM takes w CROSS JOIN LATERAL (
+        SELECT t.tid, t.id, t.name, q.queue, t.site, t.claim_count, t.last_downloader, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
                                                 ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
         CROSS JOIN LATERAL (
-            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name FROM todo t
+            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader FROM todo t
             WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
             ORDER BY t.id
             LIMIT w.items
@@ -117,24 +118,30 @@ WITH takes AS (
 ), sized AS MATERIALIZED (
     -- The bytes of each item's parameters (params_bytes), what it takes
     -- in its request's answer (answer_bytes), and whether it fits there,
-    -- the sites in the order given (see ClaimsTakeSlots).
-    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits
+    -- the sites in the order given (see ClaimsTakeSlots); each item with
+    -- its row and its request, which the parts below read from here (see
+    -- ClaimsTakeSlots' sized).
+    SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
+           r.name, r.queue, r.site, r.claim_count, r.last_downloader, r.downloader, r.version, r.ip
     FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
                  sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
-                 + coalesce(p.carried, 0) AS upto
-          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.rank,
+                 + coalesce(p.carried, 0) AS upto,
+                 p.name, p.queue, p.site, p.claim_count, p.last_downloader, p.downloader, p.version, p.ip
+          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.queue, i.site, i.claim_count, i.last_downloader,
+                       i.downloader, i.version, i.ip, i.rank,
                        -- include: params_bytes
                 FROM locked i
                 OFFSET 0) p) r -- not pulled up: one probe per item
 ), taken AS (
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
-    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING 1
 ), taken_for AS (
-    -- Each item taken, with the request it goes to.
-    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
-           takes.slot, takes.downloader, takes.version, takes.ip, sized.bytes, sized.sent
-    FROM taken JOIN takes ON takes.site = taken.site JOIN sized ON sized.id = taken.id
+    -- Each item taken, as locked and read (deleted as it was), with the
+    -- request it goes to.
+    SELECT sized.id, sized.name, sized.queue, sized.site, sized.claim_count, sized.last_downloader,
+           sized.slot, sized.downloader, sized.version, sized.ip, sized.bytes, sized.sent
+    FROM sized WHERE sized.fits
 ), claimed AS (
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader)
     SELECT @project_id, item_hash(t.name), t.id, t.name, t.queue, t.site, t.downloader, t.ip, t.version, statement_timestamp(), t.claim_count + 1, t.last_downloader
@@ -146,6 +153,10 @@ WITH takes AS (
     SELECT @project_id, t.queue, ':site', t.site, t.id, t.name, t.claim_count, t.last_downloader
     FROM taken_for t
     WHERE t.id NOT IN (SELECT claimed.id FROM claimed)
+      -- After the delete of the rows taken, whose keys these are: a part
+      -- nothing reads runs only once the statement has done the rest.
+      AND (SELECT count(*) FROM taken) >= 0
+    RETURNING todo.id
 ), paced AS (
     -- Locked by SitesDue: as it was before this statement. The one update
     -- of each site: its pace, its items queued and out, its holder (see
