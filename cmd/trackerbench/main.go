@@ -64,6 +64,7 @@ type options struct {
 	citusShards  int
 	nodeMemory   bytesFlag
 	dedupFill    string
+	dedupRounds  int
 }
 
 func main() {
@@ -83,6 +84,7 @@ func main() {
 	flag.IntVar(&o.citusShards, "citus-shards", 0, "with -dedup-workers: the shards of each distributed table (0: one a worker; a backfeed post writes to each shard of the dedup records it touches, one statement a shard)")
 	flag.Var(&o.nodeMemory, "node-memory", "start the PostgreSQL nodes in the bench (not in the tracker) with each node's processes in a cgroup v1 memory cgroup limited to this (4GiB, 512MiB; needs root), and shared_buffers a quarter of it (0: no limit)")
 	flag.StringVar(&o.dedupFill, "dedup-fill", "import", "how the dedup sweep fills its names past 1,000,000: import (tracker items add) or sql (the rows an import writes, made by SQL on the database: quicker)")
+	flag.IntVar(&o.dedupRounds, "dedup-rounds", 1, "how many times the dedup sweep measures each of its two projects, in turn")
 	flag.DurationVar(&o.longTx, "long-tx", 60*time.Second, "duration of the long-transaction sweep")
 	flag.BoolVar(&o.soak, "soak", false, "instead of the scenarios: the mixed load for -duration with faults injected at random (the tracker killed and restarted, PostgreSQL stopped for 10 s), then the books checked")
 	flag.IntVar(&o.pageItems, "page-items", 1_000_000, "items queued in the project the pages scenario reads")
