@@ -397,7 +397,7 @@ func (f *bytesFlag) Set(s string) error {
 // gib writes a size in GiB, or MiB under one.
 func gib(n int64) string {
 	if n >= 1<<30 {
-		return strconv.FormatFloat(float64(n)/(1<<30), 'f', -1, 64) + " GiB"
+		return fmt.Sprintf("%.4g GiB", float64(n)/(1<<30))
 	}
-	return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
+	return fmt.Sprintf("%.4g MiB", float64(n)/(1<<20))
 }
