@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -62,13 +63,27 @@ type Result struct {
 // archive_after seconds or more before now. Each day is one transaction:
 // stopped midway, a pass leaves whole days archived and the rest as they
 // were (a file written for a day not yet recorded is written again).
+//
+// On Citus a day's partition holds every project's completions of the day
+// (see db.CitusLayout): the project's are deleted from it rather than the
+// partition dropped, and the days it holds none of are passed over;
+// DropEmptyDays drops the days nobody's completions are left in.
 func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Time) (Result, error) {
 	var res Result
 	if p.Config.ArchiveAfter <= 0 {
 		return res, nil
 	}
 	cutoff := now.Add(-time.Duration(p.Config.ArchiveAfter) * time.Second)
-	parts, err := a.q.DonePartitions(ctx, p.ID)
+	shared, err := a.q.Citus(ctx)
+	if err != nil {
+		return res, err
+	}
+	var parts []string
+	if shared {
+		parts, err = a.q.DoneDayPartitions(ctx)
+	} else {
+		parts, err = a.q.DonePartitions(ctx, p.ID)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -90,7 +105,14 @@ func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Tim
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		n, err := a.archiveDay(ctx, p, part, day, held)
+		if shared {
+			if holds, err := db.DonePartitionHolds(ctx, a.pool, part, p.ID); err != nil {
+				return res, fmt.Errorf("archiving %s: %w", part, err)
+			} else if !holds {
+				continue
+			}
+		}
+		n, err := a.archiveDay(ctx, p, part, day, held, shared)
 		if err != nil {
 			return res, fmt.Errorf("archiving %s: %w", part, err)
 		}
@@ -100,7 +122,8 @@ func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Tim
 	return res, nil
 }
 
-// partitionDay reads the day from a partition's name (done_pN_YYYYMMDD).
+// partitionDay reads the day from a partition's name (done_pN_YYYYMMDD, or
+// done_YYYYMMDD on Citus).
 func partitionDay(part string) (time.Time, error) {
 	i := strings.LastIndexByte(part, '_')
 	day, err := time.Parse("20060102", part[i+1:])
@@ -125,13 +148,16 @@ type holding struct {
 	queues, types []string
 }
 
-func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part string, day time.Time, held holding) (int64, error) {
+// archiveDay archives the project's completions in the day partition part
+// of day, and drops the partition, or, shared by every project (Citus),
+// deletes the project's completions from it.
+func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part string, day time.Time, held holding, shared bool) (int64, error) {
 	var m manifest
 	var err error
 	if p.Config.ArchiveMode == ModeDiscard {
-		m, err = a.measure(ctx, part)
+		m, err = a.measure(ctx, p, part)
 	} else {
-		m, err = a.writeFile(ctx, p, part, day)
+		m, err = a.writeFile(ctx, p, part, day, shared)
 	}
 	if err != nil {
 		return 0, err
@@ -139,12 +165,15 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		// A past day's partition takes no more rows (done_at is the
 		// completion's own time), but check before dropping anything.
-		n, err := db.DonePartitionCount(ctx, tx, part)
+		n, err := db.DonePartitionCount(ctx, tx, part, p.ID)
 		if err != nil {
 			return err
 		}
 		if n != m.items {
 			return fmt.Errorf("%s holds %d completions, the archive %d", part, n, m.items)
+		}
+		if n == 0 && shared {
+			return nil
 		}
 		if n == 0 {
 			return db.DonePartitionDrop(ctx, tx, part)
@@ -164,7 +193,7 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 		counter := "discarded"
 		if mode == ModeFiles {
 			counter = "archived"
-			if err := db.DonePartitionArchivedInsert(ctx, tx, part, id); err != nil {
+			if err := db.DonePartitionArchivedInsert(ctx, tx, part, p.ID, id); err != nil {
 				return err
 			}
 		}
@@ -175,7 +204,7 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 		// with it, but for items the tracker still holds (queued again,
 		// out, scheduled for their next visit, or completed on a later
 		// day).
-		if _, err := db.DonePartitionItemsPrune(ctx, tx, part, p.ID, held.queues, held.types); err != nil {
+		if _, err := db.DonePartitionItemsPrune(ctx, tx, part, p.ID, held.queues, held.types, day); err != nil {
 			return err
 		}
 		if err := q.TransactionLockTimeout(ctx, a.dropLockTimeout.Milliseconds()); err != nil {
@@ -184,27 +213,100 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 		// The items' upload receipts go with their completions. The lock
 		// comes first: a receipt taken meanwhile, while its item was
 		// still found done here, is committed before the delete reads.
+		// On Citus the partition is every project's: the lock holds
+		// their reads of it (lookups, receipts) until the project's
+		// completions are deleted and the transaction ends.
 		if err := db.DonePartitionLock(ctx, tx, part); err != nil {
 			return err
 		}
 		if _, err := db.DonePartitionUploadsDelete(ctx, tx, part, p.ID, day.AddDate(0, 0, 1)); err != nil {
 			return err
 		}
+		if shared {
+			if deleted, err := db.DonePartitionDelete(ctx, tx, part, p.ID); err != nil {
+				return err
+			} else if deleted != n {
+				return fmt.Errorf("%s: %d completions deleted, %d archived", part, deleted, n)
+			}
+			return nil
+		}
 		return db.DonePartitionDrop(ctx, tx, part)
 	})
 	return m.items, err
 }
 
-// measure counts a partition's completions for a discarding archive.
-func (a *Archiver) measure(ctx context.Context, part string) (manifest, error) {
-	t, err := db.DonePartitionTotals(ctx, a.pool, part)
+// DropEmptyDays drops the day partitions every project shares (Citus's:
+// see Project) that no completion is left in, archived or never made,
+// before yesterday: a completion takes its own time, so a day over takes
+// no more, and yesterday's and the days ahead are kept as
+// projects.Store.EnsurePartitions makes them. A day that a statement reads
+// at the time is left for the next pass. It returns how many it dropped:
+// none on plain PostgreSQL, where Project drops each project's days.
+func (a *Archiver) DropEmptyDays(ctx context.Context, now time.Time) (int, error) {
+	parts, err := a.q.DoneDayPartitions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	before := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -1)
+	dropped := 0
+	for _, part := range parts {
+		day, err := partitionDay(part)
+		if err != nil {
+			return dropped, err
+		}
+		if !day.Before(before) {
+			break // partitions come oldest first
+		}
+		if err := ctx.Err(); err != nil {
+			return dropped, err
+		}
+		// Looked at unlocked first: a day that holds completions is not
+		// held up at all.
+		if empty, err := db.DonePartitionEmpty(ctx, a.pool, part); err != nil || !empty {
+			if err != nil {
+				return dropped, fmt.Errorf("%s: %w", part, err)
+			}
+			continue
+		}
+		gone := false
+		err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+			if err := a.q.WithTx(tx).TransactionLockTimeout(ctx, a.dropLockTimeout.Milliseconds()); err != nil {
+				return err
+			}
+			if err := db.DonePartitionLock(ctx, tx, part); err != nil {
+				return err
+			}
+			if empty, err := db.DonePartitionEmpty(ctx, tx, part); err != nil || !empty {
+				return err
+			}
+			gone = true
+			return db.DonePartitionDrop(ctx, tx, part)
+		})
+		// 55P03 lock_not_available: the lock timed out.
+		if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "55P03" {
+			continue
+		}
+		if err != nil {
+			return dropped, fmt.Errorf("%s: %w", part, err)
+		}
+		if gone {
+			dropped++
+		}
+	}
+	return dropped, nil
+}
+
+// measure counts the project's completions in a partition for a
+// discarding archive.
+func (a *Archiver) measure(ctx context.Context, p projects.Project, part string) (manifest, error) {
+	t, err := db.DonePartitionTotals(ctx, a.pool, part, p.ID)
 	return manifest{items: t.Items, bytes: t.Bytes, firstDone: t.FirstDoneAt, lastDone: t.LastDoneAt}, err
 }
 
-// writeFile writes a partition's completions to their archive file: to a
-// temporary name first, synced, then renamed, so a file under its final
-// name is always whole.
-func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part string, day time.Time) (manifest, error) {
+// writeFile writes the project's completions in a partition to their
+// archive file: to a temporary name first, synced, then renamed, so a file
+// under its final name is always whole.
+func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part string, day time.Time, shared bool) (manifest, error) {
 	m := manifest{path: filepath.Join(p.Slug, fmt.Sprintf("%s-%s.jsonl.gz", p.Slug, day.Format("2006-01-02")))}
 	final := filepath.Join(a.dir, m.path)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
@@ -223,11 +325,18 @@ func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part strin
 	zw := gzip.NewWriter(buf)
 
 	err = pgx.BeginTxFunc(ctx, a.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		// Times are UTC, so a file reads the same whoever wrote it.
-		if err := a.q.WithTx(tx).TransactionTimeZoneUTC(ctx); err != nil {
+		// Times are UTC, so a file reads the same whoever wrote it. On
+		// Citus the worker renders them, in its own zone unless told.
+		q := a.q.WithTx(tx)
+		if shared {
+			if err := q.TransactionSetsPropagated(ctx); err != nil {
+				return err
+			}
+		}
+		if err := q.TransactionTimeZoneUTC(ctx); err != nil {
 			return err
 		}
-		return db.DonePartitionRecords(ctx, tx, part, func(line string, bytes int64, doneAt time.Time) error {
+		return db.DonePartitionRecords(ctx, tx, part, p.ID, func(line string, bytes int64, doneAt time.Time) error {
 			if m.firstDone == nil {
 				first := doneAt
 				m.firstDone = &first

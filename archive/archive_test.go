@@ -71,12 +71,7 @@ func setup(t *testing.T, mode string, n, daysAgo int) fixture {
 	complete("old")
 	// Their completion moves back to a day long over (PostgreSQL moves the
 	// rows to that day's partition).
-	if _, err := pool.Exec(ctx, "SELECT done_partitions_ensure($1, (now() - make_interval(days => $2))::date, now()::date)", p.ID, daysAgo); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, "UPDATE done SET done_at = done_at - make_interval(days => $2) WHERE project_id = $1", p.ID, daysAgo); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, pool, time.Duration(daysAgo)*24*time.Hour, dbtest.Completions(p.ID))
 	complete("new")
 	dir := t.TempDir()
 	return fixture{pool: pool, store: store, engine: engine, project: p, arc: New(pool, dir), dir: dir}
@@ -96,7 +91,7 @@ func (f fixture) records(t *testing.T, prefix string) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	err = db.DonePartitionRecords(ctx, tx, "done", func(line string, _ int64, _ time.Time) error {
+	err = db.DonePartitionRecords(ctx, tx, "done", f.project.ID, func(line string, _ int64, _ time.Time) error {
 		if strings.Contains(line, `"item" : "`+prefix) {
 			out = append(out, line)
 		}

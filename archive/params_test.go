@@ -65,12 +65,7 @@ func TestArchivePrunesParams(t *testing.T) {
 			}
 			// p:0 to p:4 completed three days ago; p:5 is still queued.
 			complete(request(5)...)
-			if _, err := pool.Exec(ctx, "SELECT done_partitions_ensure($1, (now() - interval '3 days')::date, now()::date)", p.ID); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := pool.Exec(ctx, "UPDATE done SET done_at = done_at - interval '3 days' WHERE project_id = $1", p.ID); err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Age(t, pool, 3*24*time.Hour, dbtest.Completions(p.ID))
 			// p:1, p:2 and p:3 queued again: of them one stays queued, one
 			// is out, one is completed again today.
 			if n, err := engine.RequeueDone(ctx, p, "todo", items.Selection{Pattern: "^p:[123]$"}); err != nil || n != 3 {

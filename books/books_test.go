@@ -52,12 +52,7 @@ func TestBooks(t *testing.T) {
 	old := request("alice", 50)
 	complete("alice", old)
 	// Those completions are from days ago: archived.
-	if _, err := pool.Exec(ctx, "SELECT done_partitions_ensure($1, current_date - 5, current_date)", p.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, "UPDATE done SET done_at = done_at - interval '4 days' WHERE project_id = $1", p.ID); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, pool, 4*24*time.Hour, dbtest.Completions(p.ID))
 	p, err := store.Set(ctx, p, []string{"archive_after=86400"})
 	if err != nil {
 		t.Fatal(err)

@@ -143,7 +143,7 @@ func TestBooksAfterDrainOfArchived(t *testing.T) {
 	w.add(t, "p", "t:1\t{\"n\":1}", "t:2\t{\"n\":2}")
 	w.complete(t, "p", items.Completion{Downloader: "alice", Items: w.request(t, "p", "alice", 2)})
 	w.archiveOld(t, "p")
-	w.exec(t, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", w.projects["p"].ID)
+	dbtest.Due(t, w.pool, dbtest.Revisits(w.projects["p"].ID))
 	p := *w.projects["p"]
 	if n, err := w.engine.RevisitDue(ctx, p, 100); err != nil || n != 2 {
 		t.Fatalf("revisited %d: %v", n, err)
@@ -251,7 +251,10 @@ func TestBooksAfterRequeueOfScheduled(t *testing.T) {
 		t.Fatalf("requeued %d: %v", n, err)
 	}
 	w.balanced(t)
-	w.exec(t, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", p.ID)
+	// Off the schedule: nothing is left there to fall due.
+	if n := w.rows(t, "revisits"); n != 0 {
+		t.Fatalf("%d visits still scheduled", n)
+	}
 	if n, err := w.engine.RevisitDue(ctx, p, 100); err != nil || n != 0 {
 		t.Fatalf("revisited %d: %v; want none waiting", n, err)
 	}

@@ -119,21 +119,13 @@ func (w *world) complete(t *testing.T, slug string, c items.Completion) {
 	}
 }
 
-func (w *world) exec(t *testing.T, sql string, args ...any) {
-	t.Helper()
-	if _, err := w.pool.Exec(context.Background(), sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
 // archiveOld archives the project's completions as if they were made days
 // ago.
 func (w *world) archiveOld(t *testing.T, slug string) {
 	t.Helper()
 	ctx := context.Background()
 	p := w.projects[slug]
-	w.exec(t, "SELECT done_partitions_ensure($1, current_date - 5, current_date)", p.ID)
-	w.exec(t, "UPDATE done SET done_at = done_at - interval '4 days', claimed_at = claimed_at - interval '4 days' WHERE project_id = $1", p.ID)
+	dbtest.Age(t, w.pool, 4*24*time.Hour, dbtest.Completions(p.ID))
 	w.set(t, slug, "archive_after=86400")
 	if _, err := archive.New(w.pool, w.archiveTo).Project(ctx, *p, time.Now()); err != nil {
 		t.Fatal(err)
@@ -168,7 +160,7 @@ func (w *world) buildOnce(t *testing.T) {
 	// Five of carol's claims run out: two are handed to dave directly, the
 	// reclaim job puts the rest back.
 	w.set(t, "once", "reclaim_ttl=60")
-	w.exec(t, "UPDATE claims SET claimed_at = claimed_at - interval '1 hour' WHERE project_id = $1 AND name = ANY($2)", p.ID, out[10:15])
+	dbtest.Age(t, w.pool, time.Hour, dbtest.Claims(p.ID, out[10:15]...))
 	w.complete(t, "once", items.Completion{Downloader: "dave", Items: w.request(t, "once", "dave", 2), Bytes: map[string]int64{"data": 10}})
 	p = *w.projects["once"]
 	if _, _, err := w.engine.ReclaimExpired(ctx, p, 100); err != nil {
@@ -232,12 +224,12 @@ func (w *world) buildRecurring(t *testing.T) {
 		Outcomes: map[string]items.Outcome{"t:1": {Word: "full"}, "t:2": {Word: "none"}, "t:3": {Number: 0.8}}})
 	// One visit is due: back in its band.
 	p := *w.projects["recurring"]
-	w.exec(t, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1 AND name = 't:4'", p.ID)
+	dbtest.Due(t, w.pool, dbtest.Revisits(p.ID, "t:4"))
 	if n, err := w.engine.RevisitDue(ctx, p, 100); err != nil || n != 1 {
 		t.Fatalf("%d visits due: %v", n, err)
 	}
 	// t:2 falls below retire_below.
-	w.exec(t, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1 AND name = 't:2'", p.ID)
+	dbtest.Due(t, w.pool, dbtest.Revisits(p.ID, "t:2"))
 	if n, err := w.engine.RevisitDue(ctx, p, 100); err != nil || n != 1 {
 		t.Fatalf("%d visits due: %v", n, err)
 	}

@@ -182,6 +182,38 @@ func (q *Queries) BooksArchivesItems(ctx context.Context, projectID int32) (int6
 	return items, err
 }
 
+const doneDayPartitions = `-- name: DoneDayPartitions :many
+SELECT c.relname::text AS name
+FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'done'::regclass
+  AND c.relname ~ '^done_[0-9]{8}$'
+ORDER BY c.relname
+`
+
+// The day partitions of done that every project shares (done_YYYYMMDD),
+// as a Citus database lays done out, oldest first; the default partition
+// is not among them. None on plain PostgreSQL, where the days are each
+// project's (DonePartitions).
+func (q *Queries) DoneDayPartitions(ctx context.Context) ([]string, error) {
+	rows, err := q.db.Query(ctx, doneDayPartitions)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		items = append(items, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const donePartitions = `-- name: DonePartitions :many
 SELECT c.relname::text AS name
 FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
@@ -223,11 +255,24 @@ func (q *Queries) TransactionLockTimeout(ctx context.Context, milliseconds int64
 	return err
 }
 
-const transactionTimeZoneUTC = `-- name: TransactionTimeZoneUTC :exec
-SELECT set_config('TimeZone', 'UTC', true)
+const transactionSetsPropagated = `-- name: TransactionSetsPropagated :exec
+SET LOCAL citus.propagate_set_commands = 'local'
 `
 
-// SET LOCAL TimeZone = 'UTC': times the transaction renders as text are UTC.
+// On a Citus coordinator: the transaction's SET LOCAL statements are
+// passed on to the workers it uses (Citus passes none by default).
+func (q *Queries) TransactionSetsPropagated(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, transactionSetsPropagated)
+	return err
+}
+
+const transactionTimeZoneUTC = `-- name: TransactionTimeZoneUTC :exec
+SET LOCAL TimeZone = 'UTC'
+`
+
+// Times the transaction renders as text are UTC. A SET statement, which a
+// Citus coordinator passes on to the workers the transaction reads (see
+// TransactionSetsPropagated): they render what they read.
 func (q *Queries) TransactionTimeZoneUTC(ctx context.Context) error {
 	_, err := q.db.Exec(ctx, transactionTimeZoneUTC)
 	return err

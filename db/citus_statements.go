@@ -123,22 +123,31 @@ func (q *Queries) TodoAddUnseenDistributed(ctx context.Context, arg TodoAddUnsee
 }
 
 // doneRecordBatchKnown is DoneRecordBatch with the ids of the names nobody
-// holds given (one more parameter) instead of read from seen, and the
-// items completed from a queue deleted by key: Citus runs the statement's
-// parts one after the other, and deletes no rows by addresses another part
-// found.
+// holds given (one more parameter) instead of read from seen, the items
+// looked for in every stretch of their queues, and the items completed
+// from a queue deleted by key: Citus runs the statement's parts one after
+// the other, and deletes no rows by addresses another part found; and
+// todo_stretches, which reads todo by its name, cannot run inside the
+// statement a worker runs for the project's shard.
 var doneRecordBatchKnown = func() string {
-	known := between("DoneRecordBatch", doneRecordBatch, "), known AS (", "), waiting AS (")
-	s := mustReplace("DoneRecordBatch", doneRecordBatch, "), known AS ("+known+"), waiting AS (",
-		fmt.Sprintf("), known AS (\n    SELECT k.id FROM unnest($%d::bigint[]) AS k (id)\n), waiting AS (", nextParam(doneRecordBatch)))
-	m := regexp.MustCompile(`(?s)WHERE todo\.project_id = (\$\d+) AND todo\.ctid = ANY\(ARRAY\(
-        SELECT t\.ctid FROM waiting_for wf, (unnest\(\$\d+::text\[\]\) q \(queue\)), (unnest\(\$\d+::text\[\]\) ty \(type\)),
-.*?OFFSET 0\) t\)\)`)
+	ids := between("DoneRecordBatch", doneRecordBatch, "), unclaimed_ids AS (", "), unscheduled AS (")
+	s := mustReplace("DoneRecordBatch", doneRecordBatch, "), unclaimed_ids AS ("+ids+"), unscheduled AS (",
+		fmt.Sprintf("), unclaimed_ids AS (\n    SELECT k.id FROM unnest($%d::bigint[]) AS k (id)\n), unscheduled AS (", nextParam(doneRecordBatch)))
+	stretches := regexp.MustCompile(`SELECT s\.queue, s\.type FROM todo_stretches\(\$\d+\) AS s \(queue, type\)
+    WHERE EXISTS \(SELECT 1 FROM unscheduled\) AND s\.queue = ANY\((\$\d+::text\[\])\) AND s\.type = ANY\((\$\d+::text\[\])\)`)
+	if len(stretches.FindAllString(s, -1)) != 1 {
+		panic("db: the Citus variant of DoneRecordBatch: the stretches probed not found")
+	}
+	s = stretches.ReplaceAllString(s, `SELECT q.queue, ty.type FROM unnest($1) q (queue), unnest($2) ty (type)
+    WHERE EXISTS (SELECT 1 FROM unscheduled)`)
+	m := regexp.MustCompile(`(?s)WHERE todo\.ctid = ANY\(ARRAY\(
+        SELECT t\.ctid FROM queued_for qf, probed s,
+.*?WHERE x\.project_id = (\$\d+) AND .*?OFFSET 0\) t\)\)`)
 	if len(m.FindAllString(s, -1)) != 1 {
 		panic("db: the Citus variant of DoneRecordBatch: the delete of the items queued not found")
 	}
 	return m.ReplaceAllString(s, `WHERE todo.project_id = $1 AND (todo.queue, todo.type, todo.id) IN (
-        SELECT q.queue, ty.type, wf.id FROM waiting_for wf, $2, $3)`)
+        SELECT s.queue, s.type, qf.id FROM queued_for qf, probed s)`)
 }()
 
 // DoneRecordBatchDistributed is DoneRecordBatch on a Citus database: known
@@ -325,10 +334,20 @@ var (
 		"SELECT r.tid, r.id, r.slot, r.bytes,", "SELECT r.id, r.slot, r.bytes,"),
 		"WHERE todo.project_id = $6 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))",
 		"WHERE todo.project_id = $6 AND todo.queue = $7::text AND todo.type = $8::text\n      AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))")
-	sitesTakeKeyed = mustReplace("SitesTake", mustReplace("SitesTake", sitesTake,
-		"SELECT r.ord, r.slot, r.tid, r.id, r.bytes,", "SELECT r.ord, r.slot, r.id, r.bytes,"),
-		"WHERE todo.project_id = $9 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))",
-		"WHERE todo.project_id = $9 AND todo.type = ':site' AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))")
+	sitesTakeKeyed = func() string {
+		s := mustReplace("SitesTake", mustReplace("SitesTake", sitesTake,
+			"SELECT r.ord, r.slot, r.tid, r.id, r.bytes,", "SELECT r.ord, r.slot, r.id, r.bytes,"),
+			"WHERE todo.project_id = $4 AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))",
+			"WHERE todo.project_id = $4 AND todo.type = ':site' AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))")
+		// The sites paced, by key too: Citus plans no update by
+		// addresses either, nor by a lateral join under it.
+		paced := regexp.MustCompile(`s\.ctid = ANY\(ARRAY\(\s*SELECT x\.ctid FROM \(SELECT DISTINCT w\.site FROM takes w\) ws,\s*` +
+			`LATERAL \(SELECT y\.ctid FROM sites y WHERE y\.project_id = \$\d+ AND y\.id = ws\.site OFFSET 0\) x\)\)`)
+		if len(paced.FindAllString(s, -1)) != 1 {
+			panic("db: the Citus variant of SitesTake: the update of the sites by address not found")
+		}
+		return paced.ReplaceAllLiteralString(s, "s.id = ANY(ARRAY(SELECT DISTINCT w.site FROM takes w))")
+	}()
 )
 
 // ClaimsTakeSlotsDistributed is ClaimsTakeSlots on a Citus database.

@@ -422,7 +422,6 @@ WITH expired AS (
     UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -435,7 +434,6 @@ WITH expired AS (
     SELECT expired.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM expired
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -716,12 +714,14 @@ WITH expired AS (
     SET downloader = $8, last_downloader = c.downloader, ip = $9, version = $10,
         claimed_at = now(), claim_count = c.claim_count + 1
     FROM sized
-    WHERE c.project_id = sized.project_id AND c.hash = sized.hash AND sized.fits
+    -- The project by its parameter, so Citus sends this part to its
+    -- worker alone; the claims by their keys, each a probe of the index.
+    WHERE c.project_id = $1 AND c.hash = ANY(ARRAY(SELECT f.hash FROM sized f WHERE f.fits))
+      AND c.hash = sized.hash AND sized.fits
     RETURNING c.id, c.name, sized.bytes
 ), counter_deltas AS (
     SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -832,7 +832,6 @@ WITH named AS (
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -845,7 +844,6 @@ WITH named AS (
     SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -936,7 +934,6 @@ WITH released AS (
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -949,7 +946,6 @@ WITH released AS (
     SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -1060,7 +1056,6 @@ WITH slots AS (
     SELECT 'claims' AS name, count(*) AS delta FROM claimed
     UNION ALL SELECT 'queue:' || $7::text, -count(*) FROM claimed
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $6, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d

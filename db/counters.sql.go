@@ -64,16 +64,9 @@ type CountersAddParams struct {
 	Names     []string
 }
 
-// Adds @deltas[i] to counter @names[i]. This is the one way the counters
-// are kept: a statement that moves items says what it changed as
-// counter_deltas (name, delta), computed from the rows it moved (its
-// CTEs' RETURNING: a CTE does not see what its siblings wrote), and ends
-// with this insert as its CTE counted, in these very words
-// (TestCountsWrittenOnce), so the counters change in the statement and
-// the transaction that move the items. Shards are written in name order,
-// so concurrent writers lock them in one order; a shard saturates at the
-// largest bigint rather than fail the write; a counter whose deltas add
-// up to nothing is not written.
+// Adds @deltas[i] to counter @names[i], as every statement that moves
+// items adds what it changed: with db/fragments/counters_add.sql, the one
+// way the counters are kept.
 func (q *Queries) CountersAdd(ctx context.Context, arg CountersAddParams) error {
 	_, err := q.db.Exec(ctx, countersAdd, arg.ProjectID, arg.Deltas, arg.Names)
 	return err

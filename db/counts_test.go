@@ -14,7 +14,8 @@ import (
 
 // The counters and the sites' counts are kept one way: a statement that
 // moves items computes what it changed from the rows it moved and ends
-// with the CTEs of CountersAdd and SitesCount, word for word. Nothing
+// with the CTEs of db/fragments/counters_add.sql and sites_count.sql,
+// which it includes (cmd/sqlinclude). Nothing
 // else keeps them (no trigger: a distributed PostgreSQL refuses them on
 // its tables), so a statement that moves items and lacks them would
 // leave the books wrong.
@@ -55,10 +56,11 @@ func normal(sql string) string {
 	return strings.TrimSuffix(strings.TrimSpace(paren.ReplaceAllString(s, "$1")), ";")
 }
 
-// queries reads every named statement of db/queries.
+// queries reads every named statement as sqlc reads it: db/expanded, the
+// statements of db/queries with their fragments put in.
 func queries(t *testing.T) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob("queries/*.sql")
+	files, err := filepath.Glob("expanded/*.sql")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no queries (%v)", err)
 	}
@@ -81,47 +83,41 @@ func queries(t *testing.T) map[string]string {
 	return all
 }
 
-// TestCountsWrittenOnce: every write of the counters is CountersAdd's,
-// every statement that moves items writes them with it, and every one
-// that may move items with a site counts its sites with SitesCount's
-// CTEs, unless it says above why it need not.
+// fragment is db/fragments/name.sql, as normal makes a statement.
+func fragment(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("fragments", name+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return normal(string(b))
+}
+
 func TestCountsWrittenOnce(t *testing.T) {
 	all := queries(t)
-	add, ok := all["CountersAdd"]
-	if !ok {
-		t.Fatal("no CountersAdd")
-	}
-	insert := add[strings.Index(add, "INSERT INTO counters"):]
-	counted := "counted AS(" + insert + ")"
-
-	count, ok := all["SitesCount"]
-	if !ok {
-		t.Fatal("no SitesCount")
-	}
-	cut := strings.Index(count, "site_sums AS(")
-	ctes, update, found := strings.Cut(count[cut:], ")UPDATE sites")
-	if cut < 0 || !found {
-		t.Fatalf("SitesCount is not site_deltas, site_sums, sites_locked and an update: %s", count)
-	}
-	sitesCounted := ctes + "), sites_counted AS(UPDATE sites" + update + ")"
+	counted := "counted AS(" + fragment(t, "counters_add") + ")"
+	sitesCounted := fragment(t, "sites_count") + ")"
 
 	moving := 0
 	for name, sql := range all {
 		if name == "CountersAdd" || name == "SitesCount" {
+			if !strings.Contains(sql, fragment(t, "counters_add")) && !strings.Contains(sql, sitesCounted) {
+				t.Errorf("%s is not its fragment's", name)
+			}
 			continue
 		}
 		if n, m := strings.Count(sql, "INSERT INTO counters"), strings.Count(sql, counted); n != m {
-			t.Errorf("%s writes the counters other than CountersAdd does (%d writes, %d of them its)", name, n, m)
+			t.Errorf("%s writes the counters other than the fragment counters_add does (%d writes, %d of them its)", name, n, m)
 		}
 		if !movesRows.MatchString(sql) {
 			continue
 		}
 		moving++
 		if _, exempt := movesNoCounter[name]; !exempt && !strings.Contains(sql, counted) {
-			t.Errorf("%s moves items and does not count them with CountersAdd's insert (as its CTE counted)", name)
+			t.Errorf("%s moves items and does not count them with the fragment counters_add (as its CTE counted)", name)
 		}
 		if _, exempt := movesNoSiteCount[name]; !exempt && !strings.Contains(sql, sitesCounted) {
-			t.Errorf("%s moves items and does not count their sites with SitesCount's CTEs", name)
+			t.Errorf("%s moves items and does not count their sites with the fragment sites_count", name)
 		}
 	}
 	if moving < 15 {

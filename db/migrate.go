@@ -17,13 +17,17 @@ import (
 
 // MigrateUp brings the schema to the newest migration, then, on a Citus
 // coordinator, lays it out over the workers (CitusLayout). It reports
-// whether anything changed; an up-to-date schema is not an error.
+// whether anything changed; an up-to-date schema is not an error. The
+// pool's connections are made anew afterwards: one opened before the
+// schema had the batch types (registerBatchTypes), here or while another
+// process was migrating, could not pass batches.
 func MigrateUp(pool *pgxpool.Pool) (changed bool, err error) {
 	err = withMigrate(pool, func(m *migrate.Migrate) error { return m.Up() })
 	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return false, err
 	}
 	changed = err == nil
+	pool.Reset()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	laid, err := CitusLayout(ctx, pool)

@@ -36,10 +36,23 @@ func TestMigrateUpDownUp(t *testing.T) {
 		return n
 	}
 
+	// The pool's connections were made before the batch types were, or
+	// before they were made again: after MigrateUp they pass batches.
+	batches := func(when string) {
+		t.Helper()
+		var n int
+		err := pool.QueryRow(ctx, `SELECT cardinality($1::done_request[]) + cardinality($2::site_take[])`,
+			[]db.DoneRequest{{Downloader: "a", Names: []string{"x"}}}, []db.SiteTake{{Site: 1, Items: 1, Slot: 1}}).Scan(&n)
+		if err != nil || n != 2 {
+			t.Fatalf("%s: a batch of %d rows: %v", when, n, err)
+		}
+	}
+
 	changed, err := db.MigrateUp(pool)
 	if err != nil || !changed {
 		t.Fatalf("first up: changed=%v err=%v", changed, err)
 	}
+	batches("first up")
 	if v, dirty, err := db.SchemaVersion(pool); err != nil || dirty || v != latest {
 		t.Fatalf("version %d dirty=%v err=%v, want %d", v, dirty, err, latest)
 	}
@@ -69,6 +82,7 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if changed, err := db.MigrateUp(pool); err != nil || !changed {
 		t.Fatalf("up after down: changed=%v err=%v", changed, err)
 	}
+	batches("up after down")
 }
 
 func latestMigration(t *testing.T) uint {

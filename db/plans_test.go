@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
@@ -39,14 +40,26 @@ var errExplained = errors.New("explained, not run")
 // itself is always planned for the values given).
 func (e *explainer) explain(ctx context.Context, sql string, args ...any) {
 	e.runs++
-	if _, err := e.conn.Exec(ctx, "PREPARE explained AS "+sql); err != nil {
+	sd, err := e.conn.Conn().Prepare(ctx, "explained", sql)
+	if err != nil {
 		e.err = err
 		return
 	}
-	defer e.conn.Exec(ctx, "DEALLOCATE explained")
-	params := make([]string, len(args))
-	for i := range args {
+	defer e.conn.Conn().Deallocate(context.Background(), "explained")
+	// The values go in as literals (an EXPLAIN takes no parameters), each
+	// in the text form of its parameter's type: a row type's too.
+	params, literals := make([]string, len(args)), make([]any, len(args))
+	for i, arg := range args {
 		params[i] = fmt.Sprintf("$%d", i+1)
+		// Appended to a buffer: a nil one back is NULL, an empty one ''.
+		text, err := e.conn.Conn().TypeMap().Encode(sd.ParamOIDs[i], pgtype.TextFormatCode, arg, make([]byte, 0, 64))
+		if err != nil {
+			e.err = err
+			return
+		}
+		if text != nil {
+			literals[i] = string(text)
+		}
 	}
 	explain := "EXPLAIN"
 	if e.analyze {
@@ -57,9 +70,8 @@ func (e *explainer) explain(ctx context.Context, sql string, args ...any) {
 		}
 		defer e.conn.Exec(ctx, "ROLLBACK")
 	}
-	// The values go in as literals: an EXPLAIN takes no parameters.
 	rows, err := e.conn.Query(ctx, explain+" EXECUTE explained("+strings.Join(params, ", ")+")",
-		append([]any{pgx.QueryExecModeSimpleProtocol}, args...)...)
+		append([]any{pgx.QueryExecModeSimpleProtocol}, literals...)...)
 	if err != nil {
 		e.err = err
 		return
@@ -166,17 +178,17 @@ func TestHotQueryPlans(t *testing.T) {
 			eq.ClaimsTakeSlots(ctx, slots(p.ID, 100, 1))
 		}, []string{"todo_pkey", "item_params_pkey"}, []string{"Seq Scan on todo", "Sort Key: t.id", "Seq Scan on claims", "Seq Scan on item_params"}},
 		{"DoneRecordBatch", func() {
-			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1", "item:2"}, Requests: []int32{1, 2},
-				Downloaders: []string{"a", "b"}, Versions: []string{"", ""}, Bytes: []int64{1, 2}, Domains: []string{"{}", "{}"},
-				ClientIds: []string{"", ""}, Ips: []string{"", ""}, Queues: []string{"todo", "downloader:a"}, Types: []string{""}})
+			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Requests: []db.DoneRequest{
+				{Downloader: "a", Bytes: 1, Domains: []byte("{}"), Names: []string{"item:1"}},
+				{Downloader: "b", Bytes: 2, Domains: []byte("{}"), Names: []string{"item:2"}}},
+				Queues: []string{"todo", "downloader:a"}, Types: []string{""}})
 		}, []string{"claims_pkey", "Index Cond: ((hash = ANY", "seen_pkey", "seen_item", "todo_pkey"},
 			[]string{"Seq Scan on claims", "Filter: (hash", "Seq Scan on seen", "Seq Scan on todo"}},
 		{"DoneRecordBatch recurring", func() {
-			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Names: []string{"item:1"}, Requests: []int32{1},
-				Downloaders: []string{"a"}, Versions: []string{""}, Bytes: []int64{1}, Domains: []string{"{}"},
-				ClientIds: []string{""}, Ips: []string{""}, Queues: []string{"todo"}, Types: []string{""},
-				Recurring: true, RetireBelow: 0.005, RevisitAfter: time.Minute,
-				OutcomeReqs: []int32{1}, OutcomeNames: []string{"item:1"}, OutcomeFactors: []float64{0.5}})
+			eq.DoneRecordBatch(ctx, db.DoneRecordBatchParams{ProjectID: p.ID, Requests: []db.DoneRequest{
+				{Downloader: "a", Bytes: 1, Domains: []byte("{}"), Names: []string{"item:1"}, Factors: []byte(`{"item:1": 0.5}`)}},
+				Queues: []string{"todo"}, Types: []string{""},
+				Recurring: true, RetireBelow: 0.005, RevisitAfter: time.Minute})
 		}, []string{"item_scores_pkey"}, []string{"Seq Scan on item_scores", "Seq Scan on claims"}},
 		{"ClaimsReclaim", func() {
 			eq.ClaimsReclaim(ctx, db.ClaimsReclaimParams{ProjectID: p.ID, Ttl: time.Minute, RefusedTypes: []string{}, Max: 5, Downloader: "a"})
@@ -196,8 +208,8 @@ func TestHotQueryPlans(t *testing.T) {
 			eq.SitesDue(ctx, db.SitesDueParams{ProjectID: p.ID, Affinity: true, Nicks: []string{"a"}, Max: 10})
 		}, []string{"sites_due"}, []string{"Seq Scan on sites", "Sort"}},
 		{"SitesTake", func() {
-			eq.SitesTake(ctx, db.SitesTakeParams{ProjectID: p.ID, Sites: []int32{siteRows[0].ID, siteRows[1].ID}, Counts: []int32{1, 2},
-				Slots: []int32{1, 2}, Nicks: []string{"a", "b"}, Versions: []string{"", ""}, Ips: []string{"", ""},
+			eq.SitesTake(ctx, db.SitesTakeParams{ProjectID: p.ID, Takes: []db.SiteTake{
+				{Site: siteRows[0].ID, Items: 1, Slot: 1, Downloader: "a"}, {Site: siteRows[1].ID, Items: 2, Slot: 2, Downloader: "b"}},
 				Queues: []string{"todo", "backfeed"}, Interval: 5 * time.Second, SiteLimit: 2})
 		}, []string{"todo_sites", "sites_pkey", "item_params_pkey"}, []string{"Seq Scan on todo", "Seq Scan on sites", "Seq Scan on claims", "Seq Scan on item_params"}},
 		{"TodoGet", func() {
@@ -343,6 +355,14 @@ func TestRepeatedDoneProbesNoBands(t *testing.T) {
 		INSERT INTO revisits (project_id, due_at, id, name, score) SELECT $1, now() + interval '1 day', id, name, 1 FROM visited`, p.ID); err != nil {
 		t.Fatal(err)
 	}
+	// Other items are due and queued in every band: the done looks only
+	// in the stretches holding items, and here all of them do.
+	for i := range 100 {
+		if _, err := q.TodoAddUnseen(ctx, db.TodoAddUnseenParams{ProjectID: p.ID, Queue: fmt.Sprintf("revisit:%02d", i),
+			Names: []string{fmt.Sprintf("due:%d", i)}, IDBlock: int64(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
 		t.Fatal(err)
 	}
@@ -354,12 +374,11 @@ func TestRepeatedDoneProbesNoBands(t *testing.T) {
 	}
 	queues = append(queues, "downloader:a", "downloader:b", "downloader:c")
 	arg := db.DoneRecordBatchParams{ProjectID: p.ID, Queues: queues, Types: []string{"", ":site"},
-		Downloaders: []string{"a", "b", "c"}, Versions: []string{"", "", ""}, Bytes: []int64{1, 1, 1},
-		Domains: []string{"{}", "{}", "{}"}, ClientIds: []string{"", "", ""}, Ips: []string{"", "", ""},
+		Requests: []db.DoneRequest{{Downloader: "a", Bytes: 1, Domains: []byte("{}")}, {Downloader: "b", Bytes: 1, Domains: []byte("{}")},
+			{Downloader: "c", Bytes: 1, Domains: []byte("{}")}},
 		Recurring: true, RetireBelow: 0.005, RevisitAfter: time.Hour}
 	for i, name := range names {
-		arg.Names = append(arg.Names, name)
-		arg.Requests = append(arg.Requests, int32(i%3+1))
+		arg.Requests[i%3].Names = append(arg.Requests[i%3].Names, name)
 	}
 
 	conn, err := pool.Acquire(ctx)

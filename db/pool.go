@@ -75,9 +75,13 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*pgxpool.Pool, error
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = defaultMaxConns
 	}
+	cfg.AfterConnect = registerBatchTypes
 	for _, o := range opts {
 		o(cfg)
 	}
+	// Every pool on this address drops what the server left behind when
+	// any of them finds it gone (server_watch.go).
+	watchFor(dsn).install(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err

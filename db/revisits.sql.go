@@ -315,7 +315,6 @@ WITH due AS (
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -327,7 +326,6 @@ WITH due AS (
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -420,7 +418,6 @@ WITH due AS (
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -432,7 +429,6 @@ WITH due AS (
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0

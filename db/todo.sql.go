@@ -94,12 +94,9 @@ WITH batch AS MATERIALIZED (
                 THEN (floor(random() * 1099511627776)::bigint << 23) | ((($3::bigint << 20) | b.ord) & 8388607)
                 ELSE ($3::bigint << 20) | b.ord END AS id,
            b.params, coalesce(b.site, 0) AS site, coalesce(b.tag, '') AS tag
-    FROM (SELECT n.name, n.ord, k.key, p.params, s.site, g.tag
-          FROM unnest($4::text[]) WITH ORDINALITY AS n (name, ord)
-          LEFT JOIN unnest($5::text[]) WITH ORDINALITY AS k (key, ord) ON k.ord = n.ord
-          LEFT JOIN unnest($6::text[]) WITH ORDINALITY AS p (params, ord) ON p.ord = n.ord
-          LEFT JOIN unnest($7::integer[]) WITH ORDINALITY AS s (site, ord) ON s.ord = n.ord
-          LEFT JOIN unnest($8::text[]) WITH ORDINALITY AS g (tag, ord) ON g.ord = n.ord) AS b
+    -- The arrays side by side: a missing one reads as NULLs.
+    FROM ROWS FROM (unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::integer[]), unnest($8::text[]))
+         WITH ORDINALITY AS b (name, key, params, site, tag, ord)
 ), fresh AS (
     INSERT INTO seen (project_id, hash, id, item)
     SELECT $9, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
@@ -129,6 +126,7 @@ WITH batch AS MATERIALIZED (
       AND ($11::boolean OR due.recrawl)
     ORDER BY seen.id, batch.id
 ), entering AS (
+    -- The names to be queued, new or again, with their tags.
     SELECT batch.id, batch.name, batch.site, batch.tag FROM fresh JOIN batch ON batch.id = fresh.id
     UNION ALL
     SELECT again.id, again.name, again.site, again.tag FROM again
@@ -157,21 +155,22 @@ WITH batch AS MATERIALIZED (
     SELECT queued_fresh.id FROM queued_fresh
     UNION ALL
     SELECT queued_again.id FROM queued_again
-), skipped AS (
+), backfed_again AS (
+    -- Those queued again that a recrawl would not have queued.
     SELECT count(*) AS n FROM queued_again JOIN again ON again.id = queued_again.id WHERE again.skipped
 ), tagged AS (
     INSERT INTO item_tags AS it (project_id, id, tag)
     SELECT $9, e.id, e.tag FROM entering e
     WHERE e.tag <> '' AND e.id IN (SELECT queued.id FROM queued)
     ON CONFLICT (project_id, id) DO UPDATE SET tag = excluded.tag
-), with_params AS (
+), params_kept AS (
     -- The document as the tracker encoded it is what an answer sends: its
     -- length is the bytes a claim counts (see item_params.bytes).
     INSERT INTO item_params (project_id, id, params, bytes)
     SELECT $9, batch.id, batch.params::jsonb, octet_length(batch.params)
     FROM fresh JOIN batch ON batch.id = fresh.id
     WHERE batch.params <> ''
-), batched AS (
+), batch_recorded AS (
     -- Tests may reuse a block: the first batch keeps it.
     INSERT INTO item_batches (project_id, block, source, queue, shard)
     SELECT $9, $3::bigint, $14::text, $13::text, $1::text
@@ -179,10 +178,9 @@ WITH batch AS MATERIALIZED (
     ON CONFLICT DO NOTHING
 ), counter_deltas AS (
     SELECT 'queue:' || $13::text AS name, (SELECT count(*) FROM queued) AS delta
-    UNION ALL SELECT 'recrawled', (SELECT count(*) FROM queued_again) - (SELECT skipped.n FROM skipped)
-    UNION ALL SELECT 'backfed_again', (SELECT skipped.n FROM skipped)
+    UNION ALL SELECT 'recrawled', (SELECT count(*) FROM queued_again) - (SELECT backfed_again.n FROM backfed_again)
+    UNION ALL SELECT 'backfed_again', (SELECT backfed_again.n FROM backfed_again)
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $9, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -197,7 +195,6 @@ WITH batch AS MATERIALIZED (
           UNION ALL SELECT queued_again.site, queued_again.type FROM queued_again) q
     WHERE q.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -217,7 +214,7 @@ WITH batch AS MATERIALIZED (
     WHERE s.project_id = $9 AND s.id = d.site
       AND (SELECT count(*) FROM sites_locked) >= 0
 )
-SELECT (SELECT count(*) FROM queued) AS queued, (SELECT skipped.n FROM skipped) AS again
+SELECT (SELECT count(*) FROM queued) AS queued, (SELECT backfed_again.n FROM backfed_again) AS again
 `
 
 type TodoAddUnseenParams struct {
@@ -243,33 +240,56 @@ type TodoAddUnseenRow struct {
 }
 
 // Queues the names of a batch that the project has never seen (repeats
-// within the batch included) and returns how many it queued. A name is
-// deduplicated on its key in @keys (backfeed's KEY, when it differs from
-// the item queued; NULL or no array: the name itself) within shard @shard
-// (empty: the project's default scope; see item_key_hash). Ids are the
-// batch's block (@id_block, from ItemIDBlockNext) and each name's position,
-// so a queue hands items out as they were imported (or, with @shuffle, in
-// an order of their own: a random high part above the id's low bits keeps
-// them unique), while the seen index is written in hash order: sorted
-// batches touch far fewer index pages. Items of a type the project limits
-// get their own stretch of the queue, items with a site (@sites, 0 or no
-// array: none; kept only while the project keeps sites) the stretch ':site'
-// (project_limited_types, project_site: the configuration as it is now,
-// under ProjectStretchesShare). Seen records the
-// item's own hash only when it differs from the key's. A name's entry in
-// @params (” or no array: none) is its parameters document, kept for the
-// items queued. A batch that queues new items is recorded in item_batches
-// with its @source, queue and shard (not in random order, whose ids do not
-// lead back to their block): when and how its items were first queued.
+// within the batch included) and returns how many it queued. @names are
+// the names; beside each, at its place in the arrays that follow (each as
+// long as @names, or no array at all):
+//
+//	@keys    what it is deduplicated on (backfeed's KEY, when it differs
+//	         from the item queued; NULL or no array: the name itself),
+//	         within shard @shard (empty: the project's default scope; see
+//	         item_key_hash);
+//	@params  its parameters document ('' or no array: none), kept for the
+//	         items queued;
+//	@sites   its site (0 or no array: none; kept only while the project
+//	         keeps sites);
+//	@tags    its update tag ('' or no array: none).
+//
+// Ids are the batch's block (@id_block, from ItemIDBlockNext) and each
+// name's position, so a queue hands items out as they were imported (or,
+// with @shuffle, in an order of their own: a random high part above the
+// id's low bits keeps them unique), while the seen index is written in
+// hash order: sorted batches touch far fewer index pages. Items of a type
+// the project limits get their own stretch of the queue, items with a site
+// the stretch ':site' (project_limited_types, project_site: the
+// configuration as it is now, under ProjectStretchesShare). Seen records
+// the item's own hash only when it differs from the key's. A batch that
+// queues new items is recorded in item_batches with its @source, queue
+// and shard (not in random order, whose ids do not lead back to their
+// block): when and how its items were first queued.
 //
 // With @recrawl_after (seconds; 0: off), a name seen before is queued
 // again, under its own id, when its item is neither queued (in @queues)
-// nor out nor waiting for its next visit, and either its last hand-out is older than that or it
-// comes with an update tag (@tags, ” or no array: none) other than the
-// one it was queued with last. With @skip_seen (a backfeed post's
-// skipbloom=1), such a name is queued again whatever its last hand-out
-// and tag: returned as again, and counted as 'backfed_again', are those
-// queued again only because of it (not those a recrawl queues anyway).
+// nor out nor waiting for its next visit, and either its last hand-out is
+// older than that or it comes with an update tag other than the one it
+// was queued with last. With @skip_seen (a backfeed post's skipbloom=1),
+// such a name is queued again whatever its last hand-out and tag:
+// returned as again, and counted as 'backfed_again', are those queued
+// again only because of it (not those a recrawl queues anyway).
+//
+// What it does, in this order (every part sees the tables as they were
+// when the statement began):
+//  1. hashes the batch and numbers it (batch);
+//  2. records the names new to the project as seen (fresh) and, when it
+//     recrawls or skips the seen check, finds those seen before that are
+//     to be queued again (again);
+//  3. queues both (queued_fresh, queued_again; queued), counts those
+//     queued again only for skip_seen (backfed_again), keeps the tags of
+//     the items queued (entering, tagged) and the parameters of the new
+//     ones (params_kept), and records the batch (batch_recorded);
+//  4. adjusts the project's counters (counter_deltas, added by the
+//     fragment counters_add: counted) and the counts of the sites of the
+//     items queued (site_deltas, counted by the fragment sites_count:
+//     site_sums, sites_locked, sites_counted).
 func (q *Queries) TodoAddUnseen(ctx context.Context, arg TodoAddUnseenParams) (TodoAddUnseenRow, error) {
 	row := q.db.QueryRow(ctx, todoAddUnseen,
 		arg.Shard,
@@ -481,7 +501,6 @@ WITH taken AS (
     SELECT 'claims' AS name, 1 AS delta FROM taken
     UNION ALL SELECT 'queue:' || taken.queue, -1 FROM taken
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -494,7 +513,6 @@ WITH taken AS (
     SELECT taken.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM taken WHERE taken.type = ':site'
     UNION ALL SELECT claimed.site, 0, 1, claimed.downloader FROM claimed
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -682,7 +700,6 @@ WITH moved AS (
     UNION ALL SELECT 'requeued', count(*) FROM queued
     UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -695,7 +712,6 @@ WITH moved AS (
     SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -814,7 +830,6 @@ WITH moved AS (
     UNION ALL SELECT 'requeued', count(*) FROM queued
     UNION ALL SELECT 'dropped', (SELECT count(*) FROM moved) - (SELECT count(*) FROM queued)
 ), counted AS (
-    -- CountersAdd, word for word.
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
     FROM counter_deltas d
@@ -827,7 +842,6 @@ WITH moved AS (
     SELECT moved.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM moved WHERE moved.type = ':site'
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0
@@ -996,7 +1010,6 @@ WITH unsited AS (
 ), site_deltas AS (
     SELECT unsited.site, -1 AS queued, 0 AS out, NULL::text AS holder FROM unsited
 ), site_sums AS (
-    -- SitesCount, word for word.
     SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
     FROM site_deltas x
     WHERE x.site <> 0

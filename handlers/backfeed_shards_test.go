@@ -1,11 +1,11 @@
 package handlers_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"tracker/db/dbtest"
 	"tracker/stats"
@@ -55,9 +55,7 @@ func TestBackfeedShardsOnTheBoard(t *testing.T) {
 	}
 
 	// Minutes older than the hour are not counted.
-	if _, err := f.pool.Exec(context.Background(), "UPDATE backfeed_minutes SET minute = (minute AT TIME ZONE 'UTC' - interval '61 minutes') AT TIME ZONE 'UTC' WHERE shard = 'onetime'"); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, f.pool, 61*time.Minute, dbtest.BackfeedMinutes(f.project.ID, "onetime"))
 	want = want[1:]
 	dbtest.Eventually(t, shards, fmt.Sprintf("stats.json's shards after an hour %+v", want))
 }

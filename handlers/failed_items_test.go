@@ -7,9 +7,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"tracker/db/dbtest"
 	"tracker/items"
 )
 
@@ -18,9 +20,7 @@ import (
 func (f fixture) expireClaims(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := f.pool.Exec(ctx, "UPDATE claims SET claimed_at = now() - interval '1 day'"); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, f.pool, 24*time.Hour, dbtest.Claims(f.project.ID))
 	p, err := f.store.Get(ctx, f.project.Slug)
 	if err != nil {
 		t.Fatal(err)

@@ -90,15 +90,10 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// backdate makes every claim look older.
+// backdate moves every claim of the project by into the past.
 func (f fixture) backdate(t *testing.T, by time.Duration) {
 	t.Helper()
-	// In UTC: Citus changes rows with immutable functions only, and
-	// subtracting an interval from a timestamptz depends on the zone.
-	_, err := f.pool.Exec(context.Background(), "UPDATE claims SET claimed_at = (claimed_at AT TIME ZONE 'UTC' - $1::interval) AT TIME ZONE 'UTC'", by)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, f.pool, by, dbtest.Claims(f.project.ID))
 }
 
 func TestQueueOrder(t *testing.T) {

@@ -137,14 +137,7 @@ func TestDropRetiredLeavesNothing(t *testing.T) {
 func (f fixture) archiveOld(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	for _, sql := range []string{
-		"SELECT done_partitions_ensure($1, current_date - 5, current_date)",
-		"UPDATE done SET done_at = (done_at AT TIME ZONE 'UTC' - interval '4 days') AT TIME ZONE 'UTC', claimed_at = (claimed_at AT TIME ZONE 'UTC' - interval '4 days') AT TIME ZONE 'UTC' WHERE project_id = $1",
-	} {
-		if _, err := f.pool.Exec(ctx, sql, f.project.ID); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
+	dbtest.Age(t, f.pool, 4*24*time.Hour, dbtest.Completions(f.project.ID))
 	p, err := f.store.Get(ctx, f.project.Slug)
 	if err != nil {
 		t.Fatal(err)

@@ -105,7 +105,7 @@ func (h *Handler) Routes() http.Handler {
 		prefix: map[string]string{"/backfeed/legacy/": "backfeed"},
 	}
 
-	return h.realClient(securityHeaders(limitBodies(h.metrics.measure(validText(post.in(warrior.in(items.in(mux))))))))
+	return h.realClient(securityHeaders(limitBodies(h.metrics.measure(validText(post.in(warrior.in(items.in(anyTarget(mux)))))))))
 }
 
 // postOnly names the routes, outside the warrior protocol's, that take POST
@@ -214,6 +214,19 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"GET /admin/", notFound},
 		{"POST /admin/", notFound},
 	}
+}
+
+// anyTarget answers a request for "*" (the target of a request to the
+// server as a whole, which only OPTIONS may name; the server answers that
+// one itself) with its reason, where ServeMux would answer a bare 400.
+func anyTarget(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.RequestURI == "*" {
+			writeError(w, errorf(http.StatusBadRequest, "invalid-target", "the request target * is for OPTIONS only"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // projectPagesPattern takes every GET under a project (see projectPages).

@@ -233,6 +233,7 @@ func FuzzRoutes(f *testing.F) {
 		{"POST", "/test/request/", "", json, `{"downloader":"alice"}`},
 		{"DELETE", "/test/", "", 0, ""},
 		{"PUT", "/admin/projects/test/pause", "", admin | form, ""},
+		{"GET", "*", "", 0, ""},
 	} {
 		f.Add(c.method, c.path, c.headers, c.flags, []byte(c.body))
 	}
@@ -279,9 +280,10 @@ func FuzzRoutes(f *testing.F) {
 		if rec.Code >= 500 {
 			t.Fatalf("%s %q: %d %s: %s", method, path, rec.Code, rec.Header().Get("X-Tracker-Reason"), rec.Body)
 		}
-		// Every refusal says why, whichever layer made it (an admin form
-		// refused is its page again, saying why in it).
-		if rec.Code >= 400 && rec.Header().Get("X-Tracker-Reason") == "" && !(strings.HasPrefix(path, "/admin/") && rec.Code == 400) {
+		// Every refusal says why, whichever layer made it (an admin page
+		// refusing, a form or a sign-in, says why in the page).
+		adminPage := strings.HasPrefix(path, "/admin/") && strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html")
+		if rec.Code >= 400 && rec.Header().Get("X-Tracker-Reason") == "" && !adminPage {
 			t.Fatalf("%s %q: %d without a reason: %s", method, path, rec.Code, rec.Body)
 		}
 		if logged := logs.take(); logged != "" {

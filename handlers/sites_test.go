@@ -130,9 +130,7 @@ func TestSitesVisible(t *testing.T) {
 	if a := c.post(t, "/admin/projects/test/sites/block", url.Values{"site": {"a.example"}}); a.status != 303 || !strings.Contains(c.flash(t, a), "blocked") {
 		t.Fatalf("block: %d %s", a.status, a.body)
 	}
-	if _, err := f.pool.Exec(ctx, "UPDATE sites SET due_at = now()"); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Due(t, f.pool, dbtest.Sites(f.project.ID))
 	if testid(t, c.get(t, "/admin/projects/test/limits?site=a.example").body, "site-blocked") != "yes" {
 		t.Fatal("a.example not shown blocked")
 	}

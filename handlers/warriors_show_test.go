@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -41,9 +42,10 @@ func TestWarriorsPage(t *testing.T) {
 	update("w3", "nick-utrecht", `"test"`, "[52.09, 5.12]", older)   // rounds to 52, 5: with w1
 	update("w4", "nick-hidden", `"secret"`, "null", newer)
 	update("w5", "nick-auto", `"auto"`, "[-33.87, 151.21]", newer)
-	if _, err := f.pool.Exec(ctx, "INSERT INTO warriors (id, nick, selected_project, lat, lng, last_seen_at) VALUES ('gone', 'nick-gone', 'test', 10, 10, now() - interval '20 minutes')"); err != nil {
+	if _, err := f.pool.Exec(ctx, "INSERT INTO warriors (id, nick, selected_project, lat, lng) VALUES ('gone', 'nick-gone', 'test', 10, 10)"); err != nil {
 		t.Fatal(err)
 	}
+	dbtest.Age(t, f.pool, 20*time.Minute, dbtest.Warriors("gone"))
 
 	resp, err := http.Get(f.srv.URL + "/warriors/")
 	if err != nil || resp.StatusCode != 200 {

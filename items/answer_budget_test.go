@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/projects"
 )
@@ -90,9 +92,7 @@ func TestAnswerBudgetReclaims(t *testing.T) {
 		}
 		out += len(names)
 	}
-	if _, err := f.pool.Exec(context.Background(), `UPDATE claims SET claimed_at = now() - interval '1 hour' WHERE project_id = $1`, f.project.ID); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, f.pool, time.Hour, dbtest.Claims(f.project.ID))
 	// Parameters queued before their bytes were kept are measured on their
 	// text.
 	if _, err := f.pool.Exec(context.Background(), `UPDATE item_params SET bytes = NULL WHERE project_id = $1 AND id % 2 = 0`, f.project.ID); err != nil {

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
 	"tracker/db/dbtest"
@@ -122,4 +125,87 @@ func rowsPerWorker(t *testing.T, pool db.DBTX, dsn, table string, project int32)
 		conn.Close(ctx)
 	}
 	return counts
+}
+
+// On Citus a claim by site, its completion and a site's release run on the
+// project's worker alone: every statement is sent to one worker (Citus
+// refuses, by the setting, any that it would split over several), none
+// reads every worker's shards for one project's sites.
+func TestCitusClaimBySiteOnOneWorker(t *testing.T) {
+	dbtest.RequireCitus(t)
+	t.Parallel()
+	ctx := context.Background()
+	dsn := dbtest.NewDSN(t)
+	pool, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	routed, err := db.Open(ctx, dsn, func(cfg *pgxpool.Config) {
+		cfg.ConnConfig.RuntimeParams["citus.multi_task_query_log_level"] = "error"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(routed.Close)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// The items are queued by a pool that may use every worker: an import
+	// records its names in seen, spread over them.
+	f := fixture{pool: pool, engine: items.NewEngine(pool, logger), store: projects.NewStore(pool),
+		project: dbtest.Project(t, pool, "routed", "Routed", "site_key=host", "site_claims_limit=2", "site_interval=0")}
+	f.add(t, "todo", "https://a.example/1", "https://a.example/2", "https://b.example/1", "https://c.example/1")
+	f.engine, f.store = items.NewEngine(routed, logger), projects.NewStore(routed)
+
+	got := f.claim(t, "alice", 4)
+	slices.Sort(got)
+	if want := []string{"https://a.example/1", "https://a.example/2", "https://b.example/1", "https://c.example/1"}; !slices.Equal(got, want) {
+		t.Fatalf("alice got %v, want %v", got, want)
+	}
+	if n := f.complete(t, items.Completion{Downloader: "alice", Items: got[:1]}); n != 1 {
+		t.Fatalf("completed %d of 1", n)
+	}
+	if name, n, err := f.engine.ReleaseSite(ctx, f.project, "b.example"); err != nil || name != "b.example" || n != 1 {
+		t.Fatalf("release of b.example: %q %d, %v; want its one item", name, n, err)
+	}
+	if got := f.claim(t, "bob", 4); !slices.Equal(got, []string{"https://b.example/1"}) {
+		t.Fatalf("bob got %v, want b.example's item back", got)
+	}
+	if s := f.site(t, "a.example"); s.Queued != 0 || s.Out != 1 || s.Downloader != "alice" {
+		t.Fatalf("a.example: %+v", s)
+	}
+}
+
+// On Citus the hand-out of expired claims to a new downloader runs on the
+// project's worker alone, as every statement of a claim does.
+func TestCitusReclaimOnOneWorker(t *testing.T) {
+	dbtest.RequireCitus(t)
+	t.Parallel()
+	ctx := context.Background()
+	dsn := dbtest.NewDSN(t)
+	pool, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	routed, err := db.Open(ctx, dsn, func(cfg *pgxpool.Config) {
+		cfg.ConnConfig.RuntimeParams["citus.multi_task_query_log_level"] = "error"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(routed.Close)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	f := fixture{pool: pool, engine: items.NewEngine(pool, logger), store: projects.NewStore(pool),
+		project: dbtest.Project(t, pool, "reclaimed", "Reclaimed", "reclaim_ttl=60")}
+	f.add(t, "todo", "a", "b")
+	f.engine, f.store = items.NewEngine(routed, logger), projects.NewStore(routed)
+
+	got := f.claim(t, "alice", 2)
+	slices.Sort(got)
+	dbtest.Age(t, pool, 2*time.Hour, dbtest.Claims(f.project.ID))
+	again := f.claim(t, "bob", 2)
+	slices.Sort(again)
+	if !slices.Equal(got, []string{"a", "b"}) || !slices.Equal(again, got) {
+		t.Fatalf("alice got %v, bob %v once her claims expired; want a and b both times", got, again)
+	}
 }

@@ -285,26 +285,44 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 		types: p.Config.Stretches(), factors: factors, cfg: p.Config}, nil
 }
 
-// onePerItem keeps, of values given by item name, one per item: a done
-// may name an item twice, under names that differ after its first 0x1F
-// (its context), and its completion takes the value given first in the
-// order of items. Its names keep their values otherwise.
+// onePerItem keeps, of values given by item name, one per item, under
+// the item's name up to its first 0x1F (its context): the part item_hash
+// hashes, which DoneRecordBatch looks the values up by. A done may name an
+// item twice, under names that differ in their context, and its
+// completion takes the value given first in the order of items.
 func onePerItem[V any](items []string, byName map[string]V) map[string]V {
-	if len(byName) < 2 {
-		return byName
+	if len(byName) == 0 {
+		return nil
 	}
 	kept := make(map[string]V, len(byName))
-	given := make(map[string]bool, len(byName))
 	for _, name := range items {
 		v, ok := byName[name]
 		key, _, _ := strings.Cut(name, contextSeparator)
-		if !ok || given[key] {
+		if _, given := kept[key]; !ok || given {
 			continue
 		}
-		given[key] = true
-		kept[name] = v
+		kept[key] = v
 	}
 	return kept
+}
+
+// request is the done request as DoneRecordBatch takes it.
+func (o *doneOp) request() (db.DoneRequest, error) {
+	r := db.DoneRequest{Downloader: o.c.Downloader, Version: o.c.Version, Bytes: o.credited,
+		Domains: json.RawMessage(o.domains), ClientID: o.c.ClientID, IP: addrOrNil(o.c.IP),
+		UserAgent: o.c.UserAgent, Names: o.c.Items}
+	var err error
+	if len(o.c.Results) > 0 {
+		if r.Results, err = json.Marshal(o.c.Results); err != nil {
+			return r, err
+		}
+	}
+	if len(o.factors) > 0 {
+		if r.Factors, err = json.Marshal(o.factors); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
 }
 
 // runDones records a batch of completions: one statement per project.
@@ -334,35 +352,15 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 		p := db.DoneRecordBatchParams{ProjectID: id, Queues: queues, Types: group[0].types,
 			Recurring: cfg.Recurring(), RetireBelow: cfg.RetireBelow,
 			RevisitAfter: projects.Duration(cfg.RevisitAfter), LogNames: LogNames}
-		for i, o := range group {
+		for _, o := range group {
 			if q := naming.DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
 				p.Queues = append(p.Queues, q)
 			}
-			for _, name := range o.c.Items {
-				p.Names = append(p.Names, name)
-				p.Requests = append(p.Requests, int32(i+1))
+			r, err := o.request()
+			if err != nil {
+				return err
 			}
-			ip := ""
-			if o.c.IP.IsValid() {
-				ip = o.c.IP.String()
-			}
-			p.Downloaders = append(p.Downloaders, o.c.Downloader)
-			p.Versions = append(p.Versions, o.c.Version)
-			p.Bytes = append(p.Bytes, o.credited)
-			p.Domains = append(p.Domains, o.domains)
-			p.ClientIds = append(p.ClientIds, string(o.c.ClientID))
-			p.Ips = append(p.Ips, ip)
-			p.UserAgents = append(p.UserAgents, o.c.UserAgent)
-			for name, f := range o.factors {
-				p.OutcomeReqs = append(p.OutcomeReqs, int32(i+1))
-				p.OutcomeNames = append(p.OutcomeNames, name)
-				p.OutcomeFactors = append(p.OutcomeFactors, f)
-			}
-			for name, result := range o.c.Results {
-				p.ResultReqs = append(p.ResultReqs, int32(i+1))
-				p.ResultNames = append(p.ResultNames, name)
-				p.Results = append(p.Results, string(result))
-			}
+			p.Requests = append(p.Requests, r)
 		}
 		rows, err := e.recordDones(ctx, q, p)
 		if err != nil {
@@ -386,16 +384,20 @@ func (e *Engine) recordDones(ctx context.Context, q *db.Queries, p db.DoneRecord
 		}
 		return q.DoneRecordBatch(ctx, p)
 	}
-	held, err := q.ClaimsNamesHeld(ctx, db.ClaimsNamesHeldParams{ProjectID: p.ProjectID, Names: p.Names})
+	var names []string
+	for _, r := range p.Requests {
+		names = append(names, r.Names...)
+	}
+	held, err := q.ClaimsNamesHeld(ctx, db.ClaimsNamesHeldParams{ProjectID: p.ProjectID, Names: names})
 	if err != nil {
 		return nil, err
 	}
-	listed := make(map[string]bool, len(p.Names))
+	listed := make(map[string]bool, len(names))
 	for _, name := range held {
 		listed[name] = true
 	}
 	var unheld []string
-	for _, name := range p.Names {
+	for _, name := range names {
 		if !listed[name] {
 			listed[name] = true
 			unheld = append(unheld, name)

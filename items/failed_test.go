@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/naming"
 )
@@ -143,9 +145,7 @@ func TestExpiredClaimsLimit(t *testing.T) {
 	}
 	// An hour on, the expiries no longer count (for another process at
 	// once; this one reads its list again within a second).
-	if _, err := f.pool.Exec(ctx, "UPDATE claim_expiries SET expired_at = now() - interval '61 minutes'"); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, f.pool, 61*time.Minute, dbtest.ExpiredClaims(f.project.ID))
 	f.engine = items.NewEngine(f.pool, nil)
 	if got := f.claim(t, "mallory", 1); len(got) != 1 {
 		t.Fatal("mallory is still refused an hour on")

@@ -228,12 +228,6 @@ func (w *modelWorld) set(rt *rapid.T, assignments ...string) {
 	w.project = p
 }
 
-func (w *modelWorld) exec(rt *rapid.T, sql string) {
-	if _, err := w.procs[0].pool.Exec(w.ctx, sql, w.project.ID); err != nil {
-		rt.Fatalf("%s: %v", sql, err)
-	}
-}
-
 func (w *modelWorld) names(rt *rapid.T, label string) []string {
 	return rapid.SliceOfNDistinct(rapid.SampledFrom(modelNames), 1, 5, rapid.ID[string]).Draw(rt, label)
 }
@@ -722,17 +716,13 @@ func (w *modelWorld) releaseSite(rt *rapid.T) {
 // back: an archived day is never written again.
 func (w *modelWorld) later(rt *rapid.T) {
 	w.days++
-	w.exec(rt, `UPDATE claims SET claimed_at = claimed_at - interval '1 day' WHERE project_id = $1`)
-	// Each day's completions land on a day of their own, long past and
-	// later than the days before's: their order stays as it was.
-	back := fmt.Sprintf("interval '%d days'", 1000-w.days)
-	// The day gets its partition first, as housekeeping makes them ahead
-	// of time.
-	w.exec(rt, `SELECT done_partitions_ensure($1, (now() - `+back+`)::date, (now() - `+back+`)::date)`)
-	w.exec(rt, `UPDATE done SET claimed_at = claimed_at - `+back+`, done_at = done_at - `+back+`
-		WHERE project_id = $1 AND done_at > now() - interval '1 day'`)
-	w.exec(rt, `UPDATE revisits SET due_at = due_at - interval '1 day' WHERE project_id = $1`)
-	w.exec(rt, `UPDATE claim_expiries SET claimed_at = claimed_at - interval '1 day', expired_at = expired_at - interval '1 day' WHERE project_id = $1`)
+	const day = 24 * time.Hour
+	pool, id := w.procs[0].pool, w.project.ID
+	dbtest.Pass(rt, pool, day, dbtest.Claims(id), dbtest.Revisits(id), dbtest.ExpiredClaims(id))
+	// Each day's completions land on a day of their own (in its
+	// partition), long past and later than the days before's: their order
+	// stays as it was.
+	dbtest.Pass(rt, pool, time.Duration(1000-w.days)*day, dbtest.CompletionsWithin(id, day))
 	for _, it := range w.items {
 		for i := range it.completions {
 			it.completions[i].claimAged, it.completions[i].old = true, true
@@ -896,7 +886,7 @@ func (w *modelWorld) drain(rt *rapid.T) {
 		// Every site due, in the order they were: a site named in a
 		// request and giving nothing to it (its items are in another's
 		// own queue) goes to the back of the line, as its pace says.
-		w.exec(rt, `UPDATE sites SET due_at = due_at - interval '1 day' WHERE project_id = $1`)
+		dbtest.Pass(rt, w.procs[0].pool, 24*time.Hour, dbtest.Sites(w.project.ID))
 		pr := w.procs[round%2]
 		pr.live = w.fresh(rt, pr)
 		names, _ := w.take(rt, pr, "drainer", rapid.IntRange(1, 3).Draw(rt, "n"))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/naming"
 )
@@ -16,9 +17,7 @@ import (
 func (f fixture) due(t *testing.T) int64 {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := f.pool.Exec(ctx, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", f.project.ID); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Due(t, f.pool, dbtest.Revisits(f.project.ID))
 	n, err := f.engine.RevisitDue(ctx, f.project, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -141,5 +140,44 @@ func TestDoneNamingAnItemTwice(t *testing.T) {
 	}
 	if st := f.status(t, "post:1"); st.Score == nil || *st.Score != 0.5 {
 		t.Fatalf("score %v, want the first outcome's 0.5", st.Score)
+	}
+}
+
+// A result and an outcome belong to the item their name names, whatever
+// context it carries: an item queued and claimed under one context and
+// reported under another keeps them (they travel keyed by the name up to
+// its context, the part the item's hash is of).
+func TestDoneResultUnderAnotherContext(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t)
+	var err error
+	if f.project, err = f.store.Set(ctx, f.project, []string{"mode=recurring", "revisit_after=3600", "retire_below=0.01"}); err != nil {
+		t.Fatal(err)
+	}
+	f.add(t, "todo", "post:2\x1ftag=a")
+	if got := f.claim(t, "alice", 1); !slices.Equal(got, []string{"post:2\x1ftag=a"}) {
+		t.Fatalf("alice got %q", got)
+	}
+	name := "post:2\x1ftag=b"
+	n := f.complete(t, items.Completion{Downloader: "alice", Items: []string{name}, Bytes: map[string]int64{"data": 1},
+		Results:  map[string]json.RawMessage{name: json.RawMessage(`{"r":2}`)},
+		Outcomes: map[string]items.Outcome{name: {Word: "none"}}})
+	if n != 1 {
+		t.Fatalf("completed %d", n)
+	}
+	var result string
+	if err := f.pool.QueryRow(ctx, `SELECT coalesce(min(result::text), '') FROM done WHERE project_id = $1`, f.project.ID).Scan(&result); err != nil {
+		t.Fatal(err)
+	}
+	if result != `{"r": 2}` {
+		t.Fatalf("result %q, want the one reported", result)
+	}
+	st := f.status(t, "post:2")
+	if st.Score == nil {
+		t.Fatalf("no score, want the outcome's 0.5")
+	}
+	if *st.Score != 0.5 {
+		t.Fatalf("score %v, want the outcome's 0.5", *st.Score)
 	}
 }

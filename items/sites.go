@@ -164,18 +164,7 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		OwnQueues: own,
 		Interval:  projects.Duration(cfg.SiteInterval),
 		SiteLimit: siteLimit(cfg),
-		Nicks:     make([]string, len(want)),
-		Versions:  make([]string, len(want)),
-		Ips:       make([]string, len(want)),
-		Carried:   make([]int64, len(want)),
 		Budget:    MaxAnswerParamsBytes,
-	}
-	for i, o := range want {
-		p.Nicks[i], p.Versions[i] = o.req.Downloader, o.req.Version
-		if o.req.IP.IsValid() {
-			p.Ips[i] = o.req.IP.String()
-		}
-		p.Carried[i] = o.carried
 	}
 	turn := 0
 	for _, s := range due {
@@ -213,14 +202,13 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 		left[o] -= n
 		total -= n
 		held[o.req.Downloader]++
-		p.Sites = append(p.Sites, s.ID)
-		p.Counts = append(p.Counts, int32(n))
-		p.Slots = append(p.Slots, int32(owner+1))
+		p.Takes = append(p.Takes, db.SiteTake{Site: s.ID, Items: int32(n), Slot: int32(owner + 1),
+			Downloader: o.req.Downloader, Version: o.req.Version, IP: addrOrNil(o.req.IP), Carried: o.carried})
 		if total == 0 {
 			break
 		}
 	}
-	if len(p.Sites) == 0 {
+	if len(p.Takes) == 0 {
 		return nil
 	}
 	take := q.SitesTake

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tracker/books"
+	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/projects"
 )
@@ -50,9 +51,7 @@ func (f fixture) site(t *testing.T, name string) siteState {
 // longer hold).
 func (f fixture) makeDue(t *testing.T) {
 	t.Helper()
-	if _, err := f.pool.Exec(context.Background(), `UPDATE sites SET due_at = now() - interval '1 second' WHERE project_id = $1`, f.project.ID); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Due(t, f.pool, dbtest.Sites(f.project.ID))
 }
 
 // refusal asks for n items and returns the refusal (nil when served).
@@ -394,9 +393,7 @@ func TestSiteKeyChangeStrandsNothing(t *testing.T) {
 			f.add(t, "todo", name)
 			f.complete(t, items.Completion{Downloader: "alice", Items: f.claim(t, "alice", 1)})
 		}, func(t *testing.T, f *fixture, old projects.Project) {
-			if _, err := f.pool.Exec(ctx, "UPDATE revisits SET due_at = now() - interval '1 second' WHERE project_id = $1", old.ID); err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Due(t, f.pool, dbtest.Revisits(old.ID))
 			if n, err := f.engine.RevisitDue(ctx, old, 100); err != nil || n != 1 {
 				t.Fatalf("revisited %d: %v", n, err)
 			}
@@ -462,7 +459,6 @@ func TestSiteKeyChangeStrandsNothing(t *testing.T) {
 // out again at once, without waiting for one of its items to come back.
 func TestSitesLimitChanged(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	f := setup(t)
 	f.set(t, "site_key=host", "site_claims_limit=3")
 	f.add(t, "todo", "https://a.example/1", "https://a.example/2", "https://a.example/3")
@@ -471,10 +467,8 @@ func TestSitesLimitChanged(t *testing.T) {
 	}
 	f.add(t, "todo", "https://b.example/1", "https://b.example/2")
 	// a.example is due longest: the first site a request looks at.
-	if _, err := f.pool.Exec(ctx, `UPDATE sites SET due_at = now() - CASE name WHEN 'a.example' THEN interval '1 hour' ELSE interval '1 second' END
-		WHERE project_id = $1`, f.project.ID); err != nil {
-		t.Fatal(err)
-	}
+	f.makeDue(t)
+	dbtest.Age(t, f.pool, time.Hour, dbtest.Sites(f.project.ID, "a.example"))
 	f.set(t, "site_claims_limit=1")
 	if got := f.claim(t, "bob", 1); !slices.Equal(got, []string{"https://b.example/1"}) {
 		t.Fatalf("bob got %v under the lowered limit, want b.example's first item", got)
@@ -539,9 +533,7 @@ func TestRecrawl(t *testing.T) {
 		t.Fatalf("backfeed within the window queued %d", n)
 	}
 	// Handed out two hours ago: queued again, under the same id.
-	if _, err := f.pool.Exec(ctx, `UPDATE done SET claimed_at = claimed_at - interval '2 hours' WHERE project_id = $1`, f.project.ID); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, f.pool, 2*time.Hour, dbtest.Completions(f.project.ID))
 	if n := backfeed("https://a.example/1", "https://a.example/1"); n != 1 {
 		t.Fatalf("backfeed after the window queued %d", n)
 	}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,7 +30,13 @@ func Archive(store *projects.Store, a *archive.Archiver) Job {
 				total.Items += res.Items
 				return err
 			})
-			return summary(total), err
+			// On Citus the days are every project's: each is dropped once
+			// nobody's completions are left in it.
+			dropped, dropErr := a.DropEmptyDays(ctx, time.Now())
+			if dropped > 0 {
+				return fmt.Sprintf("%s; %d empty days dropped", summary(total), dropped), errors.Join(err, dropErr)
+			}
+			return summary(total), errors.Join(err, dropErr)
 		},
 	}
 }

@@ -24,9 +24,7 @@ func TestHousekeepingDropsAbsentWarriors(t *testing.T) {
 			t.Fatalf("%s: %v %v", id, ok, err)
 		}
 	}
-	if _, err := pool.Exec(ctx, "UPDATE warriors SET last_seen_at = now() - interval '31 days' WHERE id = 'gone'"); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, pool, 31*24*time.Hour, dbtest.Warriors("gone"))
 	summary, err := Housekeeping(pool, projects.NewStore(pool), 24*time.Hour).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -54,13 +52,13 @@ func TestHousekeepingPrunesBackfeedMinutes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	_, err := pool.Exec(ctx, `INSERT INTO backfeed_minutes (project_id, shard, minute, items) VALUES
-		(1, 'onetime', date_trunc('minute', now()), 3),
-		(1, 'onetime', date_trunc('minute', now()) - interval '47 hours', 2),
-		(1, '', date_trunc('minute', now()) - interval '49 hours', 1)`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Of shard onetime a minute 47 hours old and one of now; of no shard,
+	// one 49 hours old.
+	dbtest.MustExec(t, pool, `INSERT INTO backfeed_minutes (project_id, shard, minute, items) VALUES
+		(1, 'onetime', date_trunc('minute', now()), 2), (1, '', date_trunc('minute', now()), 1)`)
+	dbtest.Age(t, pool, 47*time.Hour, dbtest.BackfeedMinutes(1, "onetime"))
+	dbtest.Age(t, pool, 49*time.Hour, dbtest.BackfeedMinutes(1, ""))
+	dbtest.MustExec(t, pool, `INSERT INTO backfeed_minutes (project_id, shard, minute, items) VALUES (1, 'onetime', date_trunc('minute', now()), 3)`)
 	if _, err := Housekeeping(pool, projects.NewStore(pool), 24*time.Hour).Run(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,6 @@ func TestReclaimGoesOnPastAFailingProject(t *testing.T) {
 // the next project's due items are queued in the same run.
 func TestRevisitGoesOnPastAFailingProject(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
 	engine := items.NewEngine(pool, quietLog())
@@ -176,9 +175,7 @@ func TestRevisitGoesOnPastAFailingProject(t *testing.T) {
 	for _, p := range []projects.Project{broken, healthy} {
 		complete(t, store, engine, p, "item", 3)
 	}
-	if _, err := pool.Exec(ctx, "UPDATE revisits SET due_at = now() - interval '1 minute'"); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Due(t, pool, dbtest.Revisits(broken.ID), dbtest.Revisits(healthy.ID))
 	fault(t, pool, "todo", "INSERT", broken)
 
 	if summary := runFailing(t, pool, Revisit(store, engine), "injected fault", "aaa", "bbb"); summary != "3 items due" {
@@ -200,7 +197,6 @@ func TestRevisitGoesOnPastAFailingProject(t *testing.T) {
 // project's days are archived in the same run.
 func TestArchiveGoesOnPastAFailingProject(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
 	engine := items.NewEngine(pool, quietLog())
@@ -209,12 +205,7 @@ func TestArchiveGoesOnPastAFailingProject(t *testing.T) {
 	for _, p := range []projects.Project{broken, healthy} {
 		complete(t, store, engine, p, "item", 4)
 		// Completed three days ago, in that day's partition.
-		if _, err := pool.Exec(ctx, "SELECT done_partitions_ensure($1, (now() - interval '3 days')::date, now()::date)", p.ID); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := pool.Exec(ctx, "UPDATE done SET done_at = done_at - interval '3 days' WHERE project_id = $1", p.ID); err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Age(t, pool, 3*24*time.Hour, dbtest.Completions(p.ID))
 	}
 	fault(t, pool, "archives", "INSERT", broken)
 
@@ -317,7 +308,6 @@ func TestEnsurePartitionsGoesOnPastAFailingProject(t *testing.T) {
 // reports it, and does its other steps all the same.
 func TestHousekeepingGoesOnPastAFailingProject(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	pool := dbtest.New(t)
 	store := projects.NewStore(pool)
 	broken := dbtest.Project(t, pool, "aaa", "")
@@ -327,10 +317,9 @@ func TestHousekeepingGoesOnPastAFailingProject(t *testing.T) {
 		dropDay(t, pool, p, day)
 	}
 	breakDay(t, pool, broken, day)
-	if _, err := pool.Exec(ctx, `INSERT INTO backfeed_minutes (project_id, shard, minute, items)
-		VALUES ($1, '', date_trunc('minute', now()) - interval '49 hours', 1)`, healthy.ID); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.MustExec(t, pool, `INSERT INTO backfeed_minutes (project_id, shard, minute, items)
+		VALUES ($1, '', date_trunc('minute', now()), 1)`, healthy.ID)
+	dbtest.Age(t, pool, 49*time.Hour, dbtest.BackfeedMinutes(healthy.ID, ""))
 
 	summary := runFailing(t, pool, Housekeeping(pool, store, 24*time.Hour), "partition constraint", "aaa", "bbb")
 	if !strings.HasPrefix(summary, "partitions ensured but for aaa, ") {

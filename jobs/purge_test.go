@@ -118,12 +118,7 @@ func fill(t *testing.T, pool *pgxpool.Pool, store *projects.Store, engine *items
 		// statistics below; and more, left pending for the rollup.
 		first := request(p, 3)
 		done(p, first)
-		if _, err := pool.Exec(ctx, "SELECT done_partitions_ensure($1, (now() - interval '3 days')::date, now()::date)", p.ID); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := pool.Exec(ctx, "UPDATE done SET done_at = done_at - interval '3 days' WHERE project_id = $1", p.ID); err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Age(t, pool, 3*24*time.Hour, dbtest.Completions(p.ID))
 		if res, err := archive.New(pool, t.TempDir()).Project(ctx, p, time.Now()); err != nil || res.Items != int64(len(first)) {
 			t.Fatalf("archived %+v, %v", res, err)
 		}
@@ -136,9 +131,7 @@ func fill(t *testing.T, pool *pgxpool.Pool, store *projects.Store, engine *items
 		done(p, request(p, 1))
 		// A claim that expired, and claims out.
 		expired := request(p, 1)
-		if _, err := pool.Exec(ctx, "UPDATE claims SET claimed_at = now() - interval '1 hour' WHERE project_id = $1", p.ID); err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Age(t, pool, time.Hour, dbtest.Claims(p.ID))
 		if n, _, err := engine.ReclaimExpired(ctx, p, 10); err != nil || n != int64(len(expired)) {
 			t.Fatalf("reclaimed %d, %v", n, err)
 		}

@@ -23,9 +23,9 @@ func claimed(t *testing.T, pool *pgxpool.Pool, p projects.Project, n int, age ti
 	}{
 		{`INSERT INTO seen (project_id, hash, id)
 		  SELECT $1, item_hash('item:' || g), g FROM generate_series(1, $2::int) g`, []any{p.ID, n}},
-		{`INSERT INTO claims (project_id, hash, id, name, queue, downloader, claimed_at)
-		  SELECT $1, item_hash('item:' || g), g, 'item:' || g, 'todo', 'w', now() - make_interval(secs => $3)
-		  FROM generate_series(1, $2::int) g`, []any{p.ID, n, age.Seconds()}},
+		{`INSERT INTO claims (project_id, hash, id, name, queue, downloader)
+		  SELECT $1, item_hash('item:' || g), g, 'item:' || g, 'todo', 'w'
+		  FROM generate_series(1, $2::int) g`, []any{p.ID, n}},
 		{`INSERT INTO counters (project_id, name, shard, value) VALUES ($1, 'claims', 0, $2)`, []any{p.ID, n}},
 	}
 	for _, s := range steps {
@@ -33,6 +33,7 @@ func claimed(t *testing.T, pool *pgxpool.Pool, p projects.Project, n int, age ti
 			t.Fatal(err)
 		}
 	}
+	dbtest.Age(t, pool, age, dbtest.Claims(p.ID))
 }
 
 func TestReclaimPutsExpiredClaimsBack(t *testing.T) {

@@ -127,9 +127,7 @@ func TestRunnerRecordsOutcomes(t *testing.T) {
 	if _, err := Set(ctx, q, "ok", false, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, "UPDATE jobs SET next_run_at = now() - interval '1 minute' WHERE name = 'ok'"); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Due(t, pool, dbtest.Job("ok"))
 	if ran, err := r.runIfDue(ctx, ok); err != nil || ran {
 		t.Fatalf("disabled job: ran %v, %v", ran, err)
 	}

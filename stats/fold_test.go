@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"tracker/db/dbtest"
 	"tracker/items"
@@ -90,10 +91,11 @@ func TestFoldTotalsAndSeries(t *testing.T) {
 		t.Fatalf("second fold %d, %v", n, err)
 	}
 
-	// Minute buckets past their keep go; hours stay.
-	if _, err := pool.Exec(ctx, "INSERT INTO series_minutes VALUES ($1, now() - interval '3 days', 5, 5)", p.ID); err != nil {
-		t.Fatal(err)
-	}
+	// Minute buckets past their keep go (one three days old, of another
+	// project); hours stay.
+	old := dbtest.Project(t, pool, "old", "")
+	dbtest.MustExec(t, pool, "INSERT INTO series_minutes VALUES ($1, date_trunc('minute', now()), 5, 5)", old.ID)
+	dbtest.Age(t, pool, 3*24*time.Hour, dbtest.SeriesMinutes(old.ID))
 	if n, err := s.Prune(ctx); err != nil || n != 1 {
 		t.Fatalf("pruned %d, %v", n, err)
 	}

@@ -167,9 +167,7 @@ func TestRecordsAndLimits(t *testing.T) {
 	}
 
 	// Records not seen for Kept go.
-	if _, err := pool.Exec(ctx, "UPDATE warriors SET last_seen_at = now() - interval '31 days' WHERE id = $1", id); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Age(t, pool, 31*24*time.Hour, dbtest.Warriors(id))
 	before := count()
 	if n, err := s.Prune(ctx, time.Now()); err != nil || n != 1 || count() != before-1 {
 		t.Errorf("prune: %d %v", n, err)

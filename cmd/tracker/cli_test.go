@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -431,15 +432,15 @@ func TestArchiveCommands(t *testing.T) {
 	pool := openPool(t, dsn)
 	ctx := context.Background()
 	for _, stmt := range []string{
-		`SELECT done_partitions_ensure(1, current_date - 5, current_date)`,
 		`INSERT INTO seen (project_id, hash, id) SELECT 1, item_hash('item:' || g), g FROM generate_series(1, 10) g`,
-		`INSERT INTO done (project_id, id, name, downloader, bytes, claimed_at, done_at, claim_count)
-		 SELECT 1, g, 'item:' || g, 'alice', 10, now() - interval '4 days', now() - interval '4 days', 1 FROM generate_series(1, 10) g`,
+		`INSERT INTO done (project_id, id, name, downloader, bytes, claimed_at, claim_count)
+		 SELECT 1, g, 'item:' || g, 'alice', 10, now(), 1 FROM generate_series(1, 10) g`,
 	} {
 		if _, err := pool.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
 	}
+	dbtest.Age(t, pool, 4*24*time.Hour, dbtest.Completions(1))
 	if code, _, errOut := tracker(t, dsn, "", env, "project", "set", "demo", "archive_after=86400"); code != 0 {
 		t.Fatal(errOut)
 	}

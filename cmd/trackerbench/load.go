@@ -24,6 +24,9 @@ type load struct {
 	multi       int
 	// results: dones carry a result for each item; outcomes: an outcome.
 	results, outcomes bool
+	// repeat: each done is sent again once acknowledged, as seesaw sends
+	// it when the answer was lost; the second completes nothing.
+	repeat bool
 	// backfeedEvery is how long a grab script waits after each post it
 	// got through (0: it posts again at once).
 	backfeedEvery time.Duration
@@ -132,6 +135,9 @@ func (l *load) warrior(ctx context.Context, nick string, n int) {
 				break
 			}
 			pause(ctx, code)
+		}
+		if l.repeat && ctx.Err() == nil {
+			l.post(ctx, c, "done again", "/"+l.project+"/done", "application/json", done)
 		}
 	}
 }

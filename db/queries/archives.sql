@@ -20,6 +20,17 @@ WHERE i.inhparent = to_regclass(format('done_p%s', @project_id::integer))
   AND c.relname ~ '_[0-9]{8}$'
 ORDER BY c.relname;
 
+-- name: DoneDayPartitions :many
+-- The day partitions of done that every project shares (done_YYYYMMDD),
+-- as a Citus database lays done out, oldest first; the default partition
+-- is not among them. None on plain PostgreSQL, where the days are each
+-- project's (DonePartitions).
+SELECT c.relname::text AS name
+FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'done'::regclass
+  AND c.relname ~ '^done_[0-9]{8}$'
+ORDER BY c.relname;
+
 -- name: ArchivedPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see archive.Archiver.Purge).
 DELETE FROM archived WHERE archived.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM archived p WHERE p.project_id = @project_id LIMIT @max));
@@ -30,8 +41,15 @@ DELETE FROM archived WHERE archived.project_id = @project_id AND ctid = ANY(ARRA
 SELECT set_config('lock_timeout', (@milliseconds::bigint)::text, true);
 
 -- name: TransactionTimeZoneUTC :exec
--- SET LOCAL TimeZone = 'UTC': times the transaction renders as text are UTC.
-SELECT set_config('TimeZone', 'UTC', true);
+-- Times the transaction renders as text are UTC. A SET statement, which a
+-- Citus coordinator passes on to the workers the transaction reads (see
+-- TransactionSetsPropagated): they render what they read.
+SET LOCAL TimeZone = 'UTC';
+
+-- name: TransactionSetsPropagated :exec
+-- On a Citus coordinator: the transaction's SET LOCAL statements are
+-- passed on to the workers it uses (Citus passes none by default).
+SET LOCAL citus.propagate_set_commands = 'local';
 
 -- name: BooksArchivedCount :one
 -- The books: the archived items (with a file).

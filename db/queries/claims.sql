@@ -44,20 +44,15 @@ WITH expired AS (
     SET downloader = @downloader, last_downloader = c.downloader, ip = @ip, version = @version,
         claimed_at = now(), claim_count = c.claim_count + 1
     FROM sized
-    WHERE c.project_id = sized.project_id AND c.hash = sized.hash AND sized.fits
+    -- The project by its parameter, so Citus sends this part to its
+    -- worker alone; the claims by their keys, each a probe of the index.
+    WHERE c.project_id = @project_id AND c.hash = ANY(ARRAY(SELECT f.hash FROM sized f WHERE f.fits))
+      AND c.hash = sized.hash AND sized.fits
     RETURNING c.id, c.name, sized.bytes
 ), counter_deltas AS (
     SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 )
 SELECT reclaimed.id, reclaimed.name,
        CASE WHEN reclaimed.bytes > 0
@@ -89,50 +84,7 @@ WITH named AS (
       AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
       AND NOT EXISTS (SELECT 1 FROM others)
     RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
-), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
-           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
-    FROM released
-    RETURNING todo.queue, todo.type, todo.site
-), counter_deltas AS (
-    SELECT 'claims' AS name, -1 AS delta FROM queued
-    UNION ALL SELECT 'requeued', 1 FROM queued
-    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
-), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
-), site_deltas AS (
-    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
-    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: released_requeued
 )
 SELECT released.name, false AS refused FROM released
 UNION ALL
@@ -219,15 +171,7 @@ WITH slots AS (
     SELECT 'claims' AS name, count(*) AS delta FROM claimed
     UNION ALL SELECT 'queue:' || @queue::text, -count(*) FROM claimed
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 )
 SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
        -- The documents of the items handed out that have some.
@@ -279,38 +223,11 @@ WITH expired AS (
     UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT expired.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM expired
     UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
        count(*) FILTER (WHERE queued.queue = 'error') AS failed
@@ -342,50 +259,7 @@ WITH released AS (
         FOR UPDATE SKIP LOCKED
     ))
     RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
-), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
-           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
-    FROM released
-    RETURNING todo.queue, todo.type, todo.site
-), counter_deltas AS (
-    SELECT 'claims' AS name, -1 AS delta FROM queued
-    UNION ALL SELECT 'requeued', 1 FROM queued
-    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
-), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
-), site_deltas AS (
-    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
-    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: released_requeued
 )
 SELECT count(*) FROM queued;
 

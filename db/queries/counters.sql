@@ -11,28 +11,15 @@ SELECT LEAST(coalesce(sum(value), 0), 9223372036854775807)::bigint FROM counters
 WHERE project_id = @project_id AND name = @name;
 
 -- name: CountersAdd :exec
--- Adds @deltas[i] to counter @names[i]. This is the one way the counters
--- are kept: a statement that moves items says what it changed as
--- counter_deltas (name, delta), computed from the rows it moved (its
--- CTEs' RETURNING: a CTE does not see what its siblings wrote), and ends
--- with this insert as its CTE counted, in these very words
--- (TestCountsWrittenOnce), so the counters change in the statement and
--- the transaction that move the items. Shards are written in name order,
--- so concurrent writers lock them in one order; a shard saturates at the
--- largest bigint rather than fail the write; a counter whose deltas add
--- up to nothing is not written.
+-- Adds @deltas[i] to counter @names[i], as every statement that moves
+-- items adds what it changed: with db/fragments/counters_add.sql, the one
+-- way the counters are kept.
 WITH counter_deltas AS (
     SELECT x.name, (@deltas::bigint[])[x.i] AS delta
     FROM unnest(@names::text[]) WITH ORDINALITY AS x (name, i)
 )
-INSERT INTO counters AS c (project_id, name, shard, value)
-SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-FROM counter_deltas d
-GROUP BY d.name
-HAVING sum(d.delta) <> 0
-ORDER BY d.name
-ON CONFLICT (project_id, name, shard) DO UPDATE
-SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END;
+-- include: counters_add
+;
 
 -- name: CountersPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).

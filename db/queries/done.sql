@@ -3,150 +3,185 @@
 SELECT * FROM done WHERE project_id = @project_id AND id = @id ORDER BY done_at DESC LIMIT 1;
 
 -- name: DoneRecordBatch :many
--- Completes the done requests of a batch in one statement. @names lists
--- every item reported, @requests the (1-based) request each belongs to;
--- the other arrays hold one entry per request ('' for a missing IP or
--- client id). An item is completed for the first request of the batch
--- whose downloader holds its claim or held it last (before a reclaim
--- handed it to someone else, or while it waits in its queue again after
--- its claim expired or was released): they did the work. Anyone else's
--- done for an item claimed or queued completes nothing and is counted
--- ('done_not_held'); items neither claimed nor queued (a repeated done) are
--- ignored. A queued item is looked for in @queues and @types (the standard
--- queues and the reporters' own, the project's limited types and '').
--- Each request's bytes are shared out over its items completed, so the
--- shares add up to its total. @result_reqs, @result_names and @results
--- hold the results reported (a request, an item of it, the JSON), kept
--- with the completions they belong to. In a @recurring project a
--- completion schedules the item's next visit @revisit_after on: its score
--- is multiplied by the factor reported for it (@outcome_reqs,
--- @outcome_names, @outcome_factors; 1 when none), and an item whose score
--- falls below @retire_below retires instead (the queue 'retired'). Returns,
--- per request that completed or was refused something, how many items it
--- completed and how many it was refused.
-WITH reported AS (
-    SELECT DISTINCT item_hash(r.name) AS hash, (@requests::integer[])[r.ord] AS req
-    FROM unnest(@names::text[]) WITH ORDINALITY AS r (name, ord)
-), reqs AS (
-    SELECT q.req::integer AS req, q.downloader,
-           (@versions::text[])[q.req] AS version,
-           (@bytes::bigint[])[q.req] AS bytes,
-           (@domains::text[])[q.req] AS domains,
-           (@client_ids::text[])[q.req] AS client_id,
-           (@ips::text[])[q.req] AS ip,
-           (@user_agents::text[])[q.req] AS user_agent
-    FROM unnest(@downloaders::text[]) WITH ORDINALITY AS q (downloader, req)
-), held AS (
+-- Completes the done requests of a batch in one statement. @requests holds
+-- a row per request (done_request: who reported, their bytes, the items
+-- reported, their results and outcomes, by item name up to its context); a
+-- request is known by its place in it, 1 for the first. An item is
+-- completed for the first request of the batch whose downloader holds its
+-- claim or held it last (before a reclaim handed it to someone else, or
+-- while it waits in its queue again after its claim expired or was
+-- released): they did the work. Anyone else's done for an item claimed or
+-- queued completes nothing and is counted ('done_not_held'); items neither
+-- claimed nor queued (a repeated done) are ignored. A queued item is
+-- looked for in @queues and @types (the standard queues and the reporters'
+-- own, the project's stretches), in those of them that hold items, unless
+-- it waits for its next visit. In a @recurring project a completion
+-- schedules the item's next visit @revisit_after on: its score is
+-- multiplied by the factor reported for it (1 when none), and an item
+-- whose score falls below @retire_below retires instead (the queue
+-- 'retired').
+--
+-- What it does, in this order (every part sees the tables as they were
+-- when the statement began):
+--   1. reads who holds each item reported: its claim (claimed), or for an
+--      item nobody holds (unclaimed), its id (unclaimed_ids), whether it
+--      waits for its next visit (unscheduled: those that do not), the
+--      stretches holding items (probed) and its queue row there (queued),
+--      each locked;
+--   2. decides which request each item is completed for (claimed_for,
+--      queued_for) and which requests reported items held for someone
+--      else (refused);
+--   3. takes the items completed out of claims and queues
+--      (taken_from_claims, taken_from_queues);
+--   4. shares each request's bytes out over its items completed, so the
+--      shares add up to its total, and records the completions with their
+--      results (completions, recorded);
+--   5. in a recurring project, rescores the items and schedules their
+--      next visit or retires them (rescored, scores_kept, scheduled,
+--      retired);
+--   6. counts the completions of the items' sites (site_counts,
+--      sites_counted), appends the downloaders' tallies with the live
+--      log's names and User-Agent (tallied) and adjusts the project's
+--      counters by what moved (counter_deltas, added by the fragment
+--      counters_add: counted).
+-- Returns, per request that completed or was refused something, how many
+-- items it completed and how many it was refused.
+WITH requests AS (
+    SELECT r.req::integer AS req, r.downloader, r.version, r.bytes, r.domains, r.client_id, r.ip, r.user_agent, r.names, r.results, r.factors
+    FROM unnest(@requests::done_request[]) WITH ORDINALITY AS r (downloader, version, bytes, domains, client_id, ip, user_agent, names, results, factors, req)
+), reported AS (
+    -- Each item reported, by its name's hash, with each request naming it.
+    SELECT DISTINCT item_hash(n.name) AS hash, r.req
+    FROM requests r, unnest(r.names) AS n (name)
+), claimed AS (
     -- The claims of the items reported, locked: who holds each now. "=
     -- ANY" of an array makes each hash a probe of the key; a join could be
     -- planned as a read of all the project's claims.
     SELECT claims.hash, claims.downloader, claims.last_downloader FROM claims
     WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT DISTINCT reported.hash FROM reported))
     FOR UPDATE
-), held_by AS (
-    SELECT DISTINCT ON (h.hash) h.hash, r.req
-    FROM held h JOIN reported r ON r.hash = h.hash JOIN reqs ON reqs.req = r.req
-    WHERE reqs.downloader IN (h.downloader, h.last_downloader)
-    ORDER BY h.hash, r.req
-), unheld AS (
-    -- Nobody holds these: done already, never handed out, or back in a
+), claimed_for AS (
+    -- The request each claimed item is completed for: the first whose
+    -- downloader holds it or held it last.
+    SELECT DISTINCT ON (c.hash) c.hash, r.req
+    FROM claimed c JOIN reported r ON r.hash = c.hash JOIN requests ON requests.req = r.req
+    WHERE requests.downloader IN (c.downloader, c.last_downloader)
+    ORDER BY c.hash, r.req
+), unclaimed AS (
+    -- The items nobody holds: done already, never handed out, or back in a
     -- queue. Usually none, and then nothing below reads seen or todo.
-    SELECT DISTINCT reported.hash FROM reported WHERE reported.hash NOT IN (SELECT held.hash FROM held)
-), known AS (
+    SELECT DISTINCT reported.hash FROM reported WHERE reported.hash NOT IN (SELECT claimed.hash FROM claimed)
+), unclaimed_ids AS (
     -- Their ids: seen keeps an item under its key, and under its own hash
     -- as well when the key is another (backfeed keys). Each hash is a
-    -- probe of its key: OFFSET 0 keeps the probes from being planned as
-    -- a read of all the project's keys, as they were before statistics.
+    -- probe of its key: OFFSET 0 keeps the probes from being planned as a
+    -- read of all the project's keys, as they were before statistics.
     SELECT seen.id FROM seen
-    WHERE seen.project_id = @project_id AND seen.hash = ANY(ARRAY(SELECT unheld.hash FROM unheld))
+    WHERE seen.project_id = @project_id AND seen.hash = ANY(ARRAY(SELECT unclaimed.hash FROM unclaimed))
     UNION
-    SELECT k.id FROM unheld, LATERAL (
+    SELECT k.id FROM unclaimed, LATERAL (
         SELECT seen.id FROM seen
-        WHERE seen.project_id = @project_id AND seen.item = unheld.hash AND seen.item IS NOT NULL
+        WHERE seen.project_id = @project_id AND seen.item = unclaimed.hash AND seen.item IS NOT NULL
         OFFSET 0) k
-), waiting AS (
-    -- Each a probe of the queue key, queue by queue and type by type. An
-    -- item of a recurring project waiting for its next visit is in no
-    -- queue (see RevisitsDue): one probe of its visit spares the probes of
-    -- the 100 bands' queues, and a done repeated for items its first
-    -- scheduled, the usual unheld names there, probes none.
+), unscheduled AS (
+    -- Of those, the items not waiting for their next visit: such an item
+    -- of a recurring project is in no queue (see RevisitsDue), and a done
+    -- repeated for items it scheduled, the usual unclaimed names there,
+    -- looks in no queue at all. One probe of its visit each (OFFSET 0:
+    -- never a read of every visit).
+    SELECT DISTINCT u.id FROM unclaimed_ids u
+    WHERE NOT (@recurring::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = u.id OFFSET 0))
+), probed AS (
+    -- The stretches an unclaimed item is looked for in: those of its
+    -- queues holding items, and none read unless some unclaimed item is
+    -- waiting for no visit.
+    -- todo_stretches reads this statement's snapshot, the one the probes
+    -- below read too: a stretch holding an item they could find is there,
+    -- even one put back into its queue a moment ago, which a list read
+    -- before the statement (the project's cached summary) could miss. The
+    -- counters would say it too, but only as the sum of a queue's 1,024
+    -- shards, and a recurring project has a hundred band queues.
+    SELECT s.queue, s.type FROM todo_stretches(@project_id) AS s (queue, type)
+    WHERE EXISTS (SELECT 1 FROM unscheduled) AND s.queue = ANY(@queues::text[]) AND s.type = ANY(@types::text[])
+), queued AS (
+    -- The unclaimed items found queued, locked: who held each last. Each
+    -- a probe of the queue key, stretch by stretch.
     SELECT w.id, item_hash(w.name) AS hash, w.last_downloader
-    FROM (SELECT DISTINCT known.id FROM known
-          -- OFFSET 0: a probe for each, never a read of every visit.
-          WHERE NOT (@recurring::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = known.id OFFSET 0))) k,
-         unnest(@queues::text[]) q (queue), unnest(@types::text[]) ty (type),
+    FROM unscheduled k, probed s,
          LATERAL (
              SELECT todo.id, todo.name, todo.last_downloader FROM todo
-             WHERE todo.project_id = @project_id AND todo.queue = q.queue AND todo.type = ty.type AND todo.id = k.id
+             WHERE todo.project_id = @project_id AND todo.queue = s.queue AND todo.type = s.type AND todo.id = k.id
              OFFSET 0
              FOR UPDATE SKIP LOCKED) w
-), waiting_for AS (
-    SELECT DISTINCT ON (w.hash) w.id, w.hash, r.req
-    FROM waiting w JOIN reported r ON r.hash = w.hash JOIN reqs ON reqs.req = r.req
-    WHERE reqs.downloader = w.last_downloader
-    ORDER BY w.hash, r.req
+), queued_for AS (
+    -- The request each queued item is completed for: the first whose
+    -- downloader held it last.
+    SELECT DISTINCT ON (q.hash) q.id, q.hash, r.req
+    FROM queued q JOIN reported r ON r.hash = q.hash JOIN requests ON requests.req = r.req
+    WHERE requests.downloader = q.last_downloader
+    ORDER BY q.hash, r.req
 ), refused AS (
     -- A request's items that another downloader holds (or held last).
-    SELECT r.req FROM reported r JOIN reqs ON reqs.req = r.req
-    JOIN (SELECT held.hash, held.downloader, held.last_downloader FROM held
-          UNION ALL SELECT waiting.hash, NULL, waiting.last_downloader FROM waiting) o ON o.hash = r.hash
-    WHERE reqs.downloader IS DISTINCT FROM o.downloader AND reqs.downloader IS DISTINCT FROM o.last_downloader
-), finished_claims AS (
-    -- Locked by held: still as read there.
+    SELECT r.req FROM reported r JOIN requests ON requests.req = r.req
+    JOIN (SELECT claimed.hash, claimed.downloader, claimed.last_downloader FROM claimed
+          UNION ALL SELECT queued.hash, NULL, queued.last_downloader FROM queued) o ON o.hash = r.hash
+    WHERE requests.downloader IS DISTINCT FROM o.downloader AND requests.downloader IS DISTINCT FROM o.last_downloader
+), taken_from_claims AS (
+    -- Locked by claimed: still as read there.
     DELETE FROM claims
-    WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT held_by.hash FROM held_by))
+    WHERE claims.project_id = @project_id AND claims.hash = ANY(ARRAY(SELECT claimed_for.hash FROM claimed_for))
     RETURNING claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count
-), finished_todo AS (
-    -- Locked by waiting: probed again, then deleted by their physical
-    -- address.
+), taken_from_queues AS (
+    -- Locked by queued: probed again, then deleted by their physical
+    -- address. The project is not named beside the addresses: with it the
+    -- plan may read the project's key for an empty list, a probe of todo
+    -- in a batch that found every item claimed. (On Citus, which names
+    -- the project, the items are deleted by key: DoneRecordBatchDistributed.)
     DELETE FROM todo
-    WHERE todo.project_id = @project_id AND todo.ctid = ANY(ARRAY(
-        SELECT t.ctid FROM waiting_for wf, unnest(@queues::text[]) q (queue), unnest(@types::text[]) ty (type),
+    WHERE todo.ctid = ANY(ARRAY(
+        SELECT t.ctid FROM queued_for qf, probed s,
              LATERAL (
                  SELECT x.ctid FROM todo x
-                 WHERE x.project_id = @project_id AND x.queue = q.queue AND x.type = ty.type AND x.id = wf.id
+                 WHERE x.project_id = @project_id AND x.queue = s.queue AND x.type = s.type AND x.id = qf.id
                  OFFSET 0) t))
     -- (Citus returns no stable function of a row: the hash is taken below.)
     RETURNING todo.id, todo.name, todo.site, todo.type, todo.queue, todo.claim_count
-), finished AS (
+), completed AS (
     -- When the item was claimed last is not kept once it is queued again:
     -- its completion says now, and adds nothing to the round trips.
-    SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, ''::text AS queue, hb.req
-    FROM finished_claims f JOIN held_by hb ON hb.hash = f.hash
+    SELECT t.hash, t.id, t.name, t.site, t.claimed_at, t.claim_count, ''::text AS queue, cf.req
+    FROM taken_from_claims t JOIN claimed_for cf ON cf.hash = t.hash
     UNION ALL
-    SELECT wf.hash, f.id, f.name, f.site, now(), f.claim_count, f.queue, wf.req
-    FROM finished_todo f JOIN waiting_for wf ON wf.id = f.id
-), results AS (
-    SELECT (@result_reqs::integer[])[r.ord] AS req, item_hash(r.name) AS hash, (@results::text[])[r.ord]::jsonb AS result
-    FROM unnest(@result_names::text[]) WITH ORDINALITY AS r (name, ord)
-), shared AS (
-    SELECT f.hash, f.id, f.name, f.site, f.claimed_at, f.claim_count, f.queue, f.req, reqs.downloader, reqs.version, reqs.domains, reqs.client_id, reqs.ip,
-           reqs.user_agent,
-           div(reqs.bytes, count(*) OVER w)
-             + CASE WHEN row_number() OVER w <= mod(reqs.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
-    FROM finished f JOIN reqs ON reqs.req = f.req
-    WINDOW w AS (PARTITION BY f.req ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+    SELECT qf.hash, t.id, t.name, t.site, now(), t.claim_count, t.queue, qf.req
+    FROM taken_from_queues t JOIN queued_for qf ON qf.id = t.id
+), completions AS (
+    -- Each item completed with what its request says, the item's result
+    -- and outcome factor among it, and its share of the request's bytes.
+    SELECT c.hash, c.id, c.name, c.site, c.claimed_at, c.claim_count, c.queue, c.req,
+           r.downloader, r.version, r.bytes AS request_bytes, r.domains, r.client_id, r.ip, r.user_agent,
+           -- By the item's name up to its context, what item_hash hashes:
+           -- the name it was reported under may carry another context.
+           r.results -> split_part(c.name, E'\x1F', 1) AS result,
+           (r.factors ->> split_part(c.name, E'\x1F', 1))::float8 AS factor,
+           div(r.bytes, count(*) OVER w)
+             + CASE WHEN row_number() OVER w <= mod(r.bytes, count(*) OVER w) THEN 1 ELSE 0 END AS share
+    FROM completed c JOIN requests r ON r.req = c.req
+    WINDOW w AS (PARTITION BY c.req ORDER BY c.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), recorded AS (
     INSERT INTO done (project_id, id, name, site, downloader, version, bytes, domains, client_id, claimed_at, claim_count, ip, result)
-    SELECT @project_id, shared.id, shared.name, shared.site, shared.downloader, shared.version, shared.share,
-           shared.domains::jsonb, nullif(shared.client_id, '')::json, shared.claimed_at, shared.claim_count, nullif(shared.ip, '')::inet,
-           results.result
-    FROM shared LEFT JOIN results ON results.req = shared.req AND results.hash = shared.hash
-), outcomes AS (
-    SELECT (@outcome_reqs::integer[])[o.ord] AS req, item_hash(o.name) AS hash, (@outcome_factors::float8[])[o.ord] AS factor
-    FROM unnest(@outcome_names::text[]) WITH ORDINALITY AS o (name, ord)
+    SELECT @project_id, c.id, c.name, c.site, c.downloader, c.version, c.share, c.domains, c.client_id, c.claimed_at, c.claim_count, c.ip, c.result
+    FROM completions c
 ), rescored AS (
     -- Nothing at all unless the project is recurring. The score is a probe
     -- of its key per item: a join could be planned as a read of all the
     -- project's scores. Scores stay within 1e-200 and 1e200, so with
     -- factors of at most 100 and at least 1e-6 no product overflows.
-    SELECT shared.id, shared.name, shared.site,
-           least(greatest(coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = @project_id AND s.id = shared.id), 1)
-                          * coalesce(o.factor, 1), 1e-200), 1e200) AS score
-    FROM shared
-    LEFT JOIN outcomes o ON o.req = shared.req AND o.hash = shared.hash
+    SELECT c.id, c.name, c.site,
+           least(greatest(coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = @project_id AND s.id = c.id), 1)
+                          * coalesce(c.factor, 1), 1e-200), 1e200) AS score
+    FROM completions c
     WHERE @recurring::boolean
-), scores AS (
+), scores_kept AS (
     INSERT INTO item_scores AS s (project_id, id, score)
     SELECT @project_id, rescored.id, rescored.score FROM rescored
     ON CONFLICT (project_id, id) DO UPDATE SET score = excluded.score
@@ -165,12 +200,12 @@ WITH reported AS (
     -- The sites of the items completed: each updated once, here, in key
     -- order, with its completions (see SitesCount). Nothing is read for
     -- items without a site.
-    SELECT shared.site, count(*) FILTER (WHERE shared.queue = '') AS out,
-           count(*) FILTER (WHERE shared.queue <> '' AND f.type = ':site') AS queued,
-           count(*) AS done, LEAST(coalesce(sum(shared.share), 0), 9223372036854775807)::bigint AS bytes
-    FROM shared LEFT JOIN finished_todo f ON f.id = shared.id AND shared.queue <> ''
-    WHERE shared.site <> 0
-    GROUP BY shared.site
+    SELECT c.site, count(*) FILTER (WHERE c.queue = '') AS out,
+           count(*) FILTER (WHERE c.queue <> '' AND t.type = ':site') AS queued,
+           count(*) AS done, LEAST(coalesce(sum(c.share), 0), 9223372036854775807)::bigint AS bytes
+    FROM completions c LEFT JOIN taken_from_queues t ON t.id = c.id AND c.queue <> ''
+    WHERE c.site <> 0
+    GROUP BY c.site
 ), sites_locked AS (
     SELECT s.id FROM sites s
     WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT site_counts.site FROM site_counts))
@@ -188,32 +223,32 @@ WITH reported AS (
     FROM site_counts c
     WHERE s.project_id = @project_id AND s.id = c.site
       AND (SELECT count(*) FROM sites_locked) >= 0
-), credit AS (
+), tallied AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
     -- them in (see done_tallies). One row per request, with the first
     -- @log_names of its items (by name, the first being item) and its
     -- client's User-Agent for the live log.
     INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item, user_agent, names)
-    SELECT @project_id, shared.downloader, count(*), sum(shared.share), shared.version,
-           CASE WHEN (@bytes::bigint[])[shared.req] = 0 THEN '{}' ELSE shared.domains::jsonb END, min(shared.name),
-           shared.user_agent, (array_agg(shared.name ORDER BY shared.name))[1:@log_names::integer]
-    FROM shared
-    GROUP BY shared.req, shared.downloader, shared.version, shared.domains, shared.user_agent
+    SELECT @project_id, c.downloader, count(*), sum(c.share), c.version,
+           CASE WHEN c.request_bytes = 0 THEN '{}' ELSE c.domains END, min(c.name),
+           c.user_agent, (array_agg(c.name ORDER BY c.name))[1:@log_names::integer]
+    FROM completions c
+    GROUP BY c.req, c.downloader, c.version, c.request_bytes, c.domains, c.user_agent
 ), counter_deltas AS (
     -- Bytes saturate at the largest bigint rather than fail the batch.
     SELECT d.name, d.delta
     FROM (
-        SELECT 'bytes' AS name, coalesce(sum(shared.share), 0) AS delta FROM shared
+        SELECT 'bytes' AS name, coalesce(sum(completions.share), 0) AS delta FROM completions
         UNION ALL
-        SELECT 'claims', -count(*) FILTER (WHERE shared.queue = '') FROM shared
+        SELECT 'claims', -count(*) FILTER (WHERE completions.queue = '') FROM completions
         UNION ALL
-        SELECT 'done', count(*) FROM shared
+        SELECT 'done', count(*) FROM completions
         UNION ALL
-        SELECT 'done_reclaimed', count(*) FILTER (WHERE shared.claim_count > 1) FROM shared
+        SELECT 'done_reclaimed', count(*) FILTER (WHERE completions.claim_count > 1) FROM completions
         UNION ALL
-        SELECT 'round_trip_ms', coalesce(sum(extract(epoch FROM now() - shared.claimed_at) * 1000), 0)::bigint FROM shared
+        SELECT 'round_trip_ms', coalesce(sum(extract(epoch FROM now() - completions.claimed_at) * 1000), 0)::bigint FROM completions
         UNION ALL
-        SELECT 'queue:' || shared.queue, -1 FROM shared WHERE shared.queue <> ''
+        SELECT 'queue:' || completions.queue, -1 FROM completions WHERE completions.queue <> ''
         UNION ALL
         SELECT 'done_not_held', 1 FROM refused
         UNION ALL
@@ -224,18 +259,10 @@ WITH reported AS (
         SELECT 'retired', 1 FROM retired
     ) d
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 )
 SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
-FROM (SELECT shared.req, true AS done FROM shared UNION ALL SELECT refused.req, false FROM refused) o
+FROM (SELECT completions.req, true AS done FROM completions UNION ALL SELECT refused.req, false FROM refused) o
 GROUP BY o.req;
 
 -- name: DoneRequeue :one
@@ -276,37 +303,10 @@ WITH candidates AS (
     SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
     UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id;
 
@@ -365,37 +365,10 @@ WITH candidates AS (
     SELECT 'queue:' || @queue::text AS name, count(*) AS delta FROM queued
     UNION ALL SELECT 'revisits', -count(*) FROM unscheduled
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FROM queued;
 

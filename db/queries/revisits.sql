@@ -24,37 +24,10 @@ WITH due AS (
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FROM due;
 
@@ -138,37 +111,10 @@ WITH due AS (
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 ), site_deltas AS (
     SELECT queued.site, 1 AS queued, 0 AS out, NULL::text AS holder FROM queued WHERE queued.type = ':site'
-), site_sums AS (
-    -- SitesCount, word for word.
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
-), sites_counted AS (
-    UPDATE sites s
-    SET queued = s.queued + d.queued, out = s.out + d.out,
-        at_limit = s.at_limit AND d.out >= 0,
-        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-    FROM site_sums d
-    WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+), -- include: sites_count
 )
 SELECT count(*) FROM due;
 

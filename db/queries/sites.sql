@@ -11,40 +11,17 @@ SELECT id, name FROM sites WHERE project_id = @project_id AND name = ANY(@names:
 -- name: SitesCount :exec
 -- Adds @queued[i] items queued and @outs[i] items out to site @sites[i]
 -- (@holders[i]: the downloader who took them, when they went out; '' or
--- none when none did). This
--- is the one way the sites' counts are kept, as CountersAdd is the
--- counters': a statement that moves items with a site says what it
--- changed as site_deltas (site, queued, out, holder), computed from the
--- rows it moved, and ends with the CTEs site_sums, sites_locked and
--- sites_counted in these very words (TestCountsWrittenOnce): one update
--- per site a statement touches, never per item. The sites are locked in
--- key order first, so statements changing the same sites never wait on
--- each other in a cycle. A site that got an item back is no longer at its limit; a
--- site handed out while it had nothing out is its new holder's. (The
--- hand-out, SitesTake, and the completion, DoneRecordBatch, count their
--- sites in the one update of each site they make anyway.)
+-- none when none did), as every statement that moves items with a site
+-- counts them: with db/fragments/sites_count.sql, the one way the sites'
+-- counts are kept. (The hand-out, SitesTake, and the completion,
+-- DoneRecordBatch, count their sites in the one update of each site they
+-- make anyway.)
 WITH site_deltas AS (
     SELECT x.site, (@queued::bigint[])[x.i] AS queued, (@outs::bigint[])[x.i] AS out, nullif((@holders::text[])[x.i], '') AS holder
     FROM unnest(@sites::integer[]) WITH ORDINALITY AS x (site, i)
-), site_sums AS (
-    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
-    FROM site_deltas x
-    WHERE x.site <> 0
-    GROUP BY x.site
-    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
-), sites_locked AS (
-    SELECT s.id FROM sites s
-    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
-    ORDER BY s.id
-    FOR UPDATE
+), -- include: sites_count
 )
-UPDATE sites s
-SET queued = s.queued + d.queued, out = s.out + d.out,
-    at_limit = s.at_limit AND d.out >= 0,
-    downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
-FROM site_sums d
-WHERE s.project_id = @project_id AND s.id = d.site
-  AND (SELECT count(*) FROM sites_locked) >= 0;
+SELECT count(*) FROM site_sums;
 
 -- name: SitesDue :many
 -- Up to @max sites a batch of requests may be served from, longest due
@@ -88,43 +65,54 @@ ORDER BY due_at
 LIMIT 1;
 
 -- name: SitesTake :many
--- Hands out the items of sites SitesDue locked: for each site in @sites,
--- up to @counts items to the request of slot @slots (whose downloader,
--- version and address are in @nicks, @versions and @ips), from the slot's
--- own downloader queue (with @own_queues: some requester has one) and
--- then from @queues in order, each in id order.
--- Every site named is paced: due again @interval on, and at its limit when
--- it now holds @site_limit items out (0: no limit). The sites' counts of
--- items queued and out follow from the rows moved (see SitesCount). The
--- claims are made at this statement's time, which is after SitesDue
+-- Hands out the items of sites SitesDue locked. @takes holds a row per
+-- site (site_take): up to how many of its items go to which request (its
+-- slot, returned with each item, the request's downloader, version and
+-- address, and the bytes of parameters its answer carries already). A
+-- site's items come from the downloader's own queue (with @own_queues:
+-- some requester has one) and then from @queues in order, each in id
+-- order. Every site named is paced: due again @interval on, and at its
+-- limit when it now holds @site_limit items out (0: no limit). A request's
+-- answer carries at most @budget bytes of parameters, the sites in the
+-- order given: see ClaimsTakeSlots. A site whose items were all cut so
+-- stays as it was, due.
+--
+-- What it does, in this order (every part sees the tables as they were
+-- when the statement began):
+--   1. finds each site's items in its queues, locked (locked), and which
+--      of them fit in their request's answer (sized);
+--   2. takes those out of the queues (taken) and claims them for their
+--      requests (taken_for, claimed); an item whose name is out already
+--      (a copy queued again from another backfeed shard: claims hold one
+--      item per name) goes back to its queue (put_back);
+--   3. paces each site and counts its items queued and out (paced: the
+--      sites' counts follow from the rows moved, see SitesCount), and
+--      adjusts the project's counters by the items claimed
+--      (counter_deltas, added by the fragment counters_add: counted);
+--   4. returns the items claimed, each with its slot and parameters, and
+--      those cut.
+-- The claims are made at this statement's time, which is after SitesDue
 -- locked the sites and read their items out: a site's hand-outs, and its
 -- items out at any moment, can be checked from the completions
 -- afterwards (BooksSitesUnderInterval, BooksSitesOverLimit).
--- A request's answer carries at most @budget bytes of parameters,
--- @carried of them already (by slot, as @nicks), the sites in the order
--- given: see ClaimsTakeSlots. A site whose items were all cut so stays as
--- it was, due.
-WITH wanted AS (
-    SELECT w.ord, w.site, (@counts::integer[])[w.ord] AS n, (@slots::integer[])[w.ord] AS slot,
-           (@nicks::text[])[(@slots::integer[])[w.ord]] AS nick,
-           (@versions::text[])[(@slots::integer[])[w.ord]] AS version,
-           (@ips::text[])[(@slots::integer[])[w.ord]] AS ip
-    FROM unnest(@sites::integer[]) WITH ORDINALITY AS w (site, ord)
+WITH takes AS (
+    SELECT w.ord, w.site, w.items, w.slot, w.downloader, w.version, w.ip, w.carried
+    FROM unnest(@takes::site_take[]) WITH ORDINALITY AS w (site, items, slot, downloader, version, ip, carried, ord)
 ), locked AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT w.ord, w.slot, t.tid, t.id, t.rank FROM wanted w CROSS JOIN LATERAL (
-        SELECT t.tid, t.id, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.nick, @queues::text[])
+    SELECT w.ord, w.slot, w.carried, t.tid, t.id, t.rank FROM takes w CROSS JOIN LATERAL (
+        SELECT t.tid, t.id, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
                                                 ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
         CROSS JOIN LATERAL (
             SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
             WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
             ORDER BY t.id
-            LIMIT w.n
+            LIMIT w.items
             FOR UPDATE SKIP LOCKED
         ) t
         ORDER BY q.rank, t.id
-        LIMIT w.n
+        LIMIT w.items
     ) t
 ), sized AS MATERIALIZED (
     -- The bytes of each item's parameters, read only when the project has
@@ -133,8 +121,8 @@ WITH wanted AS (
     SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
     FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes,
                  sum(p.bytes) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
-                 + coalesce((@carried::bigint[])[p.slot], 0) AS upto
-          FROM (SELECT locked.ord, locked.slot, locked.tid, locked.id, locked.rank,
+                 + coalesce(p.carried, 0) AS upto
+          FROM (SELECT locked.ord, locked.slot, locked.carried, locked.tid, locked.id, locked.rank,
                        CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
                             THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
                                            WHERE ip.project_id = @project_id AND ip.id = locked.id), 0)
@@ -145,23 +133,22 @@ WITH wanted AS (
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
     RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
-), numbered AS (
+), taken_for AS (
+    -- Each item taken, with the request it goes to.
     SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader,
-           wanted.slot, wanted.nick, wanted.version, wanted.ip, sized.bytes
-    FROM taken JOIN wanted ON wanted.site = taken.site JOIN sized ON sized.id = taken.id
+           takes.slot, takes.downloader, takes.version, takes.ip, sized.bytes
+    FROM taken JOIN takes ON takes.site = taken.site JOIN sized ON sized.id = taken.id
 ), claimed AS (
-    -- Claims hold one item per name: a copy of an item out already (queued
-    -- again from another backfeed shard) goes back below.
     INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader)
-    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, n.site, n.nick, nullif(n.ip, '')::inet, n.version, statement_timestamp(), n.claim_count + 1, n.last_downloader
-    FROM numbered n
+    SELECT @project_id, item_hash(t.name), t.id, t.name, t.queue, t.site, t.downloader, t.ip, t.version, statement_timestamp(), t.claim_count + 1, t.last_downloader
+    FROM taken_for t
     ON CONFLICT DO NOTHING
     RETURNING claims.id, claims.site, claims.queue
-), kept AS (
+), put_back AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, n.queue, ':site', n.site, n.id, n.name, n.claim_count, n.last_downloader
-    FROM numbered n
-    WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+    SELECT @project_id, t.queue, ':site', t.site, t.id, t.name, t.claim_count, t.last_downloader
+    FROM taken_for t
+    WHERE t.id NOT IN (SELECT claimed.id FROM claimed)
 ), paced AS (
     -- Locked by SitesDue: as it was before this statement. The one update
     -- of each site: its pace, its items queued and out, its holder (see
@@ -171,39 +158,31 @@ WITH wanted AS (
         at_limit = @site_limit::integer > 0 AND s.out + c.n >= @site_limit::integer,
         queued = s.queued - c.n,
         out = s.out + c.n,
-        downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.nick ELSE s.downloader END
-    FROM (SELECT w.site, w.nick, count(claimed.id) AS n
-          FROM wanted w LEFT JOIN claimed ON claimed.site = w.site
+        downloader = CASE WHEN c.n > 0 AND s.out = 0 THEN c.downloader ELSE s.downloader END
+    FROM (SELECT w.site, w.downloader, count(claimed.id) AS n
+          FROM takes w LEFT JOIN claimed ON claimed.site = w.site
           -- A site whose items were all cut gave nothing: it stays due.
           WHERE EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord AND sized.fits)
              OR NOT EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord)
-          GROUP BY w.site, w.nick) c
+          GROUP BY w.site, w.downloader) c
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
     WHERE s.project_id = @project_id AND s.ctid = ANY(ARRAY(
-            SELECT x.ctid FROM (SELECT DISTINCT w.site FROM wanted w) ws,
+            SELECT x.ctid FROM (SELECT DISTINCT w.site FROM takes w) ws,
                  LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = @project_id AND y.id = ws.site OFFSET 0) x))
       AND s.id = c.site
 ), counter_deltas AS (
     SELECT 'claims' AS name, 1 AS delta FROM claimed
     UNION ALL SELECT 'queue:' || claimed.queue, -1 FROM claimed
 ), counted AS (
-    -- CountersAdd, word for word.
-    INSERT INTO counters AS c (project_id, name, shard, value)
-    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
-    FROM counter_deltas d
-    GROUP BY d.name
-    HAVING sum(d.delta) <> 0
-    ORDER BY d.name
-    ON CONFLICT (project_id, name, shard) DO UPDATE
-    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+    -- include: counters_add
 )
-SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
-       CASE WHEN numbered.bytes > 0
-            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
+SELECT t.slot::integer AS slot, t.id, t.name, t.claim_count,
+       CASE WHEN t.bytes > 0
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = t.id), '')
             ELSE '' END::text AS params,
-       numbered.bytes::bigint AS bytes, false AS cut
-FROM numbered JOIN claimed ON claimed.id = numbered.id
+       t.bytes::bigint AS bytes, false AS cut
+FROM taken_for t JOIN claimed ON claimed.id = t.id
 UNION ALL
 SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
 ORDER BY slot, id;

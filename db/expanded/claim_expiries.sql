@@ -1,0 +1,63 @@
+-- name: ClaimExpiriesOfItem :many
+-- The expired claims of an item, oldest first: the history of an item that
+-- failed.
+SELECT downloader, claimed_at, expired_at FROM claim_expiries
+WHERE project_id = @project_id AND id = @id
+ORDER BY expired_at
+LIMIT 100;
+
+-- name: ClaimExpiriesCountSince :one
+-- How many claims of a downloader expired since @since.
+SELECT count(*) FROM claim_expiries
+WHERE project_id = @project_id AND downloader = @downloader AND expired_at >= @since;
+
+-- name: ClaimExpiriesPrune :execrows
+-- Forgets up to @max expiries older than @keep, except those of items in
+-- the error queue: their history stays while they do.
+DELETE FROM claim_expiries
+WHERE ctid = ANY(ARRAY(
+    SELECT e.ctid FROM claim_expiries e
+    WHERE e.expired_at < now() - @keep::interval
+      AND NOT EXISTS (SELECT 1 FROM todo t
+                      WHERE t.project_id = e.project_id AND t.queue = 'error' AND t.type = '' AND t.id = e.id)
+    LIMIT @max
+));
+
+-- name: ClaimExpiriesPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
+DELETE FROM claim_expiries WHERE claim_expiries.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM claim_expiries p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: ClaimExpiriesTopSince :many
+-- The downloaders whose claims expired most often since @since.
+SELECT downloader, count(*) AS expired FROM claim_expiries
+WHERE project_id = @project_id AND expired_at >= @since
+GROUP BY downloader
+ORDER BY count(*) DESC, downloader
+LIMIT @max;
+
+-- name: ClaimExpiriesOverLimit :many
+-- The expiries since @since of the downloaders with @at_least or more, by
+-- downloader and the address that claimed: expired_claims_limit counts a
+-- nick's expiries per network of addresses (items.tooManyExpired), never
+-- more than the nick's expiries in all.
+SELECT downloader, ip, expired FROM (
+    SELECT downloader, ip, count(*) AS expired, sum(count(*)) OVER (PARTITION BY downloader) AS total
+    FROM claim_expiries
+    WHERE project_id = @project_id AND expired_at >= @since
+    GROUP BY downloader, ip
+) by_address
+WHERE total >= @at_least::bigint;
+
+-- name: BooksClaimExpiries :one
+-- The books: the expired claims kept, and those that expired before they
+-- were made.
+SELECT count(*) AS kept, count(*) FILTER (WHERE expired_at < claimed_at) AS backwards
+FROM claim_expiries WHERE project_id = @project_id;
+
+-- name: ClaimExpiriesOfItemRecent :many
+-- An item's claims that ran out, newest first, with the address each was
+-- made from: the claims of its timeline.
+SELECT downloader, claimed_at, expired_at, ip FROM claim_expiries
+WHERE project_id = @project_id AND id = @id
+ORDER BY expired_at DESC
+LIMIT @max;

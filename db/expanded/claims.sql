@@ -1,0 +1,512 @@
+-- name: ClaimsReclaim :many
+-- Hands expired claims to a new downloader: a claim expires @ttl seconds
+-- times its claim count after it was made. Oldest first, while the answer
+-- carries at most @budget bytes of parameters, @carried of them already
+-- (see ClaimsTakeSlots): the expired claims after that stay as they are,
+-- and come back as cut.
+WITH expired AS (
+    SELECT c.project_id, c.hash, c.id, c.downloader, c.ip, c.claimed_at FROM claims c
+    WHERE c.project_id = @project_id
+      AND c.claim_count > 0 -- the condition of claims_claimed_at
+      AND c.claimed_at < now() - @ttl::interval
+      -- In seconds (numeric): an interval times a large claim count would
+      -- leave the range of intervals and timestamps.
+      AND extract(epoch FROM now() - c.claimed_at) > c.claim_count * extract(epoch FROM @ttl::interval)
+      AND item_type(c.name) <> ALL(@refused_types::text[])
+      -- An item with a site goes back to its queue through the reclaim
+      -- job, to be handed out when its site is due.
+      AND c.site = 0
+      -- An item handed out max_claims times fails instead: the reclaim
+      -- job sends it to the error queue.
+      AND (@max_claims::bigint = 0 OR c.claim_count < @max_claims::bigint)
+    ORDER BY c.claimed_at, c.id
+    LIMIT @max
+    FOR UPDATE SKIP LOCKED
+), sized AS MATERIALIZED (
+    SELECT r.project_id, r.hash, r.id, r.downloader, r.ip, r.claimed_at, r.bytes,
+           r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes,
+                 sum(p.bytes) OVER (ORDER BY p.claimed_at, p.id) + @carried::bigint AS upto
+          FROM (SELECT expired.project_id, expired.hash, expired.id, expired.downloader, expired.ip, expired.claimed_at,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = @project_id AND ip.id = expired.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM expired
+                OFFSET 0) p) r -- not pulled up: one probe per claim
+), history AS (
+    INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
+    SELECT sized.project_id, sized.id, sized.downloader, sized.ip, sized.claimed_at FROM sized WHERE sized.fits
+), reclaimed AS (
+    UPDATE claims c
+    -- The previous holder may still report the item done (see
+    -- DoneRecordBatch).
+    SET downloader = @downloader, last_downloader = c.downloader, ip = @ip, version = @version,
+        claimed_at = now(), claim_count = c.claim_count + 1
+    FROM sized
+    -- The project by its parameter, so Citus sends this part to its
+    -- worker alone; the claims by their keys, each a probe of the index.
+    WHERE c.project_id = @project_id AND c.hash = ANY(ARRAY(SELECT f.hash FROM sized f WHERE f.fits))
+      AND c.hash = sized.hash AND sized.fits
+    RETURNING c.id, c.name, sized.bytes
+), counter_deltas AS (
+    SELECT 'reclaims' AS name, count(*) AS delta FROM reclaimed
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+)
+SELECT reclaimed.id, reclaimed.name,
+       CASE WHEN reclaimed.bytes > 0
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = reclaimed.id), '')
+            ELSE '' END::text AS params,
+       reclaimed.bytes::bigint AS bytes, false AS cut
+FROM reclaimed
+UNION ALL
+SELECT sized.id, ''::text, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY id;
+
+-- name: ClaimsRelease :many
+-- Gives claimed items back to the queue they came from, in their old place,
+-- remembering how often they were claimed and who held them. With
+-- @downloader set, only that downloader's claims may be released: when
+-- another holds any item named, nothing is released and the answer names
+-- those items (refused). Returns the names released, or those refused.
+WITH named AS (
+    SELECT claims.hash, claims.name, claims.downloader FROM claims
+    WHERE claims.project_id = @project_id
+      AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
+    FOR UPDATE
+), others AS (
+    SELECT named.name FROM named WHERE @downloader::text <> '' AND named.downloader <> @downloader::text
+), released AS (
+    -- Locked by named: still as read there.
+    DELETE FROM claims
+    WHERE claims.project_id = @project_id
+      AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
+      AND NOT EXISTS (SELECT 1 FROM others)
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
+), queued AS (
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
+           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
+    FROM released
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
+)
+SELECT released.name, false AS refused FROM released
+UNION ALL
+SELECT others.name, true FROM others;
+
+-- name: ClaimsCountByDownloader :one
+SELECT count(*) FROM claims
+WHERE project_id = @project_id AND downloader = @downloader
+  AND claim_count > 0; -- the condition of claims_downloader
+
+-- name: ClaimGet :one
+SELECT * FROM claims WHERE project_id = @project_id AND hash = item_hash(@name);
+
+-- name: ClaimOfItem :one
+-- The claim of item @id, whose own hash is @hash (see seen.item).
+SELECT * FROM claims WHERE project_id = @project_id AND hash = @hash AND id = @id;
+
+-- name: ClaimsTakeSlots :many
+-- Hands out items of one stretch of a queue to many requests at once: one
+-- slot per item wanted, each naming its downloader and its request (the
+-- slots of a request come one after another), in the order the requests
+-- came. Items go to slots in queue order; the answer names the slot each
+-- item went to (a slot whose item is out already under another copy gets
+-- none: see claimed). A request's answer carries at most @budget bytes of
+-- parameters, @carried of them already (by slot): an item that would take
+-- it past them is not taken but stays queued and comes back as cut, as do
+-- the items of the request's slots after it. The first item with
+-- parameters of an answer is always taken.
+WITH slots AS (
+    SELECT s.slot, s.nick, (@versions::text[])[s.slot] AS version, (@ips::text[])[s.slot] AS ip,
+           (@requests::integer[])[s.slot] AS request, coalesce((@carried::bigint[])[s.slot], 0) AS carried
+    FROM unnest(@nicks::text[]) WITH ORDINALITY AS s (nick, slot)
+), head AS (
+    -- Each row's physical address, read through a subquery: sqlc knows no
+    -- system column outside one.
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id FROM todo t
+    WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
+    ORDER BY t.id
+    LIMIT @max
+    FOR UPDATE SKIP LOCKED
+), sized AS MATERIALIZED (
+    -- The bytes of each item's parameters, read only when the project has
+    -- any (the condition names no item, so it is checked once per
+    -- statement), each a probe of its key that reads no document; and
+    -- whether the item fits in its request's answer.
+    SELECT r.tid, r.id, r.slot, r.bytes, r.upto <= @budget::bigint OR r.upto = r.bytes AS fits
+    FROM (SELECT p.tid, p.id, p.slot, p.bytes,
+                 sum(p.bytes) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto
+          FROM (SELECT head.tid, head.id, row_number() OVER (ORDER BY head.id) AS slot,
+                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                           WHERE ip.project_id = @project_id AND ip.id = head.id), 0)
+                            ELSE 0 END::bigint AS bytes
+                FROM head) p
+          JOIN slots s ON s.slot = p.slot) r
+), taken AS (
+    -- The rows locked are deleted by their physical address: no second
+    -- walk down the index for each of them.
+    DELETE FROM todo
+    WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    RETURNING todo.id, todo.name, todo.queue, todo.site, todo.claim_count, todo.last_downloader
+), numbered AS (
+    SELECT taken.id, taken.name, taken.queue, taken.site, taken.claim_count, taken.last_downloader, sized.slot, sized.bytes
+    FROM taken JOIN sized ON sized.id = taken.id
+), claimed AS (
+    -- Claims hold one item per name. Backfeed shards can queue the same
+    -- name more than once (the same URL again the next day); while one copy
+    -- is out, another taken here is not claimed but goes back below.
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
+    SELECT @project_id, item_hash(n.name), n.id, n.name, n.queue, n.site, s.nick, nullif(s.ip, '')::inet, s.version, n.claim_count + 1, n.last_downloader
+    FROM numbered n JOIN slots s ON s.slot = n.slot
+    ON CONFLICT DO NOTHING
+    RETURNING claims.id
+), kept AS (
+    -- Back in its old place, behind the head: it is found again when a
+    -- claim comes back short and looks from the start of the queue.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, n.queue, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
+    FROM numbered n
+    WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
+), counter_deltas AS (
+    -- The items of a queue walk have no site (their type is not ':site'):
+    -- no site changes.
+    SELECT 'claims' AS name, count(*) AS delta FROM claimed
+    UNION ALL SELECT 'queue:' || @queue::text, -count(*) FROM claimed
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+)
+SELECT numbered.slot::integer AS slot, numbered.id, numbered.name, numbered.claim_count,
+       -- The documents of the items handed out that have some.
+       CASE WHEN numbered.bytes > 0
+            THEN coalesce((SELECT ip.params::text FROM item_params ip WHERE ip.project_id = @project_id AND ip.id = numbered.id), '')
+            ELSE '' END::text AS params,
+       numbered.bytes::bigint AS bytes, false AS cut
+FROM numbered JOIN claimed ON claimed.id = numbered.id
+UNION ALL
+SELECT sized.slot::integer, sized.id, ''::text, 0, ''::text, 0::bigint, true FROM sized WHERE NOT sized.fits
+ORDER BY slot;
+
+-- name: ClaimsExpire :one
+-- Puts up to @max expired claims (older than @ttl times their claim count)
+-- back in the queue they came from, in their old place, oldest first; an
+-- item handed out @max_claims times (when not 0) goes to the error queue
+-- instead. Each expiry is kept in claim_expiries. Returns how many went
+-- back and how many failed.
+WITH expired AS (
+    DELETE FROM claims
+    WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
+        SELECT c.ctid FROM claims c
+        WHERE c.project_id = @project_id
+          AND c.claim_count > 0 -- the condition of claims_claimed_at
+          AND c.claimed_at < now() - @ttl::interval
+          -- In seconds (numeric): see ClaimsReclaim.
+          AND extract(epoch FROM now() - c.claimed_at) > c.claim_count * extract(epoch FROM @ttl::interval)
+        ORDER BY c.claimed_at
+        LIMIT @max
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.ip, claims.claimed_at
+), history AS (
+    INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
+    SELECT @project_id, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
+), queued AS (
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, f.queue, queue_type(f.queue, expired.name, project_limited_types(@project_id), project_site(@project_id, expired.site)),
+           project_site(@project_id, expired.site), expired.id, expired.name, expired.claim_count, expired.downloader
+    FROM expired,
+         LATERAL (SELECT CASE WHEN @max_claims::bigint > 0 AND expired.claim_count >= @max_claims::bigint
+                              THEN 'error' ELSE expired.queue END AS queue) f
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'reclaims', 1 FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued WHERE queued.queue <> 'error'
+    UNION ALL SELECT 'failed', 1 FROM queued WHERE queued.queue = 'error'
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT expired.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM expired
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
+)
+SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
+       count(*) FILTER (WHERE queued.queue = 'error') AS failed
+FROM queued;
+
+-- name: ClaimsOfDownloader :one
+-- A downloader's claims now, and how many of them were reclaims.
+SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed FROM claims
+WHERE project_id = @project_id AND downloader = @downloader
+  AND claim_count > 0; -- the condition of claims_downloader
+
+-- name: ClaimsReleaseWhere :one
+-- Gives back to their queues up to @max claims older than @older_than, of
+-- @downloader, starting with @prefix, matching @pattern and of site @site
+-- (each when set), oldest first. Returns how many.
+WITH released AS (
+    DELETE FROM claims
+    WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(
+        SELECT c.ctid FROM claims c
+        WHERE c.project_id = @project_id
+          AND c.claim_count > 0 -- the condition of the claims indexes
+          AND (@downloader::text = '' OR c.downloader = @downloader::text)
+          AND c.claimed_at < now() - @older_than::interval
+          AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
+          AND (@pattern::text = '' OR c.name ~ @pattern::text)
+          AND (@site::integer = 0 OR c.site = @site::integer)
+        ORDER BY c.claimed_at
+        LIMIT @max
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
+), queued AS (
+    -- The holder is remembered: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
+           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
+    FROM released
+    RETURNING todo.queue, todo.type, todo.site
+), counter_deltas AS (
+    SELECT 'claims' AS name, -1 AS delta FROM queued
+    UNION ALL SELECT 'requeued', 1 FROM queued
+    UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
+), counted AS (
+    INSERT INTO counters AS c (project_id, name, shard, value)
+    SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
+    FROM counter_deltas d
+    GROUP BY d.name
+    HAVING sum(d.delta) <> 0
+    ORDER BY d.name
+    ON CONFLICT (project_id, name, shard) DO UPDATE
+    SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
+), site_deltas AS (
+    SELECT released.site, 0 AS queued, -1 AS out, NULL::text AS holder FROM released
+    UNION ALL SELECT queued.site, 1, 0, NULL FROM queued WHERE queued.type = ':site'
+), site_sums AS (
+    SELECT x.site, sum(x.queued)::bigint AS queued, sum(x.out)::integer AS out, min(x.holder) AS holder
+    FROM site_deltas x
+    WHERE x.site <> 0
+    GROUP BY x.site
+    HAVING sum(x.queued) <> 0 OR sum(x.out) <> 0
+), sites_locked AS (
+    SELECT s.id FROM sites s
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT d.site FROM site_sums d))
+    ORDER BY s.id
+    FOR UPDATE
+), sites_counted AS (
+    UPDATE sites s
+    SET queued = s.queued + d.queued, out = s.out + d.out,
+        at_limit = s.at_limit AND d.out >= 0,
+        downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
+    FROM site_sums d
+    WHERE s.project_id = @project_id AND s.id = d.site
+      AND (SELECT count(*) FROM sites_locked) >= 0
+)
+SELECT count(*) FROM queued;
+
+-- name: ClaimsPerDownloader :many
+-- The downloaders holding the most claims, with their oldest claim.
+SELECT downloader, count(*) AS claims, min(claimed_at)::timestamptz AS oldest FROM claims
+WHERE project_id = @project_id
+  AND claim_count > 0 -- the condition of claims_downloader
+GROUP BY downloader
+ORDER BY count(*) DESC, downloader
+LIMIT @max;
+
+-- name: ClaimsList :many
+-- A page of a project's claims, oldest first, after the claim
+-- (@after_at, @after_id), of @downloader, older than @older_than and
+-- starting with @prefix (each when set). On claims_claimed_at, or on
+-- claims_downloader with a downloader: a page costs the same with five
+-- million claims as with five.
+SELECT name, downloader, claimed_at, claim_count, queue, id FROM claims
+WHERE project_id = @project_id
+  AND claim_count > 0 -- the condition of the claims indexes
+  AND (@downloader::text = '' OR downloader = @downloader::text)
+  AND claimed_at < now() - @older_than::interval
+  AND (claimed_at, id) > (@after_at::timestamptz, @after_id::bigint)
+  AND (@prefix::text = '' OR starts_with(name, @prefix::text))
+ORDER BY claimed_at, id
+LIMIT @max;
+
+-- name: ClaimsPurgeBatch :execrows
+-- Deletes up to @max of a deleting project's rows (see items.Engine.Purge).
+DELETE FROM claims WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM claims p WHERE p.project_id = @project_id LIMIT @max));
+
+-- name: BooksClaimsCount :one
+-- The books: the items out.
+SELECT count(*) FROM claims WHERE project_id = @project_id;
+
+-- name: BooksClaimsDoneCount :one
+-- The books: items out that are also done after their claim.
+SELECT count(*) FROM claims c WHERE c.project_id = @project_id
+  AND EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = c.id AND d.done_at > c.claimed_at);
+
+-- name: ClaimsByAge :one
+-- A project's claims counted by age, for the admin panel's histogram.
+-- Reads every claim of the project: asked for only when there are few, or
+-- when an admin asks.
+SELECT
+  count(*) FILTER (WHERE claimed_at >= now() - interval '1 minute') AS under_1m,
+  count(*) FILTER (WHERE claimed_at < now() - interval '1 minute' AND claimed_at >= now() - interval '10 minutes') AS under_10m,
+  count(*) FILTER (WHERE claimed_at < now() - interval '10 minutes' AND claimed_at >= now() - interval '1 hour') AS under_1h,
+  count(*) FILTER (WHERE claimed_at < now() - interval '1 hour' AND claimed_at >= now() - interval '6 hours') AS under_6h,
+  count(*) FILTER (WHERE claimed_at < now() - interval '6 hours' AND claimed_at >= now() - interval '1 day') AS under_1d,
+  count(*) FILTER (WHERE claimed_at < now() - interval '1 day') AS older
+FROM claims
+WHERE project_id = @project_id
+  AND claim_count > 0; -- the condition of claims_claimed_at
+
+-- name: ClaimsCountWhere :one
+-- How many claims ClaimsReleaseWhere would give back: the admin panel says
+-- so before it does.
+SELECT count(*) FROM claims c
+WHERE c.project_id = @project_id
+  AND c.claim_count > 0 -- the condition of the claims indexes
+  AND (@downloader::text = '' OR c.downloader = @downloader::text)
+  AND c.claimed_at < now() - @older_than::interval
+  AND (@prefix::text = '' OR starts_with(c.name, @prefix::text))
+  AND (@pattern::text = '' OR c.name ~ @pattern::text)
+  AND (@site::integer = 0 OR c.site = @site::integer);
+
+-- name: ClaimsCountItems :one
+-- How many of the items named are out (what ClaimsRelease would give back).
+SELECT count(*) FROM claims
+WHERE project_id = @project_id
+  AND hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n));
+
+-- name: ClaimsBrowse :many
+-- A page of a project's claims for the admin panel's queue browser, oldest
+-- first after the claim (@after_at, @after_id): up to @max of the first
+-- @scan claims there (of @downloader, when set) whose names start with
+-- @prefix, contain @contains and match @pattern (each when set); a last
+-- row, edge, holds the last claim read and how many were (scanned). On
+-- claims_claimed_at, or claims_downloader with a downloader, as ClaimsList.
+WITH win AS MATERIALIZED (
+    SELECT c.id, c.name, c.downloader, c.claimed_at, c.claim_count, c.queue FROM claims c
+    WHERE c.project_id = @project_id
+      AND c.claim_count > 0 -- the condition of the claims indexes
+      AND (@downloader::text = '' OR c.downloader = @downloader::text)
+      AND (c.claimed_at, c.id) > (@after_at::timestamptz, @after_id::bigint)
+    ORDER BY c.claimed_at, c.id
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.downloader, w.claimed_at, w.claim_count, w.queue, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.claimed_at, w.id
+ LIMIT @max::integer)
+UNION ALL
+(SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.claimed_at DESC, w.id DESC LIMIT 1);
+
+-- name: ClaimsBrowseBack :many
+-- ClaimsBrowse backwards: the page before the claim (@before_at,
+-- @before_id), newest first (the edge row holds the first claim read).
+WITH win AS MATERIALIZED (
+    SELECT c.id, c.name, c.downloader, c.claimed_at, c.claim_count, c.queue FROM claims c
+    WHERE c.project_id = @project_id
+      AND c.claim_count > 0 -- the condition of the claims indexes
+      AND (@downloader::text = '' OR c.downloader = @downloader::text)
+      AND (c.claimed_at, c.id) < (@before_at::timestamptz, @before_id::bigint)
+    ORDER BY c.claimed_at DESC, c.id DESC
+    LIMIT @scan::integer
+)
+(SELECT w.id, w.name, w.downloader, w.claimed_at, w.claim_count, w.queue, false AS edge, 0::bigint AS scanned
+ FROM win w
+ WHERE (@prefix::text = '' OR starts_with(w.name, @prefix::text))
+   AND (@contains::text = '' OR strpos(w.name, @contains::text) > 0)
+   AND (@pattern::text = '' OR w.name ~ @pattern::text)
+ ORDER BY w.claimed_at DESC, w.id DESC
+ LIMIT @max::integer)
+UNION ALL
+(SELECT w.id, '', '', w.claimed_at, 0, '', true, (SELECT count(*) FROM win)
+ FROM win w ORDER BY w.claimed_at, w.id LIMIT 1);
+
+-- name: ClaimsNamesHeld :many
+-- Which of the names are out. On Citus a completion looks up the ids of
+-- the others in seen before it runs (see db.DoneRecordBatchDistributed).
+SELECT n.name::text AS name FROM unnest(@names::text[]) AS n (name)
+WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.hash = item_hash(n.name));

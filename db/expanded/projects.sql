@@ -1,0 +1,179 @@
+-- name: ProjectInsert :one
+INSERT INTO projects (slug, title, config)
+VALUES (@slug, @title, @config)
+RETURNING *;
+
+-- name: ProjectGetBySlug :one
+SELECT * FROM projects WHERE slug = @slug;
+
+-- name: ProjectList :many
+SELECT * FROM projects ORDER BY slug;
+
+-- name: ProjectDonePartitionsEnsure :one
+-- Creates the project's done partitions for the given UTC days (see the
+-- done_partitions_ensure function in the migrations).
+SELECT done_partitions_ensure(@project_id, @first_day::date, @last_day::date)::integer AS created;
+
+-- name: ProjectUpdateConfig :one
+UPDATE projects SET title = @title, config = @config, updated_at = now()
+WHERE id = @id
+RETURNING *;
+
+-- name: ProjectDeleteByID :exec
+-- The last step of a purge: the project's other rows are gone already.
+DELETE FROM projects WHERE id = @id;
+
+-- name: ProjectStretchesShare :exec
+-- Taken, in its own statement, by a transaction that files items into a
+-- project's queues, before it does: a change of the project's stretches
+-- (its type limits, whether it keeps sites) waits for it, and it for the
+-- change, so every item is filed under the configuration the change leaves
+-- or refiled by it (see project_limited_types).
+SELECT pg_advisory_xact_lock_shared(hashtext('stretches'), @project_id::integer);
+
+-- name: ProjectStretchesLock :exec
+-- Taken by a change of a project's stretches before it writes: see
+-- ProjectStretchesShare.
+SELECT pg_advisory_xact_lock(hashtext('stretches'), @project_id::integer);
+
+-- name: ProjectGetByID :one
+-- A project as stored, locked until the transaction ends: changes of its
+-- configuration take their turns.
+SELECT * FROM projects WHERE id = @id FOR UPDATE;
+
+-- name: BooksOrphans :many
+-- The books of the tracker: per table keyed by project, how many projects
+-- that do not exist its rows belong to (a project being deleted still
+-- exists until its purge ends). Each table is read as a skip scan of an
+-- index leading with project_id: a probe per project holding rows, not a
+-- read of its rows; the few small tables without one are read whole. The
+-- volunteers' tables keep the tracker's own counts under project 0.
+-- Completions are found by their partitions (done_pN, see
+-- done_partitions_ensure): a row of done has a branch of its project.
+-- Every table with a project_id column is named here (books.TestTablesCovered).
+WITH RECURSIVE
+archived_ids (id) AS (
+    SELECT min(project_id) FROM archived
+    UNION ALL SELECT (SELECT min(t.project_id) FROM archived t WHERE t.project_id > i.id) FROM archived_ids i WHERE i.id IS NOT NULL),
+archives_ids (id) AS (
+    SELECT min(project_id) FROM archives
+    UNION ALL SELECT (SELECT min(t.project_id) FROM archives t WHERE t.project_id > i.id) FROM archives_ids i WHERE i.id IS NOT NULL),
+audit_log_ids (id) AS (
+    SELECT min(project_id) FROM audit_log
+    UNION ALL SELECT (SELECT min(t.project_id) FROM audit_log t WHERE t.project_id > i.id) FROM audit_log_ids i WHERE i.id IS NOT NULL),
+backfeed_minutes_ids (id) AS (
+    SELECT min(project_id) FROM backfeed_minutes
+    UNION ALL SELECT (SELECT min(t.project_id) FROM backfeed_minutes t WHERE t.project_id > i.id) FROM backfeed_minutes_ids i WHERE i.id IS NOT NULL),
+claim_expiries_ids (id) AS (
+    SELECT min(project_id) FROM claim_expiries
+    UNION ALL SELECT (SELECT min(t.project_id) FROM claim_expiries t WHERE t.project_id > i.id) FROM claim_expiries_ids i WHERE i.id IS NOT NULL),
+claims_ids (id) AS (
+    -- On claims_claimed_at, whose condition every claim meets.
+    SELECT min(project_id) FROM claims WHERE claim_count > 0
+    UNION ALL SELECT (SELECT min(t.project_id) FROM claims t WHERE t.claim_count > 0 AND t.project_id > i.id) FROM claims_ids i WHERE i.id IS NOT NULL),
+counters_ids (id) AS (
+    SELECT min(project_id) FROM counters
+    UNION ALL SELECT (SELECT min(t.project_id) FROM counters t WHERE t.project_id > i.id) FROM counters_ids i WHERE i.id IS NOT NULL),
+dictionaries_ids (id) AS (
+    SELECT min(project_id) FROM dictionaries
+    UNION ALL SELECT (SELECT min(t.project_id) FROM dictionaries t WHERE t.project_id > i.id) FROM dictionaries_ids i WHERE i.id IS NOT NULL),
+domain_totals_ids (id) AS (
+    SELECT min(project_id) FROM domain_totals
+    UNION ALL SELECT (SELECT min(t.project_id) FROM domain_totals t WHERE t.project_id > i.id) FROM domain_totals_ids i WHERE i.id IS NOT NULL),
+downloader_hours_ids (id) AS (
+    SELECT min(project_id) FROM downloader_hours
+    UNION ALL SELECT (SELECT min(t.project_id) FROM downloader_hours t WHERE t.project_id > i.id) FROM downloader_hours_ids i WHERE i.id IS NOT NULL),
+downloaders_ids (id) AS (
+    SELECT min(project_id) FROM downloaders
+    UNION ALL SELECT (SELECT min(t.project_id) FROM downloaders t WHERE t.project_id > i.id) FROM downloaders_ids i WHERE i.id IS NOT NULL),
+feed_ids (id) AS (
+    SELECT min(project_id) FROM feed
+    UNION ALL SELECT (SELECT min(t.project_id) FROM feed t WHERE t.project_id > i.id) FROM feed_ids i WHERE i.id IS NOT NULL),
+item_batches_ids (id) AS (
+    SELECT min(project_id) FROM item_batches
+    UNION ALL SELECT (SELECT min(t.project_id) FROM item_batches t WHERE t.project_id > i.id) FROM item_batches_ids i WHERE i.id IS NOT NULL),
+item_params_ids (id) AS (
+    SELECT min(project_id) FROM item_params
+    UNION ALL SELECT (SELECT min(t.project_id) FROM item_params t WHERE t.project_id > i.id) FROM item_params_ids i WHERE i.id IS NOT NULL),
+item_scores_ids (id) AS (
+    SELECT min(project_id) FROM item_scores
+    UNION ALL SELECT (SELECT min(t.project_id) FROM item_scores t WHERE t.project_id > i.id) FROM item_scores_ids i WHERE i.id IS NOT NULL),
+item_tags_ids (id) AS (
+    SELECT min(project_id) FROM item_tags
+    UNION ALL SELECT (SELECT min(t.project_id) FROM item_tags t WHERE t.project_id > i.id) FROM item_tags_ids i WHERE i.id IS NOT NULL),
+rate_limits_ids (id) AS (
+    SELECT min(project_id) FROM rate_limits
+    UNION ALL SELECT (SELECT min(t.project_id) FROM rate_limits t WHERE t.project_id > i.id) FROM rate_limits_ids i WHERE i.id IS NOT NULL),
+revisits_ids (id) AS (
+    SELECT min(project_id) FROM revisits
+    UNION ALL SELECT (SELECT min(t.project_id) FROM revisits t WHERE t.project_id > i.id) FROM revisits_ids i WHERE i.id IS NOT NULL),
+seen_ids (id) AS (
+    SELECT min(project_id) FROM seen
+    UNION ALL SELECT (SELECT min(t.project_id) FROM seen t WHERE t.project_id > i.id) FROM seen_ids i WHERE i.id IS NOT NULL),
+series_hours_ids (id) AS (
+    SELECT min(project_id) FROM series_hours
+    UNION ALL SELECT (SELECT min(t.project_id) FROM series_hours t WHERE t.project_id > i.id) FROM series_hours_ids i WHERE i.id IS NOT NULL),
+series_minutes_ids (id) AS (
+    SELECT min(project_id) FROM series_minutes
+    UNION ALL SELECT (SELECT min(t.project_id) FROM series_minutes t WHERE t.project_id > i.id) FROM series_minutes_ids i WHERE i.id IS NOT NULL),
+sites_ids (id) AS (
+    SELECT min(project_id) FROM sites
+    UNION ALL SELECT (SELECT min(t.project_id) FROM sites t WHERE t.project_id > i.id) FROM sites_ids i WHERE i.id IS NOT NULL),
+todo_ids (id) AS (
+    SELECT min(project_id) FROM todo
+    UNION ALL SELECT (SELECT min(t.project_id) FROM todo t WHERE t.project_id > i.id) FROM todo_ids i WHERE i.id IS NOT NULL),
+upload_targets_ids (id) AS (
+    SELECT min(project_id) FROM upload_targets
+    UNION ALL SELECT (SELECT min(t.project_id) FROM upload_targets t WHERE t.project_id > i.id) FROM upload_targets_ids i WHERE i.id IS NOT NULL),
+uploads_ids (id) AS (
+    SELECT min(project_id) FROM uploads
+    UNION ALL SELECT (SELECT min(t.project_id) FROM uploads t WHERE t.project_id > i.id) FROM uploads_ids i WHERE i.id IS NOT NULL),
+volunteer_days_ids (id) AS (
+    SELECT min(project_id) FROM volunteer_days
+    UNION ALL SELECT (SELECT min(t.project_id) FROM volunteer_days t WHERE t.project_id > i.id) FROM volunteer_days_ids i WHERE i.id IS NOT NULL),
+volunteer_marks_ids (id) AS (
+    SELECT min(project_id) FROM volunteer_marks
+    UNION ALL SELECT (SELECT min(t.project_id) FROM volunteer_marks t WHERE t.project_id > i.id) FROM volunteer_marks_ids i WHERE i.id IS NOT NULL),
+found (table_name, id) AS (
+    SELECT 'archived', id FROM archived_ids
+    UNION ALL SELECT 'archives', id FROM archives_ids
+    UNION ALL SELECT 'audit_log', id FROM audit_log_ids
+    UNION ALL SELECT 'backfeed_minutes', id FROM backfeed_minutes_ids
+    -- Small, without an index by project (project_id NULL: every project).
+    UNION ALL SELECT DISTINCT 'blocks', project_id FROM blocks
+    UNION ALL SELECT 'claim_expiries', id FROM claim_expiries_ids
+    UNION ALL SELECT 'claims', id FROM claims_ids
+    UNION ALL SELECT 'counters', id FROM counters_ids
+    UNION ALL SELECT 'dictionaries', id FROM dictionaries_ids
+    UNION ALL SELECT 'domain_totals', id FROM domain_totals_ids
+    UNION ALL SELECT 'done', substring(c.relname FROM '^done_p([0-9]+)$')::integer
+        FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'done'::regclass
+    -- Folded away every few seconds: small, and read whole.
+    UNION ALL SELECT DISTINCT 'done_tallies', project_id FROM done_tallies
+    UNION ALL SELECT 'downloader_hours', id FROM downloader_hours_ids
+    UNION ALL SELECT 'downloaders', id FROM downloaders_ids
+    UNION ALL SELECT 'feed', id FROM feed_ids
+    UNION ALL SELECT 'item_batches', id FROM item_batches_ids
+    UNION ALL SELECT 'item_params', id FROM item_params_ids
+    UNION ALL SELECT 'item_scores', id FROM item_scores_ids
+    UNION ALL SELECT 'item_tags', id FROM item_tags_ids
+    UNION ALL SELECT DISTINCT 'project_admins', project_id FROM project_admins
+    UNION ALL SELECT 'rate_limits', id FROM rate_limits_ids
+    UNION ALL SELECT 'revisits', id FROM revisits_ids
+    UNION ALL SELECT 'seen', id FROM seen_ids
+    UNION ALL SELECT 'series_hours', id FROM series_hours_ids
+    UNION ALL SELECT 'series_minutes', id FROM series_minutes_ids
+    UNION ALL SELECT 'sites', id FROM sites_ids
+    UNION ALL SELECT 'todo', id FROM todo_ids
+    UNION ALL SELECT 'upload_targets', id FROM upload_targets_ids
+    UNION ALL SELECT 'uploads', id FROM uploads_ids
+    UNION ALL SELECT 'volunteer_days', nullif(id, 0) FROM volunteer_days_ids
+    UNION ALL SELECT 'volunteer_marks', nullif(id, 0) FROM volunteer_marks_ids
+    -- A row for each table read whole, should it hold none.
+    UNION ALL SELECT v.table_name, NULL FROM (VALUES ('blocks'), ('done'), ('done_tallies'), ('project_admins')) AS v (table_name)
+)
+SELECT f.table_name::text AS table_name,
+       count(DISTINCT f.id) FILTER (WHERE NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = f.id))::bigint AS projects
+FROM found f
+GROUP BY f.table_name
+ORDER BY f.table_name;

@@ -1,0 +1,2 @@
+-- name: SessionsDeleteExpired :execrows
+DELETE FROM sessions WHERE expiry < now();

@@ -1,0 +1,30 @@
+package items
+
+import (
+	"context"
+
+	"tracker/db"
+	"tracker/projects"
+)
+
+// CompleteIn records the completions cs as one batch through q, a
+// transaction of the test's, as the batcher runs them; it returns how many
+// items each completed.
+func (e *Engine) CompleteIn(ctx context.Context, q *db.Queries, p projects.Project, cs ...Completion) ([]int64, error) {
+	ops := make([]*doneOp, len(cs))
+	for i, c := range cs {
+		op, err := newDoneOp(p, c)
+		if err != nil {
+			return nil, err
+		}
+		ops[i] = op
+	}
+	if err := e.runDones(ctx, q, ops); err != nil {
+		return nil, err
+	}
+	completed := make([]int64, len(ops))
+	for i, op := range ops {
+		completed[i] = op.completed
+	}
+	return completed, nil
+}
