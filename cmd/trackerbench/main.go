@@ -57,6 +57,14 @@ type options struct {
 	// a second) and the scale of its work times (1: 5-60 s).
 	fieldWarriors             int
 	fieldRate, fieldWorkScale float64
+
+	// The nodes the bench starts itself: Citus workers (0: one node) and
+	// each node's memory limit; how the dedup sweep fills its names.
+	dedupWorkers int
+	citusShards  int
+	nodeMemory   bytesFlag
+	dedupFill    string
+	dedupRounds  int
 }
 
 func main() {
@@ -72,6 +80,11 @@ func main() {
 	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, the import of 10,000,000 names against a COPY of them, and backfeed into a project that has seen 1,000,000 vs 100,000,000 names")
 	flag.IntVar(&o.large, "large-queue", 10_000_000, "the large queue of the sweep, against 100,000")
 	flag.IntVar(&o.dedupSeen, "dedup-seen", 100_000_000, "names a project has seen in the second backfeed run of the sweep, against 1,000,000")
+	flag.IntVar(&o.dedupWorkers, "dedup-workers", 0, "run on a Citus cluster the bench starts, a coordinator and this many workers (0: one PostgreSQL node); meant for -scenarios dedup")
+	flag.IntVar(&o.citusShards, "citus-shards", 0, "with -dedup-workers: the shards of each distributed table (0: one a worker; a backfeed post writes to each shard of the dedup records it touches, one statement a shard)")
+	flag.Var(&o.nodeMemory, "node-memory", "start the PostgreSQL nodes in the bench (not in the tracker) with each node's processes in a cgroup v1 memory cgroup limited to this (4GiB, 512MiB; needs root), and shared_buffers a quarter of it (0: no limit)")
+	flag.StringVar(&o.dedupFill, "dedup-fill", "import", "how the dedup sweep fills its names past 1,000,000: import (tracker items add) or sql (the rows an import writes, made by SQL on the database: quicker)")
+	flag.IntVar(&o.dedupRounds, "dedup-rounds", 1, "how many times the dedup sweep measures each of its two projects, in turn")
 	flag.DurationVar(&o.longTx, "long-tx", 60*time.Second, "duration of the long-transaction sweep")
 	flag.BoolVar(&o.soak, "soak", false, "instead of the scenarios: the mixed load for -duration with faults injected at random (the tracker killed and restarted, PostgreSQL stopped for 10 s), then the books checked")
 	flag.IntVar(&o.pageItems, "page-items", 1_000_000, "items queued in the project the pages scenario reads")
@@ -87,6 +100,14 @@ func main() {
 	flag.Float64Var(&o.fieldWorkScale, "field-work-scale", 1, "scale of the field warriors' work times (1: 5-60 s an item; 0.1 for short runs)")
 	flag.Parse()
 	o.scenarios = strings.Split(scenarios, ",")
+	if o.dedupFill != "import" && o.dedupFill != "sql" {
+		fmt.Fprintln(os.Stderr, "trackerbench: -dedup-fill: import or sql")
+		os.Exit(2)
+	}
+	if o.dedupWorkers < 0 || o.citusShards < 0 {
+		fmt.Fprintln(os.Stderr, "trackerbench: -dedup-workers, -citus-shards: 0 or more")
+		os.Exit(2)
+	}
 	log.SetFlags(0)
 	log.SetPrefix("trackerbench: ")
 
@@ -113,6 +134,9 @@ type bench struct {
 	// run (an import), in bytes.
 	cliPeakRSS int64
 	goals      []goal // the frontier's goals, when it ran
+	// The PostgreSQL nodes the bench started, or nil: the tracker starts
+	// its embedded cluster.
+	nodes *nodes
 }
 
 func run(ctx context.Context, o options) error {
@@ -131,6 +155,14 @@ func run(ctx context.Context, o options) error {
 		b.addr = l.Addr().String()
 		l.Close()
 	}
+	if o.dedupWorkers > 0 || o.nodeMemory > 0 {
+		if b.nodes, err = startNodes(ctx, b.dir, o.dedupWorkers, o.citusShards, int64(o.nodeMemory)); err != nil {
+			return err
+		}
+		// After the tracker's: it leaves the nodes first.
+		defer b.nodes.stop()
+		log.Print(b.nodes.describe())
+	}
 	if err := b.start(ctx); err != nil {
 		return err
 	}
@@ -140,6 +172,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	b.dsn = fmt.Sprintf("host=%s user=tracker dbname=tracker", filepath.Join(b.dir, "pgdata"))
+	if b.nodes != nil {
+		b.dsn = b.nodes.dsn()
+	}
 	if b.pool, err = db.Open(ctx, b.dsn); err != nil {
 		return err
 	}
@@ -173,7 +208,7 @@ func run(ctx context.Context, o options) error {
 func (b *bench) start(ctx context.Context) error {
 	addr := cmp.Or(b.addr, "127.0.0.1:0")
 	b.serve = exec.Command(b.o.binary, "serve", "--addr", addr, "--data-dir", b.dir)
-	b.serve.Env = benchEnv()
+	b.serve.Env = b.env()
 	stderr, err := b.serve.StderrPipe()
 	if err != nil {
 		return err
@@ -220,6 +255,16 @@ func benchEnv() []string {
 	return env
 }
 
+// env is the tracker's environment: benchEnv, and the Citus coordinator's
+// database when the bench started one.
+func (b *bench) env() []string {
+	env := benchEnv()
+	if b.nodes != nil && b.nodes.databaseURL() != "" {
+		env = append(env, "DATABASE_URL="+b.nodes.databaseURL())
+	}
+	return env
+}
+
 // cli runs a tracker command on the bench's data directory.
 func (b *bench) cli(stdin string, args ...string) (string, error) {
 	return b.cliFrom(strings.NewReader(stdin), args...)
@@ -227,7 +272,7 @@ func (b *bench) cli(stdin string, args ...string) (string, error) {
 
 func (b *bench) cliFrom(stdin io.Reader, args ...string) (string, error) {
 	cmd := exec.Command(b.o.binary, append(args, "--data-dir", b.dir)...)
-	cmd.Env = benchEnv()
+	cmd.Env = b.env()
 	cmd.Stdin = stdin
 	out, err := cmd.Output()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

@@ -36,6 +36,7 @@ type row struct {
 	yardstick float64 // the yardstick's items/s (yardsticks.go), 0 when not measured
 	note      string
 	top       []string // the statements PostgreSQL spent the most time on
+	secs      float64  // how long the run took
 }
 
 // scenario runs one named scenario and, for warrior scenarios, its floor
@@ -210,9 +211,8 @@ func (b *bench) measure(ctx context.Context, name string, clients int, workers f
 // measureOn is measure on another project than the bench's own.
 func (b *bench) measureOn(ctx context.Context, project, key, name string, clients int, workers func(context.Context, *load) []func(), note string) *row {
 	l := &load{base: b.url, project: project, backfeedKey: key, multi: b.o.multi, stats: newStats()}
-	pm := b.postmaster()
 	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
-	cpu0, pg0, load0 := cpuSeconds(b.serve.Process.Pid), clusterCPUSeconds(pm), cpuSeconds(os.Getpid())
+	cpu0, pg0, load0 := cpuSeconds(b.serve.Process.Pid), b.postgresCPU(), cpuSeconds(os.Getpid())
 	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
 	defer cancel()
 	start := time.Now()
@@ -225,13 +225,13 @@ func (b *bench) measureOn(ctx context.Context, project, key, name string, client
 	secs := time.Since(start).Seconds()
 
 	r := &row{
-		name: name, clients: clients, note: note,
+		name: name, clients: clients, note: note, secs: secs,
 		itemsPerS: float64(l.items.Load()) / secs,
 		reqPerS:   float64(l.stats.total()) / secs,
 		latency:   map[string][3]time.Duration{},
 		errors:    l.stats.errors(),
 		trackerS:  (cpuSeconds(b.serve.Process.Pid) - cpu0) / secs,
-		postgresS: (clusterCPUSeconds(pm) - pg0) / secs,
+		postgresS: (b.postgresCPU() - pg0) / secs,
 		loadS:     (cpuSeconds(os.Getpid()) - load0) / secs,
 		rssMB:     float64(peakRSS(b.serve.Process.Pid)) / (1 << 20),
 	}
@@ -307,6 +307,19 @@ func (b *bench) topStatements(ctx context.Context, secs float64) []string {
 		}
 	}
 	return top
+}
+
+// postgresCPU is the CPU time of the PostgreSQL servers: the embedded
+// cluster's, or every node's the bench started.
+func (b *bench) postgresCPU() float64 {
+	if b.nodes == nil {
+		return clusterCPUSeconds(b.postmaster())
+	}
+	total := 0.0
+	for _, pm := range b.nodes.postmasters() {
+		total += clusterCPUSeconds(pm)
+	}
+	return total
 }
 
 // postmaster is the embedded server's PID.

@@ -26,16 +26,14 @@ import (
 const CitusEnv = "TRACKER_TEST_CITUS"
 
 // ErrNoCitus means the Citus extension is not installed into the
-// PostgreSQL the tests run.
-var ErrNoCitus = errors.New("the Citus extension is not installed into the system's PostgreSQL (citus.so): the Citus tests need it (CI builds it with ../shared/citus/build.sh)")
+// PostgreSQL the tests run: the Citus tests need it.
+var ErrNoCitus = pgcluster.ErrNoCitus
 
 // CitusCluster is a local Citus cluster: a coordinator and two workers, each
 // a throwaway PostgreSQL cluster like the plain test cluster's, with citus
 // preloaded. They reach each other by their unix sockets only.
 type CitusCluster struct {
-	Coordinator *pgcluster.Cluster
-	Workers     []*pgcluster.Cluster
-	ports       []int // coordinator first, then the workers
+	*pgcluster.Citus
 }
 
 // CitusWorkers is how many workers a test cluster has.
@@ -61,101 +59,17 @@ func citusSettings() map[string]string {
 
 // CitusInstalled reports whether the system's PostgreSQL has the Citus
 // extension.
-func CitusInstalled() bool {
-	bins, err := pgcluster.FindBinaries()
-	return err == nil && bins.HasLibrary("citus")
-}
+func CitusInstalled() bool { return pgcluster.CitusInstalled() }
 
 // StartCitus starts (or joins, as pgcluster.Acquire does) the Citus
 // cluster under dir: dir/coordinator, dir/worker1, dir/worker2. It fails
 // with ErrNoCitus when the extension is not installed. Release it when done.
 func StartCitus(ctx context.Context, dir string) (*CitusCluster, error) {
-	if !CitusInstalled() {
-		return nil, ErrNoCitus
-	}
-	c := &CitusCluster{}
-	names := []string{"coordinator"}
-	for i := 1; i <= CitusWorkers; i++ {
-		names = append(names, fmt.Sprintf("worker%d", i))
-	}
-	for _, name := range names {
-		node, err := pgcluster.Acquire(ctx, filepath.Join(dir, name), pgcluster.Options{Settings: citusSettings()})
-		if err != nil {
-			c.Release(ctx)
-			return nil, fmt.Errorf("citus %s: %w", name, err)
-		}
-		if c.Coordinator == nil {
-			c.Coordinator = node
-		} else {
-			c.Workers = append(c.Workers, node)
-		}
-		port, err := nodePort(ctx, node.AdminDSN())
-		if err != nil {
-			c.Release(ctx)
-			return nil, fmt.Errorf("citus %s: %w", name, err)
-		}
-		c.ports = append(c.ports, port)
-	}
-	return c, nil
-}
-
-// Release leaves every node (stopping those no other process uses).
-func (c *CitusCluster) Release(ctx context.Context) error {
-	var errs []error
-	for _, n := range c.nodes() {
-		errs = append(errs, n.Release(ctx))
-	}
-	return errors.Join(errs...)
-}
-
-// nodes lists the coordinator, then the workers.
-func (c *CitusCluster) nodes() []*pgcluster.Cluster {
-	var all []*pgcluster.Cluster
-	if c.Coordinator != nil {
-		all = append(all, c.Coordinator)
-	}
-	return append(all, c.Workers...)
-}
-
-// AdminDSNs are the maintenance databases of the nodes, coordinator first.
-func (c *CitusCluster) AdminDSNs() []string {
-	var dsns []string
-	for _, n := range c.nodes() {
-		dsns = append(dsns, n.AdminDSN())
-	}
-	return dsns
-}
-
-// Register makes the database behind the coordinator's dsn a Citus
-// database: it names the coordinator and adds the workers, each by its
-// socket directory. The extension must be created in the database on
-// every node first.
-func (c *CitusCluster) Register(ctx context.Context, dsn string) error {
-	conn, err := pgx.Connect(ctx, dsn)
+	c, err := pgcluster.StartCitus(ctx, dir, CitusWorkers, pgcluster.Options{Settings: citusSettings()})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SELECT citus_set_coordinator_host($1, $2)", c.Coordinator.Dir(), c.ports[0]); err != nil {
-		return fmt.Errorf("citus_set_coordinator_host: %w", err)
-	}
-	for i, w := range c.Workers {
-		if _, err := conn.Exec(ctx, "SELECT citus_add_node($1, $2)", w.Dir(), c.ports[i+1]); err != nil {
-			return fmt.Errorf("citus_add_node %s: %w", w.Dir(), err)
-		}
-	}
-	return nil
-}
-
-func nodePort(ctx context.Context, dsn string) (int, error) {
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close(ctx)
-	var port int
-	err = conn.QueryRow(ctx, "SELECT current_setting('port')::integer").Scan(&port)
-	return port, err
+	return &CitusCluster{c}, nil
 }
 
 // citusMode says whether the databases handed out are Citus databases.
@@ -237,18 +151,7 @@ func buildCitusBase(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, dsn := range citus.AdminDSNs() {
-		conn, err := pgx.Connect(ctx, withDB(dsn, building))
-		if err != nil {
-			return err
-		}
-		_, err = conn.Exec(ctx, "CREATE EXTENSION citus")
-		conn.Close(ctx)
-		if err != nil {
-			return fmt.Errorf("CREATE EXTENSION citus: %w", err)
-		}
-	}
-	if err := citus.Register(ctx, withDB(server, building)); err != nil {
+	if err := citus.Setup(ctx, building); err != nil {
 		return err
 	}
 	return sealTemplate(ctx, building, citusBase)
@@ -353,21 +256,10 @@ func NewCitus(t testing.TB) (*CitusCluster, string) {
 		}
 	})
 	// Each node made its database "tracker" when it first started.
-	for _, dsn := range c.AdminDSNs() {
-		conn, err := pgx.Connect(ctx, withDB(dsn, pgcluster.Database))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = conn.Exec(ctx, "CREATE EXTENSION citus")
-		conn.Close(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	dsn := c.Coordinator.DSN()
-	if err := c.Register(ctx, dsn); err != nil {
+	if err := c.Setup(ctx, pgcluster.Database); err != nil {
 		t.Fatal(err)
 	}
+	dsn := c.Coordinator.DSN()
 	pool, err := db.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
