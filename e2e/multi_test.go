@@ -176,8 +176,11 @@ func TestThreeServersAndACrash(t *testing.T) {
 			t.Fatal(err)
 		}
 		var st struct{ Status string }
-		json.NewDecoder(resp.Body).Decode(&st)
+		err = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
+		if resp.StatusCode != 200 || err != nil {
+			t.Fatalf("%s: %d %v", it, resp.StatusCode, err)
+		}
 		if st.Status != "done" {
 			t.Errorf("%s is %q (answered OK: %v)", it, st.Status, doneOK[it])
 		}
