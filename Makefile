@@ -38,8 +38,9 @@ test: postgres check
 	$(GO) test -run '^$$' -fuzz '^FuzzParseWarriorPath$$' -fuzztime $(FUZZTIME) ./handlers
 	$(GO) test -run '^$$' -fuzz '^FuzzRoutes$$' -fuzztime $(FUZZTIME) ./handlers
 
-## test-citus: the item engine's tests, the warrior protocol's, the
-## archive's, and every background job run once, against a local Citus
+## test-citus: the item engine's tests, every HTTP route's (the warrior
+## protocol, the board, the admin panel), the archive's, the domain
+## packages', and every background job run once, against a local Citus
 ## cluster (a coordinator and two workers, in /tmp/tracker-citus-UID);
 ## skipped when Citus is not installed (CI builds it with
 ## ../shared/citus/build.sh). The model test runs fewer sequences there:
@@ -49,16 +50,16 @@ test: postgres check
 CITUS_MODEL_CHECKS ?= 5
 CITUS_PARALLEL ?= 4
 CITUS_JOBS_RUN := TestCitus|TestRunnersNeverRunAJobTwiceAtOnce
-CITUS_HANDLERS_RUN := TestQueueOrder|TestClaimsLimit|TestDownloaderClaimsLimit|TestRandomOrder|TestMinVersion|TestBlocks|TestPaused|TestRateLimitIsSmooth|TestTypeLimits|TestDoneRequestReleaseUpload|TestItemStatus|TestBackfeed|TestDomainsList|TestTwoServersManyWarriors|TestSitesVisible|TestSitesAbsentWithoutSites|TestCitus
+CITUS_PACKAGES := ./archive ./projects ./users ./volunteers ./warriors ./audit ./dictionaries ./sites
 test-citus: postgres
 	@if ! ls /usr/lib/postgresql/*/lib/citus.so >/dev/null 2>&1; then \
 		echo "Citus is not installed: skipping the Citus tests"; exit 0; \
 	fi; \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./db -run 'TestCitus' && \
 	TRACKER_TEST_CITUS=1 TRACKER_MODEL_CHECKS=$(CITUS_MODEL_CHECKS) $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./items && \
-	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./archive && \
-	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./jobs -run '$(CITUS_JOBS_RUN)' && \
-	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./handlers -run '$(CITUS_HANDLERS_RUN)'
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./handlers && \
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) $(CITUS_PACKAGES) && \
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./jobs -run '$(CITUS_JOBS_RUN)'
 
 ## bench: the tracker under warrior load, on a fresh embedded cluster; one table
 ## on stdout. BENCH_FLAGS="-duration 60s -sweep" for the long run with the

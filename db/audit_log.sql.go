@@ -282,10 +282,10 @@ func (q *Queries) AuditLogReserve(ctx context.Context) (AuditLogReserveRow, erro
 const auditLogTally = `-- name: AuditLogTally :exec
 INSERT INTO audit_log (id, at, user_id, username, ip, action, project_id, detail)
 OVERRIDING SYSTEM VALUE
-VALUES ($1, $2, $3, $4, $5, $6, $7, jsonb_set($8::jsonb, ARRAY[$9::text], to_jsonb($10::bigint)))
+VALUES ($1, $2, $3, $4, $5, $6, $7, jsonb_set($8::jsonb, ARRAY[$9::text], CAST($10::bigint AS text)::jsonb))
 ON CONFLICT (id) DO UPDATE
 SET detail = jsonb_set(audit_log.detail, ARRAY[$9::text],
-                       to_jsonb(coalesce((audit_log.detail ->> $9::text)::bigint, 0) + $10::bigint))
+                       (coalesce((audit_log.detail ->> $9::text)::bigint, 0) + $10::bigint)::text::jsonb)
 `
 
 type AuditLogTallyParams struct {
@@ -306,6 +306,8 @@ type AuditLogTallyParams struct {
 // count) when it is not there yet. Two batches committing at once: the
 // second waits for the first's entry, and adds to it (or writes it, when
 // the first rolled back).
+// The count as text read as a document: to_jsonb is not immutable, and
+// Citus takes only immutable functions in DO UPDATE SET.
 func (q *Queries) AuditLogTally(ctx context.Context, arg AuditLogTallyParams) error {
 	_, err := q.db.Exec(ctx, auditLogTally,
 		arg.ID,

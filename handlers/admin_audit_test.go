@@ -27,14 +27,17 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 
 	// The log refuses configuration entries, and any count past one batch
 	// of a queue move (5,000 items).
-	if _, err := f.pool.Exec(ctx, `
-		CREATE FUNCTION refuse_entry() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN RAISE EXCEPTION 'the audit log refuses this entry'; END $$;
-		CREATE TRIGGER refuse_config BEFORE INSERT ON audit_log FOR EACH ROW
-		WHEN (NEW.action = 'project.config') EXECUTE FUNCTION refuse_entry();
-		CREATE TRIGGER refuse_second_batch BEFORE UPDATE ON audit_log FOR EACH ROW
-		WHEN ((NEW.detail ->> 'items')::bigint > 5000) EXECUTE FUNCTION refuse_entry();`); err != nil {
-		t.Fatal(err)
+	// One statement at a time: Citus sends a function's creation on to
+	// every node as a statement of its own.
+	for _, sql := range []string{`CREATE FUNCTION refuse_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'the audit log refuses this entry'; END $$`,
+		`CREATE TRIGGER refuse_config BEFORE INSERT ON audit_log FOR EACH ROW
+		WHEN (NEW.action = 'project.config') EXECUTE FUNCTION refuse_entry()`,
+		`CREATE TRIGGER refuse_second_batch BEFORE UPDATE ON audit_log FOR EACH ROW
+		WHEN ((NEW.detail ->> 'items')::bigint > 5000) EXECUTE FUNCTION refuse_entry()`} {
+		if _, err := f.pool.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"claims"}, "reclaim_ttl": {"600"}})

@@ -48,10 +48,12 @@ SELECT nextval(pg_get_serial_sequence('audit_log', 'id'))::bigint AS id, now()::
 -- the first rolled back).
 INSERT INTO audit_log (id, at, user_id, username, ip, action, project_id, detail)
 OVERRIDING SYSTEM VALUE
-VALUES (@id, @at, @user_id, @username, @ip, @action, @project_id, jsonb_set(@detail::jsonb, ARRAY[@key::text], to_jsonb(@n::bigint)))
+VALUES (@id, @at, @user_id, @username, @ip, @action, @project_id, jsonb_set(@detail::jsonb, ARRAY[@key::text], CAST(@n::bigint AS text)::jsonb))
+-- The count as text read as a document: to_jsonb is not immutable, and
+-- Citus takes only immutable functions in DO UPDATE SET.
 ON CONFLICT (id) DO UPDATE
 SET detail = jsonb_set(audit_log.detail, ARRAY[@key::text],
-                       to_jsonb(coalesce((audit_log.detail ->> @key::text)::bigint, 0) + @n::bigint));
+                       (coalesce((audit_log.detail ->> @key::text)::bigint, 0) + @n::bigint)::text::jsonb);
 
 -- name: AuditLogNote :exec
 -- Adds @note's keys to the detail of entry @id, if it was written.
