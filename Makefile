@@ -49,7 +49,7 @@ test: postgres check
 ## run at once than there are cores.
 CITUS_MODEL_CHECKS ?= 5
 CITUS_PARALLEL ?= 4
-CITUS_JOBS_RUN := TestCitus|TestRunnersNeverRunAJobTwiceAtOnce
+CITUS_JOBS_RUN := TestCitus|TestRunnersNeverRunAJobTwiceAtOnce|TestEnsurePartitionsCreatesDaysAhead|TestEnsurePartitionsTakesInStrayCompletions
 CITUS_PACKAGES := ./archive ./projects ./users ./volunteers ./warriors ./audit ./dictionaries ./sites
 test-citus: postgres
 	@if ! ls /usr/lib/postgresql/*/lib/citus.so >/dev/null 2>&1; then \

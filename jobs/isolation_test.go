@@ -274,13 +274,23 @@ func partitionExists(t *testing.T, pool *pgxpool.Pool, p projects.Project, at ti
 
 // breakDay makes the project's partition of the day of at impossible to
 // create: a completion of that day sits in its default partition, which
-// PostgreSQL then refuses to split.
+// PostgreSQL refuses to split while it holds it, and the default
+// partition refuses to give it up.
 func breakDay(t *testing.T, pool *pgxpool.Pool, p projects.Project, at time.Time) {
 	t.Helper()
-	if _, err := pool.Exec(context.Background(), `INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, claimed_at, claim_count, done_at)
-		VALUES ($1, 1, 'item:0', 'alice', '1', 0, '{}', $2, 1, $2)`, p.ID, at); err != nil {
-		t.Fatal(err)
-	}
+	strayCompletion(t, pool, p, at)
+	dbtest.MustExec(t, pool, `CREATE FUNCTION keep_completions() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'the default partition keeps its completions'; END $$`)
+	dbtest.MustExec(t, pool, fmt.Sprintf(`CREATE TRIGGER keep_completions BEFORE DELETE ON done_p%d_default
+		FOR EACH ROW EXECUTE FUNCTION keep_completions()`, p.ID))
+}
+
+// strayCompletion writes a completion of the project at at, in its
+// default partition when the day has none.
+func strayCompletion(t *testing.T, pool *pgxpool.Pool, p projects.Project, at time.Time) {
+	t.Helper()
+	dbtest.MustExec(t, pool, `INSERT INTO done (project_id, id, name, downloader, version, bytes, domains, claimed_at, claim_count, done_at)
+		VALUES ($1, 1, 'item:0', 'alice', '1', 0, '{}', $2, 1, $2)`, p.ID, at)
 }
 
 // A project whose partitions cannot be made is reported, and the next
@@ -321,7 +331,7 @@ func TestHousekeepingGoesOnPastAFailingProject(t *testing.T) {
 		VALUES ($1, '', date_trunc('minute', now()), 1)`, healthy.ID)
 	dbtest.Age(t, pool, 49*time.Hour, dbtest.BackfeedMinutes(healthy.ID, ""))
 
-	summary := runFailing(t, pool, Housekeeping(pool, store, 24*time.Hour), "partition constraint", "aaa", "bbb")
+	summary := runFailing(t, pool, Housekeeping(pool, store, 24*time.Hour), "keeps its completions", "aaa", "bbb")
 	if !strings.HasPrefix(summary, "partitions ensured but for aaa, ") {
 		t.Fatalf("summary %q", summary)
 	}
