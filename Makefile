@@ -39,8 +39,9 @@ test: postgres check
 	$(GO) test -run '^$$' -fuzz '^FuzzRoutes$$' -fuzztime $(FUZZTIME) ./handlers
 
 ## test-citus: the item engine's tests, every HTTP route's (the warrior
-## protocol, the board, the admin panel), the archive's, the domain
-## packages', and every background job run once, against a local Citus
+## protocol, the board, the admin panel), the archive's, the CLI's, the
+## domain packages', every background job run once, and `tracker serve`
+## laying a database out itself, against a local Citus
 ## cluster (a coordinator and two workers, in /tmp/tracker-citus-UID);
 ## skipped when Citus is not installed (CI builds it with
 ## ../shared/citus/build.sh). The model test runs fewer sequences there:
@@ -50,7 +51,7 @@ test: postgres check
 CITUS_MODEL_CHECKS ?= 5
 CITUS_PARALLEL ?= 4
 CITUS_JOBS_RUN := TestCitus|TestRunnersNeverRunAJobTwiceAtOnce|TestEnsurePartitionsCreatesDaysAhead|TestEnsurePartitionsTakesInStrayCompletions
-CITUS_PACKAGES := ./archive ./projects ./users ./volunteers ./warriors ./audit ./dictionaries ./sites
+CITUS_PACKAGES := ./archive ./cmd/tracker ./projects ./users ./volunteers ./warriors ./audit ./dictionaries ./sites
 test-citus: postgres
 	@if ! ls /usr/lib/postgresql/*/lib/citus.so >/dev/null 2>&1; then \
 		echo "Citus is not installed: skipping the Citus tests"; exit 0; \
@@ -59,7 +60,8 @@ test-citus: postgres
 	TRACKER_TEST_CITUS=1 TRACKER_MODEL_CHECKS=$(CITUS_MODEL_CHECKS) $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./items && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./handlers && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) $(CITUS_PACKAGES) && \
-	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./jobs -run '$(CITUS_JOBS_RUN)'
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./jobs -run '$(CITUS_JOBS_RUN)' && \
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./e2e -run 'TestCitus'
 
 ## bench: the tracker under warrior load, on a fresh embedded cluster; one table
 ## on stdout. BENCH_FLAGS="-duration 60s -sweep" for the long run with the

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building the tracker:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := dbtest.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

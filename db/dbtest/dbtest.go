@@ -61,7 +61,11 @@ var (
 )
 
 // Main runs the package's tests, then leaves the shared cluster.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main for a package whose TestMain has more to do after the tests:
+// it returns their exit code.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if admin != nil && citus == nil {
 		admin.Close()
@@ -83,7 +87,7 @@ func Main(m *testing.M) {
 		}
 		cancel()
 	}
-	os.Exit(code)
+	return code
 }
 
 func setup() error {
