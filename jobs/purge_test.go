@@ -246,9 +246,9 @@ func TestPurgeRemovesEveryTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The purge fails in its last package's tables, after the items went.
-	fault(t, pool, "archived", "DELETE", doomed)
+	faultDeletes(t, pool, "archived", doomed)
 	r := NewRunner(quietLog(), pool, Purge(pool, store, engine, archive.New(pool, t.TempDir())))
-	if s, err := r.RunNow(ctx, "purge"); err == nil || !strings.Contains(err.Error(), "injected fault") || s != "purged 0 projects" {
+	if s, err := r.RunNow(ctx, "purge"); err == nil || !strings.Contains(err.Error(), "injected_fault") || s != "purged 0 projects" {
 		t.Fatalf("purge with a fault: %q, %v", s, err)
 	}
 	midway := rowsOf(t, pool, tables, doomed)
@@ -258,7 +258,7 @@ func TestPurgeRemovesEveryTable(t *testing.T) {
 	if n := dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", doomed.ID); n != 1 {
 		t.Fatalf("project's row gone before its rows: %d", n)
 	}
-	if _, err := pool.Exec(ctx, "DROP TRIGGER injected_fault_archived_delete ON archived"); err != nil {
+	if _, err := pool.Exec(ctx, "DROP TRIGGER injected_fault_archived ON archived"); err != nil {
 		t.Fatal(err)
 	}
 	if s, err := r.RunNow(ctx, "purge"); err != nil || s != "purged 1 projects" {
