@@ -47,10 +47,11 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// A primary and its streaming standby on loopback; the tracker is given
-// both in DATABASE_URL with target_session_attrs=read-write. The primary
-// dies, the standby is promoted, and the tracker carries on with it, every
-// completion acknowledged before the failover still on record.
+// A primary and its synchronous streaming standby on loopback; the
+// tracker is given both in DATABASE_URL with
+// target_session_attrs=read-write. The primary dies, the standby is
+// promoted, and the tracker carries on with it, every completion
+// acknowledged before the failover still on record.
 func TestFailoverToStandby(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Dir(dataDir(t))
@@ -71,6 +72,15 @@ func TestFailoverToStandby(t *testing.T) {
 	appendFile(t, filepath.Join(standby, "postgresql.conf"), fmt.Sprintf("port = %d\nunix_socket_directories = '%s'\n", p2, standby))
 	pgAs(t, "pg_ctl", "start", "--wait", "--pgdata", standby, "--log", filepath.Join(standby, "server.log"))
 	t.Cleanup(func() { pgAs(t, "pg_ctl", "stop", "--mode", "immediate", "--pgdata", standby) })
+	// The standby synchronous from here on: a commit is acknowledged once
+	// the standby has it, so nothing acknowledged is lost in the failover
+	// (with asynchronous replication the last commits may be).
+	pgAs(t, "psql", "--host", "127.0.0.1", "--port", fmt.Sprint(p1), "--username", "tracker", "--dbname", "tracker",
+		"--command", "ALTER SYSTEM SET synchronous_standby_names = '*'", "--command", "SELECT pg_reload_conf()")
+	dbtest.Eventually(t, func() bool {
+		return strings.TrimSpace(pgAs(t, "psql", "--host", "127.0.0.1", "--port", fmt.Sprint(p1), "--username", "tracker", "--dbname", "tracker",
+			"--tuples-only", "--no-align", "--command", "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'")) == "1"
+	}, "the standby synchronous")
 
 	url := fmt.Sprintf("postgres://tracker@127.0.0.1:%d,127.0.0.1:%d/tracker?target_session_attrs=read-write&connect_timeout=3", p1, p2)
 	withURL := env("DATABASE_URL=" + url)
