@@ -266,8 +266,7 @@ func dropDay(t *testing.T, pool *pgxpool.Pool, p projects.Project, at time.Time)
 
 func partitionExists(t *testing.T, pool *pgxpool.Pool, p projects.Project, at time.Time) bool {
 	t.Helper()
-	name := fmt.Sprintf("done_p%d_%s", p.ID, at.UTC().Format("20060102"))
-	return dbtest.Count(t, pool, "SELECT count(*) FROM pg_class WHERE relname = $1", name) == 1
+	return dbtest.Count(t, pool, "SELECT count(*) FROM pg_class WHERE relname = $1", dayPartition(t, pool, p, at)) == 1
 }
 
 // breakDay makes the project's partition of the day of at impossible to
