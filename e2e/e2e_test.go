@@ -158,6 +158,25 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
+// firstRound is the first work on project demo of the items user:1-3:
+// alice takes user:1 and reports it done, bob asks for five and gets the
+// other two.
+func firstRound(t *testing.T, url string) {
+	t.Helper()
+	code, body := post(t, url+"/demo/request", `{"downloader":"alice","api_version":"2","version":"1"}`)
+	if code != 200 || body != `{"item_name":"user:1"}` {
+		t.Fatalf("request: %d %q", code, body)
+	}
+	code, body = post(t, url+"/demo/done", `{"downloader":"alice","version":"1","item":"user:1","bytes":{"data":100},"id":{}}`)
+	if code != 200 || body != "OK" {
+		t.Fatalf("done: %d %q", code, body)
+	}
+	code, body = post(t, url+"/demo/multi=5//request", `{"downloader":"bob"}`)
+	if code != 200 || body != `{"item_name":"user:2\u0000user:3"}` {
+		t.Fatalf("multi request: %d %q", code, body)
+	}
+}
+
 func post(t *testing.T, url, body string) (int, string) {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
@@ -248,18 +267,7 @@ func TestServeWithEmbeddedCluster(t *testing.T) {
 		t.Fatalf("the CLI started PostgreSQL %d beside the running %d", got, pid)
 	}
 
-	code, body := post(t, s.url+"/demo/request", `{"downloader":"alice","api_version":"2","version":"1"}`)
-	if code != 200 || body != `{"item_name":"user:1"}` {
-		t.Fatalf("request: %d %q", code, body)
-	}
-	code, body = post(t, s.url+"/demo/done", `{"downloader":"alice","version":"1","item":"user:1","bytes":{"data":100},"id":{}}`)
-	if code != 200 || body != "OK" {
-		t.Fatalf("done: %d %q", code, body)
-	}
-	code, body = post(t, s.url+"/demo/multi=5//request", `{"downloader":"bob"}`)
-	if code != 200 || body != `{"item_name":"user:2\u0000user:3"}` {
-		t.Fatalf("multi request: %d %q", code, body)
-	}
+	firstRound(t, s.url)
 	if code, _ := post(t, s.url+"/demo/request", `{"downloader":"bob"}`); code != 404 {
 		t.Fatalf("empty queue: %d", code)
 	}
@@ -278,7 +286,7 @@ func TestServeWithEmbeddedCluster(t *testing.T) {
 
 	// The next start finds the data where it was left.
 	s = serve(t, dir)
-	code, body = post(t, s.url+"/demo/done", `{"downloader":"bob","item":"user:2\u0000user:3","bytes":{"data":7}}`)
+	code, body := post(t, s.url+"/demo/done", `{"downloader":"bob","item":"user:2\u0000user:3","bytes":{"data":7}}`)
 	if code != 200 || body != "OK" {
 		t.Fatalf("done after restart: %d %q", code, body)
 	}
