@@ -43,8 +43,8 @@ test: postgres check
 ## domain packages', every background job run once, and `tracker serve`
 ## laying a database out itself, against a local Citus
 ## cluster (a coordinator and two workers, in /tmp/tracker-citus-UID);
-## skipped when Citus is not installed (CI builds it with
-## ../shared/citus/build.sh). The model test runs fewer sequences there:
+## skipped when Citus is not installed (.ci/run builds it from source).
+## The model test runs fewer sequences there:
 ## each takes five times as long as on one PostgreSQL. A test there waits
 ## mostly on the nodes (its database is made on all three), so more tests
 ## run at once than there are cores.

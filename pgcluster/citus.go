@@ -12,7 +12,7 @@ import (
 
 // ErrNoCitus means the Citus extension is not installed into the system's
 // PostgreSQL.
-var ErrNoCitus = errors.New("the Citus extension is not installed into the system's PostgreSQL (citus.so; CI builds it with ../shared/citus/build.sh)")
+var ErrNoCitus = errors.New("the Citus extension is not installed into the system's PostgreSQL (citus.so: build Citus 13 for it, as .ci/run does)")
 
 // Citus is a local Citus cluster: a coordinator and workers, each a
 // cluster of this package in a directory of its own, with citus preloaded.
