@@ -311,9 +311,9 @@ func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*c
 	after := e.heads[s]
 	e.mu.Unlock()
 
-	// extra holds the bytes the rows claimed by the first
-	// look carry to each owner, not handed out yet. cut is the first item
-	// left queued (0: none).
+	// extra holds the bytes the rows claimed by the first look carry to
+	// each owner, not handed out yet. cut is the first item left queued
+	// (0: none).
 	cut := int64(0)
 	claim := func(after int64, owners []*claimOp, extra map[*claimOp]int64) ([]db.ClaimsTakeSlotsRow, error) {
 		p := db.ClaimsTakeSlotsParams{

@@ -141,18 +141,22 @@ WITH takes AS (
     -- ClaimsTakeSlots' sized).
     SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
            r.name, r.queue, r.site, r.claim_count, r.last_downloader, r.downloader, r.version, r.ip
-    FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
-                 sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id)
-                 + coalesce(p.carried, 0) AS upto,
+    FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes, p.sent,
+                 sum(p.sent) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id) + coalesce(p.carried, 0) AS upto,
                  p.name, p.queue, p.site, p.claim_count, p.last_downloader, p.downloader, p.version, p.ip
-          FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.queue, i.site, i.claim_count, i.last_downloader,
-                       i.downloader, i.version, i.ip, i.rank,
-                       CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
-                            THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
-                                           WHERE ip.project_id = @project_id AND ip.id = i.id), 0)
-                            ELSE 0 END::bigint AS bytes
-                FROM locked i
-                OFFSET 0) p) r -- not pulled up: one probe per item
+          -- sent measured once an item, in a level of its own: an
+          -- expression both shown and summed is computed twice.
+          FROM (SELECT b.ord, b.slot, b.carried, b.tid, b.id, b.name, b.queue, b.site, b.claim_count, b.last_downloader,
+                       b.downloader, b.version, b.ip, b.rank, b.bytes, answer_bytes(b.name, b.bytes) AS sent
+                FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.queue, i.site, i.claim_count, i.last_downloader,
+                             i.downloader, i.version, i.ip, i.rank,
+                             CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
+                                  THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
+                                                 WHERE ip.project_id = @project_id AND ip.id = i.id), 0)
+                                  ELSE 0 END::bigint AS bytes
+                      FROM locked i
+                      OFFSET 0) b -- not pulled up: one probe per item
+                OFFSET 0) p) r
 ), taken AS (
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))

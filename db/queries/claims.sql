@@ -27,12 +27,16 @@ WITH expired AS (
     -- fits: the answer's first item always does.
     SELECT r.project_id, r.hash, r.id, r.downloader, r.ip, r.claimed_at, r.bytes, r.sent,
            r.upto <= @budget::bigint OR r.upto = r.sent AS fits
-    FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
-                 sum(answer_bytes(p.name, p.bytes)) OVER (ORDER BY p.claimed_at, p.id) + @carried::bigint AS upto
-          FROM (SELECT i.project_id, i.hash, i.id, i.name, i.downloader, i.ip, i.claimed_at,
-                       -- include: params_bytes
-                FROM expired i
-                OFFSET 0) p) r -- not pulled up: one probe per claim
+    FROM (SELECT p.project_id, p.hash, p.id, p.downloader, p.ip, p.claimed_at, p.bytes, p.sent,
+                 sum(p.sent) OVER (ORDER BY p.claimed_at, p.id) + @carried::bigint AS upto
+          -- sent measured once an item, in a level of its own: an
+          -- expression both shown and summed is computed twice.
+          FROM (SELECT b.project_id, b.hash, b.id, b.downloader, b.ip, b.claimed_at, b.bytes, answer_bytes(b.name, b.bytes) AS sent
+                FROM (SELECT i.project_id, i.hash, i.id, i.name, i.downloader, i.ip, i.claimed_at,
+                             -- include: params_bytes
+                      FROM expired i
+                      OFFSET 0) b -- not pulled up: one probe per claim
+                OFFSET 0) p) r
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
     SELECT sized.project_id, sized.id, sized.downloader, sized.ip, sized.claimed_at FROM sized WHERE sized.fits
@@ -137,12 +141,17 @@ WITH slots AS (
     -- be a loop over one for each row of the other.
     SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
            r.name, r.site, r.claim_count, r.last_downloader, r.nick, r.version, r.ip
-    FROM (SELECT p.tid, p.id, p.slot, p.bytes, answer_bytes(p.name, p.bytes) AS sent,
-                 sum(answer_bytes(p.name, p.bytes)) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto,
+    FROM (SELECT p.tid, p.id, p.slot, p.bytes, p.sent,
+                 sum(p.sent) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto,
                  p.name, p.site, p.claim_count, p.last_downloader, s.nick, s.version, s.ip
-          FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, row_number() OVER (ORDER BY i.id) AS slot,
-                       -- include: params_bytes
-                FROM head i) p
+          -- sent measured once an item, in a level of its own: an
+          -- expression both shown and summed is computed twice.
+          FROM (SELECT b.tid, b.id, b.name, b.site, b.claim_count, b.last_downloader, b.slot, b.bytes,
+                       answer_bytes(b.name, b.bytes) AS sent
+                FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, row_number() OVER (ORDER BY i.id) AS slot,
+                             -- include: params_bytes
+                      FROM head i) b
+                OFFSET 0) p
           JOIN slots s ON s.slot = p.slot) r
 ), taken AS (
     -- The rows locked are deleted by their physical address: no second
