@@ -323,14 +323,7 @@ func (b *bench) postgresCPU() float64 {
 }
 
 // postmaster is the embedded server's PID.
-func (b *bench) postmaster() int {
-	data, err := os.ReadFile(filepath.Join(b.dir, "pgdata", "postmaster.pid"))
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.SplitN(string(data), "\n", 2)[0])
-	return pid
-}
+func (b *bench) postmaster() int { return postmasterOf(filepath.Join(b.dir, "pgdata")) }
 
 // sweeps measures how throughput holds as the queue grows a hundredfold and
 // while a long transaction keeps vacuum from cleaning up, and how long the
