@@ -13,7 +13,6 @@ import (
 	"tracker/books"
 	"tracker/db"
 	"tracker/db/dbtest"
-	"tracker/handlers"
 	"tracker/items"
 	"tracker/projects"
 	"tracker/stats"
@@ -38,7 +37,7 @@ func TestCitusWorkerLoss(t *testing.T) {
 	if _, err := items.NewEngine(pool, log).Add(ctx, p, "todo", strings.NewReader("a\nb\nc\nd")); err != nil {
 		t.Fatal(err)
 	}
-	h := handlers.New(log, pool, 0)
+	h := newHandler(log, pool)
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(h.Close)
 	t.Cleanup(srv.Close)
@@ -150,7 +149,7 @@ func TestCitusFold(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := handlers.New(log, pool, 0)
+	h := newHandler(log, pool)
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(h.Close)
 	t.Cleanup(srv.Close)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"tracker/handlers"
 	"tracker/users"
 )
 
@@ -118,7 +117,7 @@ func TestBackfeedKeyNotLogged(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	logs := &errorLog{}
-	h := handlers.New(slog.New(slog.NewTextHandler(logs, nil)), pool, 0)
+	h := newHandler(slog.New(slog.NewTextHandler(logs, nil)), pool)
 	t.Cleanup(h.Close)
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(srv.Close)

@@ -90,7 +90,7 @@ func TestBackfeedStrikesCountIPv6By64(t *testing.T) {
 func TestStreamsPerAddressCountIPv6By64(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	h := handlers.New(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool, 0)
+	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool)
 	h.SetTrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
 	h.SetStreamLimits(handlers.StreamLimits{Total: 10, PerAddress: 1, Lifetime: time.Hour})
 	srv := httptest.NewServer(h.Routes())

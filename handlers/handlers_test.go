@@ -43,9 +43,18 @@ func setup(t *testing.T, names ...string) fixture {
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(handlers.New(log, pool, 0).Routes())
+	srv := httptest.NewServer(newHandler(log, pool).Routes())
 	t.Cleanup(srv.Close)
 	return fixture{srv: srv, pool: pool, store: store, project: p}
+}
+
+// newHandler is the tracker's handler on pool as the tests use it: the
+// read routes without their rate (see UnrateReaders), which the readers'
+// own tests set.
+func newHandler(log *slog.Logger, pool *pgxpool.Pool) *handlers.Handler {
+	h := handlers.New(log, pool, 0)
+	h.UnrateReaders()
+	return h
 }
 
 type answer struct {
@@ -67,7 +76,7 @@ func (f fixture) second(t *testing.T) fixture {
 // set up the handlers and the server.
 func (f fixture) serve(t *testing.T, out io.Writer, configure func(*handlers.Handler, *http.Server)) fixture {
 	t.Helper()
-	h := handlers.New(slog.New(slog.NewTextHandler(out, nil)), f.pool, 0)
+	h := newHandler(slog.New(slog.NewTextHandler(out, nil)), f.pool)
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config.ErrorLog = log.New(out, "", 0)
 	if configure != nil {
@@ -86,7 +95,7 @@ func (f fixture) serve(t *testing.T, out io.Writer, configure func(*handlers.Han
 // the address as names.
 func (f fixture) behindProxy(t *testing.T) fixture {
 	t.Helper()
-	h := handlers.New(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool, 0)
+	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool)
 	h.SetTrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(srv.Close)

@@ -25,7 +25,7 @@ func TestProjectsJSONPublicURL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := handlers.New(slog.New(slog.NewTextHandler(io.Discard, nil)), pool, 0)
+		h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), pool)
 		h.SetPublicURL(u)
 		srv := httptest.NewServer(h.Routes())
 		t.Cleanup(srv.Close)

@@ -16,7 +16,6 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"tracker/db/dbtest"
-	"tracker/handlers"
 	"tracker/items"
 	"tracker/users"
 )
@@ -55,7 +54,7 @@ func FuzzRoutes(f *testing.F) {
 	if _, err := accounts.Create(ctx, "helper", password, users.RoleProjectAdmin); err != nil {
 		f.Fatal(err)
 	}
-	h := handlers.New(log, pool, 0)
+	h := newHandler(log, pool)
 	f.Cleanup(h.Close)
 	// Live streams end after their first event: a case is one answer.
 	h.EndStreams()
