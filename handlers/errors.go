@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -57,6 +58,12 @@ func (h *Handler) serveError(w http.ResponseWriter, r *http.Request, err error, 
 		return
 	}
 	e := h.classify(r, err)
+	if e.Reason == "incomplete-body" {
+		// A body that stopped coming failed on the read deadline, which
+		// passes with the write deadline: the refusal needs time of its
+		// own to be written.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(refusalGrace))
+	}
 	if e.Status == statusClientGone {
 		// Nobody reads an answer now, and 499 is no status to write: the
 		// request is counted as the client's, and the connection closed

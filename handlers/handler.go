@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/audit"
+	"tracker/conns"
 	"tracker/items"
 	"tracker/projects"
 	"tracker/sites"
@@ -56,6 +57,9 @@ type Handler struct {
 	streams    streamSlots
 	// trusted are the reverse proxies whose forwarding headers are believed.
 	trusted []netip.Prefix
+	// proxied counts the requests in flight of each client of a trusted
+	// proxy (Listen).
+	proxied *conns.InFlight
 	// backfeedStrikes counts wrong backfeed addresses by client.
 	backfeedStrikes *strikes
 	// publicURL starts the absolute URLs the tracker makes (SetPublicURL).
@@ -99,6 +103,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		streamsEnd: make(chan struct{}),
 		streams:    streamSlots{limits: DefaultStreamLimits},
 
+		proxied:         conns.NewInFlight(DefaultConnLimits.PerAddress),
 		backfeedStrikes: newStrikes(backfeedMaxWrong, backfeedWrongWindow),
 		uploadIdle:      DefaultUploadIdle,
 		cacheTTL:        cacheTTL,

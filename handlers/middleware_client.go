@@ -55,9 +55,22 @@ func (h *Handler) realClient(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if client, ok := h.forwardedFor(r); ok {
-			r.RemoteAddr = net.JoinHostPort(client.String(), "0")
+		client, ok := h.forwardedFor(r)
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
 		}
+		r.RemoteAddr = net.JoinHostPort(client.String(), "0")
+		// The proxy's connections carry many clients: each is held to its
+		// share of the server by the requests it has in flight, as a
+		// client that comes directly is by its connections.
+		leave, ok := h.proxied.Enter(client)
+		if !ok {
+			writeError(w, &Error{Status: http.StatusServiceUnavailable, Reason: "too-many-connections", RetryAfter: 10,
+				Msg: "this address has as many requests in flight as it may; wait for their answers"})
+			return
+		}
+		defer leave()
 		next.ServeHTTP(w, r)
 	})
 }

@@ -1,11 +1,11 @@
 package handlers
 
 import (
-	"bufio"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
+
+	"tracker/conns"
 )
 
 // nowShow answers GET /now, the clock grab scripts check before they start
@@ -14,10 +14,10 @@ import (
 // headers its own way and adds a charset, so the answer is written by hand
 // on the hijacked connection.
 //
-// The head says keep-alive because the scripts' pattern demands it, but
-// the connection is closed after the answer: a hijacked connection is no
-// longer served by net/http, and wget, like any HTTP/1.1 client, opens a
-// new connection when the server closes an idle one.
+// The head says keep-alive because the scripts' pattern demands it, and
+// it is true: the connection is handed back to the server after the answer
+// (conns.Readopt), which serves the client's next request on it, pipelined
+// or not. Only a client that asked to close it has it closed.
 func (h *Handler) nowShow(w http.ResponseWriter, r *http.Request) error {
 	now := time.Now()
 	body := nowBody(now)
@@ -33,7 +33,6 @@ func (h *Handler) nowShow(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	defer conn.Close()
 	_ = conn.SetWriteDeadline(now.Add(10 * time.Second))
 	fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\n"+
 		"Server: openresty\r\n"+
@@ -47,9 +46,13 @@ func (h *Handler) nowShow(w http.ResponseWriter, r *http.Request) error {
 		buf.WriteString(body)
 	}
 	if err := buf.Flush(); err != nil {
+		conn.Close()
 		return &sentError{err}
 	}
-	closeGently(conn, buf.Reader)
+	_ = conn.SetWriteDeadline(time.Time{}) // the server sets its own for the next request
+	if r.Close || !conns.Readopt(conn, conns.Buffered(buf.Reader)) {
+		conns.CloseGently(conn, buf.Reader)
+	}
 	return nil
 }
 
@@ -58,21 +61,4 @@ func (h *Handler) nowShow(w http.ResponseWriter, r *http.Request) error {
 func nowBody(t time.Time) string {
 	ms := t.UnixMilli()
 	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
-}
-
-// closeGently ends the sending side first and reads what the client still
-// sends for a moment, as net/http does, so that closing a socket with
-// unread bytes does not reset the connection before the client has read
-// the answer.
-func closeGently(conn net.Conn, r *bufio.Reader) {
-	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
-	}
-	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
-	var discard [512]byte
-	for {
-		if _, err := r.Read(discard[:]); err != nil {
-			return
-		}
-	}
 }

@@ -8,24 +8,15 @@ import (
 	"net/http"
 	"time"
 
-	"golang.org/x/net/netutil"
-
+	"tracker/conns"
 	"tracker/db"
 	"tracker/handlers"
 	"tracker/jobs"
 	"tracker/projects"
 )
 
-// Server timeouts: a slow or stalled client must not hold a connection and
-// its goroutine forever. Warriors time out after 20 s themselves.
 const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 60 * time.Second
-	writeTimeout      = 60 * time.Second
-	idleTimeout       = 120 * time.Second
-	maxHeaderBytes    = 64 << 10
-	shutdownTimeout   = 30 * time.Second
-	maxConnections    = 10_000
+	shutdownTimeout = 30 * time.Second
 	// maxReaderConns bounds --reader-conns.
 	maxReaderConns = 64
 	// webStatementTimeout bounds one statement of a web request: the
@@ -43,6 +34,7 @@ const (
 
 type serveOptions struct {
 	Addr    string                // --addr, $TRACKER_ADDR
+	Conns   conns.Limits          // --max-conns, --max-conns-per-address, --conn-reserve
 	Streams handlers.StreamLimits // --max-streams, --max-streams-per-address, --stream-lifetime
 	// TrustedProxies: --trusted-proxies, $TRACKER_TRUSTED_PROXIES.
 	TrustedProxies string
@@ -52,6 +44,9 @@ type serveOptions struct {
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
+	if o.Conns.Total < 1 || o.Conns.PerAddress < 1 || o.Conns.Reserve < 0 || o.Conns.Reserve >= o.Conns.Total {
+		return &usageError{"--max-conns and --max-conns-per-address take 1 or more, --conn-reserve 0 to --max-conns less 1"}
+	}
 	if o.Streams.Total < 1 || o.Streams.PerAddress < 1 || o.Streams.Lifetime < time.Second {
 		return &usageError{"--max-streams and --max-streams-per-address take 1 or more, --stream-lifetime 1s or more"}
 	}
@@ -114,23 +109,15 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	if err := h.RegisterMetrics(jobs.NewCollector(d.pool)); err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           h.Routes(),
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-	}
-	srv.RegisterOnShutdown(h.EndStreams) // live streams would hold the shutdown up
-	ln, err := net.Listen("tcp", o.Addr)
+	inner, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return err
 	}
-	// Past maxConnections, new connections wait in the kernel's backlog
-	// instead of each taking a goroutine and buffers: a flood of clients
-	// slows down instead of exhausting the process.
-	ln = netutil.LimitListener(ln, maxConnections)
+	// No client holds the connections every other needs: each address
+	// has its share, idle keep-alives go first when the server nears its
+	// total, and the last connections serve the warriors only.
+	ln := h.Listen(inner, o.Conns)
+	srv := h.Server(ln)
 	a.log.Info("tracker listening", "url", fmt.Sprintf("http://%s/", ln.Addr()))
 
 	serveErr := make(chan error, 1)
