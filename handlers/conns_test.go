@@ -221,3 +221,24 @@ func TestProxiedClientHeldToItsShare(t *testing.T) {
 		t.Fatalf("another client: %d %q", a.status, a.reason)
 	}
 }
+
+// A client address past its share of connections, none of them idle, is
+// answered 503 too-many-connections, which the metrics count; another
+// address is served.
+func TestAddressPastItsShareRefused(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "item:1").listen(t, conns.Limits{Total: 100, PerAddress: 2}, nil, 0)
+	for range 2 {
+		f.dial(t, "127.0.0.2").stall(t, "/test/done")
+	}
+	c := f.dial(t, "127.0.0.2")
+	io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: tracker\r\n\r\n")
+	if a := c.answer(t); a.status != 503 || a.reason != "too-many-connections" || a.header.Get("Retry-After") == "" {
+		t.Fatalf("a third connection of the address: %d %q, want 503 too-many-connections with Retry-After", a.status, a.reason)
+	}
+	m := f.dial(t, "127.0.0.3")
+	io.WriteString(m, "GET /metrics HTTP/1.1\r\nHost: tracker\r\n\r\n")
+	if a := m.answer(t); !strings.Contains(a.body, "tracker_connections_refused_total 1\n") {
+		t.Fatalf("the metrics do not count the refusal:\n%s", a.body)
+	}
+}

@@ -35,11 +35,14 @@ var DefaultConnLimits = conns.Limits{Total: 10_000, PerAddress: 256, Reserve: 50
 
 // Listen accounts the connections of inner by limits (conns.Listener),
 // trusted proxies counted in the total only: their clients are held to
-// their share by request (see realClient).
+// their share by request (see realClient). Call it once, after
+// SetTrustedProxies; the metrics report its connections.
 func (h *Handler) Listen(inner net.Listener, limits conns.Limits) *conns.Listener {
 	limits.Exempt = h.trusted
 	h.proxied = conns.NewInFlight(limits.PerAddress)
-	return conns.Listen(inner, limits)
+	l := conns.Listen(inner, limits)
+	h.metrics.registry.MustRegister(connCollector{l})
+	return l
 }
 
 // Server is the HTTP server of the routes on l (made by Listen).
