@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
-	"time"
 )
 
 // Readers beside warriors: whether volunteers reading item status, the
@@ -53,72 +50,25 @@ func (l *load) routeReader(ctx context.Context, routes []func() (string, string)
 	}
 }
 
-// readers runs warriors alone and beside readers in turn, alone first and
-// last (A B A B A B A), and notes each run beside readers against the mean
-// of the runs alone just before and just after it: on a machine others
-// share, the load drifts within minutes, and a run compared with its two
-// neighbours is compared with the same minutes.
+// readers runs warriors alone and beside readers in turn (beside).
 func (b *bench) readers(ctx context.Context, name string, warriors, readers int, itemsOnly bool) error {
-	// One fill for every run, with the checkpoint it causes taken before
-	// the first: the runs start alike.
-	const pairs = 3
-	perSecond := 6000
-	if err := b.drain(ctx); err != nil {
-		return err
-	}
-	n := b.o.queue
-	if n == 0 {
-		n = perSecond * (2*pairs + 1) * int(b.o.duration/time.Second+1)
-	}
-	if _, err := b.fill(n, fmt.Sprintf("item:%d:", time.Now().UnixNano())); err != nil {
-		return err
-	}
-	if _, err := b.pool.Exec(ctx, "VACUUM ANALYZE todo"); err != nil {
-		return err
-	}
-	if _, err := b.pool.Exec(ctx, "CHECKPOINT"); err != nil {
-		return err
-	}
 	what := "item status, the board, stats.json and /projects.json"
 	if itemsOnly {
 		what = "item status"
 	}
-	runAlone := func() *row {
-		return b.measure(ctx, name+" alone", warriors, func(ctx context.Context, l *load) []func() {
+	return b.beside(ctx, name, warriors, others{
+		count: readers,
+		start: func(ctx context.Context, l *load) []func() {
 			var fs []func()
-			for i := range warriors {
-				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), 1) })
-			}
-			return fs
-		}, fmt.Sprintf("%d single warriors alone", warriors))
-	}
-	var ratios []string
-	before := runAlone()
-	for range pairs {
-		if ctx.Err() != nil {
-			return nil
-		}
-		var reads func() float64
-		with := b.measure(ctx, name, warriors+readers, func(ctx context.Context, l *load) []func() {
-			var fs []func()
-			for i := range warriors {
-				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), 1) })
-			}
 			routes := l.readerRoutes(itemsOnly)
 			for i := range readers {
 				fs = append(fs, func() { l.routeReader(ctx, routes, i) })
 			}
-			reads = func() float64 { return float64(l.stats.total() - l.stats.count("request") - l.stats.count("done")) }
 			return fs
-		}, "")
-		after := runAlone()
-		alone := (before.itemsPerS + after.itemsPerS) / 2
-		ratio := with.itemsPerS / alone
-		ratios = append(ratios, strconv.FormatFloat(ratio, 'f', 2, 64))
-		with.note = fmt.Sprintf("%d single warriors beside %d readers of %s: %.0f reads/s; %.2f × the warriors alone in the runs just before and after (%.0f items/s)",
-			warriors, readers, what, reads()/b.o.duration.Seconds(), ratio, alone)
-		before = after
-	}
-	b.rows[len(b.rows)-1].note += "; the " + strconv.Itoa(pairs) + " runs beside readers: " + strings.Join(ratios, ", ") + " ×"
-	return nil
+		},
+		did: func(l *load) string {
+			reads := float64(l.stats.total() - l.stats.count("request") - l.stats.count("done"))
+			return fmt.Sprintf("%d readers of %s: %.0f reads/s", readers, what, reads/b.o.duration.Seconds())
+		},
+	})
 }

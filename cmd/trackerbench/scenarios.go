@@ -146,6 +146,8 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return b.readers(ctx, name, clients(32), 8, false)
 	case "readers-200":
 		return b.readers(ctx, name, clients(32), 200, true)
+	case "connection-hog":
+		return b.connectionHog(ctx, name, clients(32))
 	case "pages":
 		return b.pages(ctx)
 	case "disk":
