@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"container/list"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/netip"
@@ -19,6 +20,9 @@ type Conn struct {
 	// prefix are bytes read off the connection before it was handed back
 	// (Readopt): they are read first.
 	prefix []byte
+	// tls is the state of the TLS the connection speaks through (nil:
+	// plain), which Conn wraps (ListenTLS).
+	tls *tls.ConnectionState
 }
 
 // record is what the listener keeps of a connection, shared by the Conns
@@ -139,7 +143,7 @@ func Readopt(conn net.Conn, buffered []byte) bool {
 	if !ok {
 		return false
 	}
-	next := &Conn{Conn: c.Conn, rec: c.rec, prefix: append(bytes.Clone(buffered), c.prefix...)}
+	next := &Conn{Conn: c.Conn, rec: c.rec, prefix: append(bytes.Clone(buffered), c.prefix...), tls: c.tls}
 	select {
 	case c.rec.l.adopted <- next:
 		return true
@@ -177,6 +181,10 @@ func (l *Listener) refuse(c net.Conn) {
 	}
 	go func() {
 		defer func() { <-l.refusing }()
+		if l.tls != nil {
+			l.refuseTLS(c)
+			return
+		}
 		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 		if _, err := io.WriteString(c, refusal); err != nil {
 			c.Close()

@@ -9,6 +9,7 @@ package conns
 import (
 	"container/list"
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -78,6 +79,10 @@ type Listener struct {
 
 	refusing         chan struct{} // a slot per refusal being answered
 	refused, shedded atomic.Uint64
+
+	// tls, when not nil, is what the connections speak TLS with
+	// (ListenTLS).
+	tls *tls.Config
 }
 
 // address is what one client address holds.
@@ -93,7 +98,9 @@ type accepted struct {
 
 // Listen wraps inner. limits.Total must be at least 1; PerAddress 0 means
 // Total.
-func Listen(inner net.Listener, limits Limits) *Listener {
+func Listen(inner net.Listener, limits Limits) *Listener { return listen(inner, limits, nil) }
+
+func listen(inner net.Listener, limits Limits, cfg *tls.Config) *Listener {
 	if limits.PerAddress <= 0 {
 		limits.PerAddress = limits.Total
 	}
@@ -106,6 +113,7 @@ func Listen(inner net.Listener, limits Limits) *Listener {
 		adopted:  make(chan net.Conn),
 		done:     make(chan struct{}),
 		refusing: make(chan struct{}, refusers),
+		tls:      cfg,
 	}
 	l.room = sync.NewCond(&l.mu)
 	go l.acceptLoop()
@@ -175,15 +183,24 @@ func (l *Listener) acceptLoop() {
 		}
 		delay = 0
 		conn := l.admit(c)
-		if conn == nil {
-			continue
+		switch {
+		case conn == nil:
+		case l.tls != nil:
+			// A handshake takes round trips: it must not hold up the
+			// connections behind it.
+			go l.handshake(conn)
+		default:
+			l.hand(conn)
 		}
-		select {
-		case l.accepted <- accepted{conn: conn}:
-		case <-l.done:
-			conn.Close()
-			return
-		}
+	}
+}
+
+// hand gives c to Accept, or closes it when the listener closes first.
+func (l *Listener) hand(c net.Conn) {
+	select {
+	case l.accepted <- accepted{conn: c}:
+	case <-l.done:
+		c.Close()
 	}
 }
 
@@ -295,7 +312,7 @@ func (l *Listener) unidle(r *record) *record {
 
 // ConnState follows each connection's state: give it to http.Server.
 func (l *Listener) ConnState(c net.Conn, s http.ConnState) {
-	cc, ok := c.(*Conn)
+	cc, ok := unwrap(c).(*Conn)
 	if !ok {
 		return
 	}
@@ -315,10 +332,19 @@ func (l *Listener) ConnState(c net.Conn, s http.ConnState) {
 // ConnContext puts the connection in its requests' context (Of): give it
 // to http.Server.
 func (l *Listener) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	if cc, ok := c.(*Conn); ok {
+	if cc, ok := unwrap(c).(*Conn); ok {
 		return context.WithValue(ctx, connKey{}, cc)
 	}
 	return ctx
+}
+
+// unwrap is the connection under c when c is an HTTP/2 connection's TLS
+// (see handshake), else c.
+func unwrap(c net.Conn) net.Conn {
+	if tc, ok := c.(*tls.Conn); ok {
+		return tc.NetConn()
+	}
+	return c
 }
 
 type connKey struct{}
