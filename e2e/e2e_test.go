@@ -92,6 +92,25 @@ type server struct {
 	url    string
 	stderr *bytes.Buffer
 	exited chan error
+	// lines are the lines the server logs, for waitLog (the first 1,000).
+	lines chan string
+}
+
+// waitLog waits for a line the server logs that matches re, and returns
+// its submatches.
+func (s *server) waitLog(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case line := <-s.lines:
+			if m := re.FindStringSubmatch(line); m != nil {
+				return m
+			}
+		case <-timeout:
+			t.Fatalf("the server logged no line like %s", re)
+		}
+	}
 }
 
 var listeningRE = regexp.MustCompile(`msg="tracker listening" url=(http://\S+)/`)
@@ -112,7 +131,7 @@ func serveCmd(t *testing.T, cmd *exec.Cmd, env []string) *server {
 	t.Helper()
 	cmd.Env = env
 	pr, pw := io.Pipe()
-	s := &server{cmd: cmd, stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
+	s := &server{cmd: cmd, stderr: &bytes.Buffer{}, exited: make(chan error, 1), lines: make(chan string, 1000)}
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -128,6 +147,10 @@ func serveCmd(t *testing.T, cmd *exec.Cmd, env []string) *server {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			s.stderr.WriteString(sc.Text() + "\n")
+			select {
+			case s.lines <- sc.Text():
+			default:
+			}
 			if m := listeningRE.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
 			}

@@ -242,3 +242,34 @@ func TestAddressPastItsShareRefused(t *testing.T) {
 		t.Fatalf("the metrics do not count the refusal:\n%s", a.body)
 	}
 }
+
+// Beside TLS, the plain listener answers warriors and scripts where they
+// call and sends everything else to HTTPS with 308.
+func TestBesideTLS(t *testing.T) {
+	t.Parallel()
+	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), setup(t).pool)
+	served := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(299) })
+	for _, c := range []struct {
+		method, target, host, port string
+		status                     int
+		location                   string
+	}{
+		{"POST", "/demo/request", "t.example", "443", 299, ""},
+		{"POST", "/demo/multi=5//done", "t.example", "443", 299, ""},
+		{"GET", "/now", "t.example:80", "443", 299, ""},
+		{"POST", "/backfeed/legacy/demo-k", "t.example", "443", 299, ""},
+		{"GET", "/projects.json", "t.example", "443", 299, ""},
+		{"GET", "/demo/?page=2", "t.example:80", "443", 308, "https://t.example/demo/?page=2"},
+		{"POST", "/admin/login", "t.example", "8443", 308, "https://t.example:8443/admin/login"},
+		{"GET", "/", "[2001:db8::1]:80", "443", 308, "https://[2001:db8::1]/"},
+		{"GET", "/", "[2001:db8::1]", "8443", 308, "https://[2001:db8::1]:8443/"},
+	} {
+		req := httptest.NewRequest(c.method, c.target, nil)
+		req.Host = c.host
+		rec := httptest.NewRecorder()
+		h.BesideTLS(served, c.port).ServeHTTP(rec, req)
+		if rec.Code != c.status || rec.Header().Get("Location") != c.location {
+			t.Errorf("%s %s (Host %s): %d to %q, want %d to %q", c.method, c.target, c.host, rec.Code, rec.Header().Get("Location"), c.status, c.location)
+		}
+	}
+}

@@ -60,6 +60,8 @@ type Handler struct {
 	// proxied counts the requests in flight of each client of a trusted
 	// proxy (Listen).
 	proxied *conns.InFlight
+	// listeners are those Listen made.
+	listeners listeners
 	// backfeedStrikes counts wrong backfeed addresses by client.
 	backfeedStrikes *strikes
 	// publicURL starts the absolute URLs the tracker makes (SetPublicURL).
@@ -109,7 +111,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		cacheTTL:        cacheTTL,
 		reads:           newReadSide(pool, cacheTTL, DefaultReaderLimits, log),
 	}
-	h.metrics.registry.MustRegister(&warriorCollector{h: h})
+	h.metrics.registry.MustRegister(&warriorCollector{h: h}, connCollector{&h.listeners})
 	// A state change from another site is refused as every refusal is:
 	// with its reason.
 	h.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"tracker/conns"
 )
 
 // SetTrustedProxies names the reverse proxies in front of the tracker.
@@ -47,6 +49,13 @@ func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 // per-address limits count it by addrkey.Of (an IPv6 client by its /64).
 func (h *Handler) realClient(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil {
+			// The listener made the TLS of an HTTP/1.1 connection
+			// itself (conns.ListenTLS): Go's server does not know of it.
+			if c := conns.Of(r.Context()); c != nil {
+				r.TLS = c.TLS()
+			}
+		}
 		peer := clientIP(r)
 		if !h.isTrusted(peer) {
 			r.Header.Del("X-Forwarded-For")

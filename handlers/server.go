@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"tracker/conns"
@@ -35,13 +37,28 @@ var DefaultConnLimits = conns.Limits{Total: 10_000, PerAddress: 256, Reserve: 50
 
 // Listen accounts the connections of inner by limits (conns.Listener),
 // trusted proxies counted in the total only: their clients are held to
-// their share by request (see realClient). Call it once, after
+// their share by request (see realClient). Call it after
 // SetTrustedProxies; the metrics report its connections.
 func (h *Handler) Listen(inner net.Listener, limits conns.Limits) *conns.Listener {
+	return h.listen(inner, limits, nil)
+}
+
+// ListenTLS is Listen for a listener that speaks TLS by cfg
+// (conns.ListenTLS); its server's TLSConfig is cfg too, for HTTP/2.
+func (h *Handler) ListenTLS(inner net.Listener, limits conns.Limits, cfg *tls.Config) *conns.Listener {
+	return h.listen(inner, limits, cfg)
+}
+
+func (h *Handler) listen(inner net.Listener, limits conns.Limits, cfg *tls.Config) *conns.Listener {
 	limits.Exempt = h.trusted
 	h.proxied = conns.NewInFlight(limits.PerAddress)
-	l := conns.Listen(inner, limits)
-	h.metrics.registry.MustRegister(connCollector{l})
+	var l *conns.Listener
+	if cfg != nil {
+		l = conns.ListenTLS(inner, limits, cfg)
+	} else {
+		l = conns.Listen(inner, limits)
+	}
+	h.listeners.add(l)
 	return l
 }
 
@@ -59,4 +76,34 @@ func (h *Handler) Server(l *conns.Listener) *http.Server {
 	}
 	srv.RegisterOnShutdown(h.EndStreams) // live streams would hold the shutdown up
 	return srv
+}
+
+// BesideTLS serves, on the plain-HTTP listener of a tracker that serves
+// TLS too, what warriors and grab scripts call (forWarriors), which take
+// no redirect, and the warrior HQ's project list; every other request is
+// redirected to the same address over HTTPS with 308, which keeps the
+// method and body. httpsPort is the TLS listener's port ("" or "443":
+// none in the address).
+func (h *Handler) BesideTLS(next http.Handler, httpsPort string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if forWarriors(r) || r.URL.Path == "/projects.json" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		host := r.Host
+		if hostname, _, err := net.SplitHostPort(host); err == nil {
+			host = hostname
+		}
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]" // an IPv6 address
+		}
+		if httpsPort != "" && httpsPort != "443" {
+			host = net.JoinHostPort(strings.Trim(host, "[]"), httpsPort)
+		}
+		if host == "" || strings.ContainsAny(host, "/\\?#@") {
+			writeError(w, errorf(http.StatusBadRequest, "invalid-host", "no host to send the request to over HTTPS"))
+			return
+		}
+		http.Redirect(w, r, "https://"+host+r.URL.RequestURI(), http.StatusPermanentRedirect)
+	})
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/acme/autocert"
+
 	"tracker/handlers"
 )
 
@@ -89,6 +91,12 @@ func commands(getenv func(string) string) []command {
 				fs.StringVar(&o.Addr, "addr", cmp.Or(getenv("TRACKER_ADDR"), "127.0.0.1:8080"), "address to listen on (also $TRACKER_ADDR)")
 				fs.StringVar(&o.TrustedProxies, "trusted-proxies", getenv("TRACKER_TRUSTED_PROXIES"), "reverse proxies whose X-Forwarded-For, X-Real-IP and X-Forwarded-Proto are believed, as CIDR,CIDR,... (also $TRACKER_TRUSTED_PROXIES)")
 				fs.StringVar(&o.PublicURL, "public-url", getenv("TRACKER_PUBLIC_URL"), "the address clients reach the tracker at, such as https://tracker.example.org, for the absolute URLs it makes; unset, the request's Host (also $TRACKER_PUBLIC_URL)")
+				fs.StringVar(&o.TLS.Addr, "tls-addr", getenv("TRACKER_TLS_ADDR"), "address to serve HTTPS on, beside --addr's plain HTTP (also $TRACKER_TLS_ADDR)")
+				fs.StringVar(&o.TLS.Cert, "tls-cert", getenv("TRACKER_TLS_CERT"), "the TLS certificate's file (PEM, the chain after it), read again on SIGHUP (also $TRACKER_TLS_CERT)")
+				fs.StringVar(&o.TLS.Key, "tls-key", getenv("TRACKER_TLS_KEY"), "the TLS certificate's key file (PEM), read again on SIGHUP (also $TRACKER_TLS_KEY)")
+				fs.StringVar(&o.TLS.ACMEDomains, "acme-domain", getenv("TRACKER_ACME_DOMAIN"), "host names (NAME,NAME,...) to get certificates for from an ACME CA, kept in DATA_DIR/acme (also $TRACKER_ACME_DOMAIN)")
+				fs.StringVar(&o.TLS.ACMEEmail, "acme-email", getenv("TRACKER_ACME_EMAIL"), "the contact address given to the ACME CA (also $TRACKER_ACME_EMAIL)")
+				fs.StringVar(&o.TLS.ACMEDirectory, "acme-directory", cmp.Or(getenv("TRACKER_ACME_DIRECTORY"), autocert.DefaultACMEDirectory), "the ACME CA's directory URL (also $TRACKER_ACME_DIRECTORY)")
 				fs.IntVar(&o.Conns.Total, "max-conns", handlers.DefaultConnLimits.Total, "most connections open at once; past it new ones wait")
 				fs.IntVar(&o.Conns.PerAddress, "max-conns-per-address", handlers.DefaultConnLimits.PerAddress, "most connections one client address holds (a trusted proxy's client: requests in flight)")
 				fs.IntVar(&o.Conns.Reserve, "conn-reserve", handlers.DefaultConnLimits.Reserve, "of --max-conns, the last ones kept for the warrior routes")

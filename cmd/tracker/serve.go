@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"tracker/conns"
@@ -41,6 +45,9 @@ type serveOptions struct {
 	PublicURL      string // --public-url, $TRACKER_PUBLIC_URL
 	// Readers: --reader-conns, --reader-rate, --reader-wait.
 	Readers handlers.ReaderLimits
+	// TLS: --tls-addr, --tls-cert, --tls-key, --acme-domain, --acme-email,
+	// --acme-directory.
+	TLS tlsOptions
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
@@ -56,6 +63,10 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	trusted, err := handlers.ParseTrustedProxies(o.TrustedProxies)
 	if err != nil {
 		return &usageError{fmt.Sprintf("--trusted-proxies %q: addresses or networks such as 127.0.0.1,10.0.0.0/8: %v", o.TrustedProxies, err)}
+	}
+	secure, err := o.TLS.serving(a.cfg.DataDir)
+	if err != nil {
+		return err
 	}
 	publicURL, err := handlers.ParsePublicURL(o.PublicURL)
 	if err != nil {
@@ -117,11 +128,33 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	// has its share, idle keep-alives go first when the server nears its
 	// total, and the last connections serve the warriors only.
 	ln := h.Listen(inner, o.Conns)
-	srv := h.Server(ln)
+	srvs := []*http.Server{h.Server(ln)}
+	lns := []net.Listener{ln}
 	a.log.Info("tracker listening", "url", fmt.Sprintf("http://%s/", ln.Addr()))
+	if secure != nil {
+		// Beside TLS, plain HTTP serves what warriors and grab scripts
+		// call, which take no redirect, and sends the rest to HTTPS.
+		tlsInner, err := net.Listen("tcp", o.TLS.Addr)
+		if err != nil {
+			return err
+		}
+		_, port, _ := net.SplitHostPort(tlsInner.Addr().String())
+		srvs[0].Handler = secure.plain(h.BesideTLS(srvs[0].Handler, port))
+		tln := h.ListenTLS(tlsInner, o.Conns, secure.config)
+		tsrv := h.Server(tln)
+		tsrv.TLSConfig = secure.config // HTTP/2 is served when it offers h2
+		srvs, lns = append(srvs, tsrv), append(lns, tln)
+		a.log.Info("tracker listening", "url", fmt.Sprintf("https://%s/", tln.Addr()))
+		if secure.reload != nil {
+			stop := reloadOnHangup(a.log, secure.reload)
+			defer stop()
+		}
+	}
 
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	serveErr := make(chan error, len(srvs))
+	for i, srv := range srvs {
+		go func() { serveErr <- srv.Serve(lns[i]) }()
+	}
 
 	select {
 	case err := <-serveErr:
@@ -131,11 +164,38 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	a.log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		a.log.Warn("server shutdown", "err", err)
+	for _, srv := range srvs {
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			a.log.Warn("server shutdown", "err", err)
+		}
 	}
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for range srvs {
+		if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	return nil
+}
+
+// reloadOnHangup calls reload at each SIGHUP, logging what became of it,
+// until stop.
+func reloadOnHangup(log *slog.Logger, reload func() error) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-hup:
+				if err := reload(); err != nil {
+					log.Error("TLS certificate not reloaded: the one loaded before is kept", "err", err)
+					continue
+				}
+				log.Info("TLS certificate reloaded")
+			}
+		}
+	}()
+	return func() { signal.Stop(hup); close(done) }
 }
