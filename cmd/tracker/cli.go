@@ -242,6 +242,14 @@ func dispatch(ctx context.Context, args []string, std stdio, getenv func(string)
 	fs.StringVar(&cfg.ArchiveDir, "archive-dir", cfg.ArchiveDir, "directory of the archive files (also $TRACKER_ARCHIVE_DIR; default DATA_DIR/archive)")
 	fs.DurationVar(&cfg.AuditRetention, "audit-retention", cfg.AuditRetention, "how long audit entries are kept (also $TRACKER_AUDIT_RETENTION)")
 	runCmd := cmd.setup(fs)
+	if cmd.name == "serve" {
+		// Every flag of serve may come from the environment, so that a
+		// service's configuration is one file of variables (the package's
+		// /etc/default/tracker); the command line wins.
+		if err := flagsFromEnv(fs, getenv); err != nil {
+			return err
+		}
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: tracker %s [flags] %s\n  %s\n", cmd.name, cmd.args, cmd.summary)
 		fs.PrintDefaults()
@@ -341,4 +349,27 @@ func printUsage(std stdio, cmds []command) {
 	fmt.Fprintln(std.err, "\nEvery command takes --data-dir DIR (also $TRACKER_DATA_DIR, default ./data) and uses")
 	fmt.Fprintln(std.err, "$DATABASE_URL instead of the embedded PostgreSQL cluster when it is set.")
 	fmt.Fprintln(std.err, "'tracker COMMAND -h' describes a command's flags.")
+}
+
+// flagsFromEnv sets each flag of fs from $TRACKER_NAME (--max-conns:
+// $TRACKER_MAX_CONNS) where that is set.
+func flagsFromEnv(fs *flag.FlagSet, getenv func(string) string) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := envName(f.Name)
+		v := getenv(name)
+		if v == "" || err != nil {
+			return
+		}
+		if e := fs.Set(f.Name, v); e != nil {
+			err = &usageError{fmt.Sprintf("$%s %q: %v", name, v, e)}
+		}
+	})
+	return err
+}
+
+// envName is the environment variable of a flag: --max-conns is
+// $TRACKER_MAX_CONNS.
+func envName(flag string) string {
+	return "TRACKER_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }

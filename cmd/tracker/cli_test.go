@@ -616,3 +616,23 @@ func TestNoPanic(t *testing.T) {
 		}
 	}
 }
+
+// Every flag of serve may come from $TRACKER_NAME, the command line
+// winning: a service's configuration is one file of variables.
+func TestServeFlagsFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	bad := map[string]string{"TRACKER_MAX_CONNS": "many"}
+	if code, _, errOut := tracker(t, "postgres://[::1", "", bad, "serve"); code != 2 || !strings.Contains(errOut, `$TRACKER_MAX_CONNS "many"`) {
+		t.Errorf("a bad $TRACKER_MAX_CONNS: exit %d %q", code, errOut)
+	}
+	// Read: a reserve past the total is refused before anything starts.
+	over := map[string]string{"TRACKER_CONN_RESERVE": "20000"}
+	if code, _, errOut := tracker(t, "postgres://[::1", "", over, "serve"); code != 2 || !strings.Contains(errOut, "--conn-reserve") {
+		t.Errorf("$TRACKER_CONN_RESERVE past the total: exit %d %q, want it refused", code, errOut)
+	}
+	// The command line wins: the reserve is good, and serve gets as far
+	// as the (malformed) database address.
+	if code, _, errOut := tracker(t, "postgres://[::1", "", over, "serve", "--conn-reserve", "5"); code != 1 {
+		t.Errorf("--conn-reserve over $TRACKER_CONN_RESERVE: exit %d %q, want the database's failure", code, errOut)
+	}
+}
