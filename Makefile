@@ -12,8 +12,11 @@ TEMPL_VERSION := $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
 TOOLS := $(CURDIR)/.bin
 SQLC  := $(TOOLS)/sqlc-$(SQLC_VERSION)
 TEMPL := $(TOOLS)/templ-$(TEMPL_VERSION)
+# nfpm builds the Debian package (make package).
+NFPM_VERSION := v2.45.2
+NFPM  := $(TOOLS)/nfpm-$(NFPM_VERSION)
 
-.PHONY: soak run build test test-citus bench lighthouse check generate tools postgres clean
+.PHONY: soak run build test test-citus bench lighthouse check generate tools postgres clean package
 
 ## run: start the tracker on the embedded PostgreSQL cluster in $(DATA_DIR)
 run: postgres build
@@ -30,9 +33,10 @@ build:
 
 ## test: every check and every test, on real PostgreSQL, then each fuzz
 ## target of the protocol parsers and of the whole route table for FUZZTIME
+## (the package's test installs what make package builds, as root)
 FUZZTIME ?= 10s
-test: postgres check
-	$(GO) test -count=1 -race -timeout 30m ./...
+test: postgres check $(NFPM)
+	TRACKER_NFPM=$(NFPM) $(GO) test -count=1 -race -timeout 30m ./...
 	$(MAKE) test-citus
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBackfeed$$' -fuzztime $(FUZZTIME) ./items
 	$(GO) test -run '^$$' -fuzz '^FuzzParseWarriorPath$$' -fuzztime $(FUZZTIME) ./handlers
@@ -82,6 +86,17 @@ soak: postgres build
 	$(GO) build -o bin/trackerbench ./cmd/trackerbench
 	./bin/trackerbench -tracker $(BIN) -soak -duration $(SOAK_DURATION)
 
+## package: the Debian package dist/tracker_VERSION_ARCH.deb: the binary,
+## a systemd unit for tracker serve, /etc/default/tracker (every flag of
+## serve as a variable), the docs and `tracker help`
+PACKAGE_VERSION ?= $(shell git log -1 --format=0.%cd+%h --date=format:%Y%m%d%H%M%S 2>/dev/null || echo 0.0)
+package: $(NFPM)
+	@mkdir -p dist
+	CGO_ENABLED=0 $(GO) build -trimpath -o dist/tracker ./cmd/tracker
+	./dist/tracker help > dist/tracker-help.txt
+	GOARCH=$$($(GO) env GOARCH) TRACKER_VERSION=$(PACKAGE_VERSION) \
+		$(NFPM) package --config packaging/nfpm.yaml --packager deb --target dist/
+
 ## lighthouse: Lighthouse's scores of home, a leaderboard, /warriors/ and an
 ## admin project page, on a phone and a desktop (needs Node.js and Chromium)
 lighthouse: postgres build
@@ -109,13 +124,18 @@ generate: $(SQLC) $(TEMPL)
 	$(SQLC) generate
 	$(TEMPL) generate -path views
 
-tools: $(SQLC) $(TEMPL)
+tools: $(SQLC) $(TEMPL) $(NFPM)
 
 # sqlc builds with cgo and takes minutes the first time.
 $(SQLC):
 	@mkdir -p $(TOOLS)/tmp
 	GOBIN=$(TOOLS)/tmp $(GO) install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
 	mv $(TOOLS)/tmp/sqlc $@
+
+$(NFPM):
+	@mkdir -p $(TOOLS)/tmp
+	GOBIN=$(TOOLS)/tmp $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+	mv $(TOOLS)/tmp/nfpm $@
 
 $(TEMPL):
 	@mkdir -p $(TOOLS)/tmp

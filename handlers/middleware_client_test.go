@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"testing"
+
+	"tracker/conns"
 )
 
 func TestRealClient(t *testing.T) {
@@ -12,7 +14,7 @@ func TestRealClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &Handler{trusted: trusted}
+	h := &Handler{trusted: trusted, proxied: conns.NewInFlight(DefaultConnLimits.PerAddress)}
 	for _, c := range []struct {
 		name, peer, xff, realIP, proto string
 		client                         string

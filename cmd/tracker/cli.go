@@ -203,11 +203,12 @@ func run(ctx context.Context, args []string, std stdio, getenv func(string) stri
 
 func dispatch(ctx context.Context, args []string, std stdio, getenv func(string) string, log *slog.Logger) error {
 	cmds := commands(getenv)
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printUsage(std, cmds)
-		if len(args) == 0 {
-			return &usageError{"no command given"}
-		}
+	if len(args) == 0 {
+		printUsage(std.err, cmds)
+		return &usageError{"no command given"}
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(std.out, cmds) // asked for: an answer, not a complaint
 		return nil
 	}
 	// The longest name that matches: "jobs run" before "jobs".
@@ -223,7 +224,7 @@ func dispatch(ctx context.Context, args []string, std stdio, getenv func(string)
 		args = args[matched:]
 	}
 	if cmd == nil {
-		printUsage(std, cmds)
+		printUsage(std.err, cmds)
 		return &usageError{fmt.Sprintf("unknown command %q", strings.Join(args, " "))}
 	}
 
@@ -340,15 +341,15 @@ func whatItTakes(fs *flag.FlagSet, err error) string {
 	return msg + ": " + cmp.Or(takes, kind)
 }
 
-func printUsage(std stdio, cmds []command) {
-	fmt.Fprintln(std.err, "usage: tracker COMMAND [flags] [arguments]")
-	fmt.Fprintln(std.err, "\ncommands:")
+func printUsage(w io.Writer, cmds []command) {
+	fmt.Fprintln(w, "usage: tracker COMMAND [flags] [arguments]")
+	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range cmds {
-		fmt.Fprintf(std.err, "  %-32s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+		fmt.Fprintf(w, "  %-32s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
-	fmt.Fprintln(std.err, "\nEvery command takes --data-dir DIR (also $TRACKER_DATA_DIR, default ./data) and uses")
-	fmt.Fprintln(std.err, "$DATABASE_URL instead of the embedded PostgreSQL cluster when it is set.")
-	fmt.Fprintln(std.err, "'tracker COMMAND -h' describes a command's flags.")
+	fmt.Fprintln(w, "\nEvery command takes --data-dir DIR (also $TRACKER_DATA_DIR, default ./data) and uses")
+	fmt.Fprintln(w, "$DATABASE_URL instead of the embedded PostgreSQL cluster when it is set.")
+	fmt.Fprintln(w, "'tracker COMMAND -h' describes a command's flags.")
 }
 
 // flagsFromEnv sets each flag of fs from $TRACKER_NAME (--max-conns:
