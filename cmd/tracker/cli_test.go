@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -634,5 +635,29 @@ func TestServeFlagsFromTheEnvironment(t *testing.T) {
 	// as the (malformed) database address.
 	if code, _, errOut := tracker(t, "postgres://[::1", "", over, "serve", "--conn-reserve", "5"); code != 1 {
 		t.Errorf("--conn-reserve over $TRACKER_CONN_RESERVE: exit %d %q, want the database's failure", code, errOut)
+	}
+}
+
+// The package's configuration file names every flag of serve.
+func TestDefaultFileNamesEveryServeFlag(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../packaging/tracker.default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands(func(string) string { return "" }) {
+		if c.name != "serve" {
+			continue
+		}
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		c.setup(fs)
+		for _, name := range []string{"data-dir", "archive-dir", "audit-retention"} {
+			fs.String(name, "", "") // every command's, which dispatch adds
+		}
+		fs.VisitAll(func(f *flag.Flag) {
+			if !regexp.MustCompile(`(?m)^#?` + envName(f.Name) + `=`).Match(b) {
+				t.Errorf("packaging/tracker.default has no line for --%s ($%s)", f.Name, envName(f.Name))
+			}
+		})
 	}
 }
