@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,9 +17,15 @@ import (
 )
 
 // Purge removes the rows of projects an admin deleted, in the background:
-// a project of millions of items goes a batch at a time. Project by
-// project: one that cannot be purged is reported (and tried again next
-// run), the others are purged all the same.
+// a project of millions of items goes a batch at a time. Then it sweeps
+// the projects whose purge is over of the rows written late: what read a
+// project before its deletion may still write after its purge, however
+// the writes of the tracker skip a project being deleted (a statement
+// that read it before, in a transaction that commits after), and a
+// tracker that did not skip them left such rows for good (see
+// projects.Store.ListGone). Project by project: one that cannot be purged
+// is reported (and tried again next run), the others are purged all the
+// same.
 func Purge(pool *pgxpool.Pool, store *projects.Store, engine *items.Engine, archiver *archive.Archiver) Job {
 	pr := purger{
 		store: store, items: engine, archive: archiver,
@@ -32,15 +39,33 @@ func Purge(pool *pgxpool.Pool, store *projects.Store, engine *items.Engine, arch
 			if err != nil {
 				return "", err
 			}
-			purged := 0
-			err = eachProject(ctx, ps, func(p projects.Project) error {
+			// The sweep need not hold up the purges: its failure is
+			// reported with theirs.
+			gone, goneErr := store.ListGone(ctx)
+			if goneErr != nil {
+				goneErr = fmt.Errorf("projects gone: %w", goneErr)
+			}
+			late := map[int32]bool{}
+			for _, p := range gone {
+				late[p.ID] = true
+			}
+			purged, swept := 0, 0
+			err = eachProject(ctx, append(ps, gone...), func(p projects.Project) error {
 				if err := pr.purge(ctx, p); err != nil {
 					return err
 				}
-				purged++
+				if late[p.ID] {
+					swept++
+				} else {
+					purged++
+				}
 				return nil
 			})
-			return fmt.Sprintf("purged %d projects", purged), err
+			summary := fmt.Sprintf("purged %d projects", purged)
+			if len(gone) > 0 {
+				summary += fmt.Sprintf(", swept the rows written late of %d purged before", swept)
+			}
+			return summary, errors.Join(err, goneErr)
 		},
 	}
 }
