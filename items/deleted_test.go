@@ -104,7 +104,15 @@ func (d *deletion) unbalanced(t *testing.T) map[string]int64 {
 func TestRequestsOfADeletedProject(t *testing.T) {
 	t.Parallel()
 	d := newDeletion(t)
-	gone := dbtest.Project(t, d.pool, "gone", "", "rate_limit=600000", "type_limits=t:600000")
+	limits := []string{"rate_limit=600000", "type_limits=t:600000"}
+	if on, err := db.Citus(d.ctx, d.pool); err != nil {
+		t.Fatal(err)
+	} else if on {
+		// A slot given back (rate_refund) crashes a Citus 13.2
+		// coordinator, whatever the project.
+		limits = nil
+	}
+	gone := dbtest.Project(t, d.pool, "gone", "", limits...)
 	kept := dbtest.Project(t, d.pool, "kept", "")
 	for _, p := range []projects.Project{gone, kept} {
 		if _, err := d.engine.Add(d.ctx, p, "todo", strings.NewReader("a\nb\nt:c\nd")); err != nil {

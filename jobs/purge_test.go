@@ -399,8 +399,16 @@ func TestPurgeSweepsRowsOfProjectsGone(t *testing.T) {
 	purge("purged 0 projects")
 
 	// A lone row of the gone project in each table, one at a time (taken
-	// from the other project); done's completion partitions alone.
+	// from the other project); done's completion partitions alone. Not on
+	// Citus, which moves no row to another project.
+	citus, err := db.Citus(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, table := range purgedTables(t, pool) {
+		if citus {
+			break
+		}
 		if table == "done" {
 			dbtest.MustExec(t, pool, "SELECT done_partitions_ensure($1, current_date, current_date)", left.ID)
 			purge("purged 0 projects, swept the rows written late of 1 purged before")
@@ -424,7 +432,7 @@ func TestPurgeSweepsRowsOfProjectsGone(t *testing.T) {
 
 	// No project ever had this id: its row stays, and is reported.
 	never := left.ID + 1000
-	dbtest.MustExec(t, pool, "UPDATE counters SET project_id = $1 WHERE ctid = (SELECT ctid FROM counters WHERE project_id = $2 LIMIT 1)", never, kept.ID)
+	dbtest.MustExec(t, pool, "INSERT INTO counters (project_id, name, shard, value) VALUES ($1, 'claims', 0, 1)", never)
 	purge("purged 0 projects")
 	if n := dbtest.Count(t, pool, "SELECT count(*) FROM counters WHERE project_id = $1", never); n != 1 {
 		t.Errorf("the row of no project swept: %d left", n)

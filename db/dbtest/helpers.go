@@ -105,7 +105,7 @@ func EventuallyWithin(t testing.TB, d time.Duration, ok func() bool, what string
 // partitions left for it (done_pN, made whether or not it holds a row)
 // counts as a row of "done_pN", as the tracker's books count one. A test
 // reads it to see that nothing of a purged project is left anywhere.
-func ProjectRows(t testing.TB, pool *pgxpool.Pool, id int32) map[string]int64 {
+func ProjectRows(t T, pool *pgxpool.Pool, id int32) map[string]int64 {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := pool.Query(ctx, `
@@ -115,20 +115,26 @@ func ProjectRows(t testing.TB, pool *pgxpool.Pool, id int32) map[string]int64 {
 		  AND k.relkind IN ('r', 'p') AND NOT k.relispartition
 		ORDER BY 1`)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the tables with a project_id: %v", err)
 	}
 	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil || len(tables) == 0 {
 		t.Fatalf("the tables with a project_id: %v, %v", tables, err)
 	}
 	out := map[string]int64{}
-	for _, table := range tables {
-		if n := Count(t, pool, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()+" WHERE project_id = $1", id); n > 0 {
-			out[table] = n
+	count := func(name, sql string, arg any) {
+		var n int64
+		if err := pool.QueryRow(ctx, sql, arg).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if n > 0 {
+			out[name] = n
 		}
 	}
-	if n := Count(t, pool, "SELECT count(*) FROM pg_class WHERE relname = $1 AND relnamespace = current_schema()::regnamespace", fmt.Sprintf("done_p%d", id)); n > 0 {
-		out[fmt.Sprintf("done_p%d", id)] = n
+	for _, table := range tables {
+		count(table, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()+" WHERE project_id = $1", id)
 	}
+	branch := fmt.Sprintf("done_p%d", id)
+	count(branch, "SELECT count(*) FROM pg_class WHERE relname = $1 AND relnamespace = current_schema()::regnamespace", branch)
 	return out
 }
