@@ -17,15 +17,13 @@ import (
 )
 
 // Purge removes the rows of projects an admin deleted, in the background:
-// a project of millions of items goes a batch at a time. Then it sweeps
-// the projects whose purge is over of the rows written late: what read a
-// project before its deletion may still write after its purge, however
-// the writes of the tracker skip a project being deleted (a statement
-// that read it before, in a transaction that commits after), and a
-// tracker that did not skip them left such rows for good (see
-// projects.Store.ListGone). Project by project: one that cannot be purged
-// is reported (and tried again next run), the others are purged all the
-// same.
+// a project of millions of items goes a batch at a time. It purges again
+// the projects gone whose rows are found all the same (see
+// projects.Store.ListGone): what read a project before its deletion may
+// write after its purge (a backfeed post, a statement that read it in a
+// transaction committed since), and an older tracker left such rows for
+// good. Project by project: one that cannot be purged is reported (and
+// tried again next run), the others are purged all the same.
 func Purge(pool *pgxpool.Pool, store *projects.Store, engine *items.Engine, archiver *archive.Archiver) Job {
 	pr := purger{
 		store: store, items: engine, archive: archiver,
