@@ -54,7 +54,7 @@ test: postgres check $(NFPM)
 ## run at once than there are cores.
 CITUS_MODEL_CHECKS ?= 5
 CITUS_PARALLEL ?= 4
-CITUS_JOBS_RUN := TestCitus|TestRunnersNeverRunAJobTwiceAtOnce|TestEnsurePartitions(CreatesDaysAhead|TakesInStrayCompletions)|Test(Reclaim|Revisit|Archive)GoesOnPastAFailingProject|TestRollupFailsPerProject
+CITUS_JOBS_RUN := TestCitus|TestPurgeSweepsRowsOfProjectsGone|TestRunnersNeverRunAJobTwiceAtOnce|TestEnsurePartitions(CreatesDaysAhead|TakesInStrayCompletions)|Test(Reclaim|Revisit|Archive)GoesOnPastAFailingProject|TestRollupFailsPerProject
 CITUS_PACKAGES := ./archive ./cmd/tracker ./projects ./users ./volunteers ./warriors ./audit ./dictionaries ./sites
 test-citus: postgres
 	@if ! ls /usr/lib/postgresql/*/lib/citus.so >/dev/null 2>&1; then \

@@ -47,6 +47,7 @@ const countersAdd = `-- name: CountersAdd :exec
 WITH counter_deltas AS (
     SELECT x.name, ($2::bigint[])[x.i] AS delta
     FROM unnest($3::text[]) WITH ORDINALITY AS x (name, i)
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = $1 AND p.config -> 'deleting' IS DISTINCT FROM 'true')
 )
 INSERT INTO counters AS c (project_id, name, shard, value)
 SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
@@ -66,7 +67,9 @@ type CountersAddParams struct {
 
 // Adds @deltas[i] to counter @names[i], as every statement that moves
 // items adds what it changed: with db/fragments/counters_add.sql, the one
-// way the counters are kept.
+// way the counters are kept. Nothing is added to a project being deleted
+// or gone: counts written late (a process writes its request counts once
+// a second) would be rows of no project once its purge has passed.
 func (q *Queries) CountersAdd(ctx context.Context, arg CountersAddParams) error {
 	_, err := q.db.Exec(ctx, countersAdd, arg.ProjectID, arg.Deltas, arg.Names)
 	return err

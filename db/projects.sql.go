@@ -347,3 +347,99 @@ func (q *Queries) ProjectUpdateConfig(ctx context.Context, arg ProjectUpdateConf
 	)
 	return i, err
 }
+
+const projectsGone = `-- name: ProjectsGone :many
+SELECT g.id::integer AS id
+FROM generate_series(1, coalesce(pg_sequence_last_value(pg_get_serial_sequence('projects', 'id')::regclass), 0)) AS g (id)
+WHERE NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = g.id)
+ORDER BY g.id
+`
+
+// The projects that are gone: the ids the projects' sequence handed out
+// that no project holds (deleted, their purge over, or a creation rolled
+// back). Rows of any other id are no deleted project's: a fault the
+// tracker's books report, and no purge removes.
+func (q *Queries) ProjectsGone(ctx context.Context) ([]int32, error) {
+	rows, err := q.db.Query(ctx, projectsGone)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int32{}
+	for rows.Next() {
+		var id int32
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const projectsGoneHolding = `-- name: ProjectsGoneHolding :many
+SELECT DISTINCT f.id::integer AS id FROM (
+    SELECT project_id AS id FROM archived WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM backfeed_minutes WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM claim_expiries WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM claims WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM counters WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM domain_totals WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM done WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT substring(c.relname FROM '^done_p([0-9]+)$')::integer
+        FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'done'::regclass AND substring(c.relname FROM '^done_p([0-9]+)$')::integer = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM done_tallies WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM downloader_hours WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM downloaders WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM feed WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM item_batches WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM item_params WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM item_scores WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM item_tags WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM rate_limits WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM revisits WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM seen WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM series_hours WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM series_minutes WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM sites WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM todo WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM uploads WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM volunteer_days WHERE project_id = ANY($1::integer[])
+    UNION ALL SELECT project_id FROM volunteer_marks WHERE project_id = ANY($1::integer[])
+) f
+WHERE NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = f.id)
+ORDER BY 1
+`
+
+// Which of the gone projects @ids (ProjectsGone) some table still holds
+// rows of, written after their purge: by a request, or a process's
+// counts, that read the project before it was deleted, or by a tracker
+// that did not skip them yet. The tables the purge empties (those without
+// a foreign key to projects, whose rows go with the project's), each
+// probed for @ids through its index leading with project_id; done by its
+// rows and, on plain PostgreSQL, by its partitions (done_pN, made whether
+// or not they hold a row).
+// Looked for again, as this statement sees the projects: a project whose
+// creation committed since ProjectsGone read them is no gone one.
+func (q *Queries) ProjectsGoneHolding(ctx context.Context, ids []int32) ([]int32, error) {
+	rows, err := q.db.Query(ctx, projectsGoneHolding, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int32{}
+	for rows.Next() {
+		var id int32
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -87,6 +87,8 @@ WITH wanted AS (
     SELECT p.project_id FROM unnest($1::integer[]) AS p (project_id)
     WHERE NOT EXISTS (SELECT 1 FROM volunteer_marks m
                       WHERE m.project_id = p.project_id AND m.mark = ANY($2::bytea[]) AND m.expires_at > $3)
+      AND (p.project_id = 0 OR EXISTS (SELECT 1 FROM projects x
+                                       WHERE x.id = p.project_id AND x.config -> 'deleting' IS DISTINCT FROM 'true'))
 ), marked AS (
     INSERT INTO volunteer_marks AS m (project_id, mark, expires_at)
     SELECT wanted.project_id, ($2::bytea[])[1], $4 FROM wanted
@@ -113,7 +115,9 @@ type VolunteerMarkParams struct {
 // Marks an address (its marks under the secrets in use: @marks, the current
 // one's first) for each of @project_ids, where it has no live mark, until
 // @expires_at; counts each new mark as a volunteer of @day. Returns the
-// projects it was new to.
+// projects it was new to. A project being deleted or gone (a request that
+// read it before) is not counted: its rows would outlive its purge. The
+// tracker's own counts are project 0's.
 func (q *Queries) VolunteerMark(ctx context.Context, arg VolunteerMarkParams) ([]int32, error) {
 	rows, err := q.db.Query(ctx, volunteerMark,
 		arg.ProjectIds,

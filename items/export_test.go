@@ -2,6 +2,7 @@ package items
 
 import (
 	"context"
+	"time"
 
 	"tracker/db"
 	"tracker/projects"
@@ -27,4 +28,20 @@ func (e *Engine) CompleteIn(ctx context.Context, q *db.Queries, p projects.Proje
 		completed[i] = op.completed
 	}
 	return completed, nil
+}
+
+// HoldCounts keeps the request counts in memory, whatever time passes,
+// until FlushCountsNext: a test says when they are written.
+func (e *Engine) HoldCounts() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.countsFlushed = time.Now().Add(24 * time.Hour)
+}
+
+// FlushCountsNext makes the next claim batch write the request counts
+// held in memory, as the first batch after a second does.
+func (e *Engine) FlushCountsNext() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.countsFlushed = time.Time{}
 }

@@ -263,6 +263,7 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 		"archive":   w.archive,
 		"drain":     w.drain,
 		"configure": w.configure,
+		"delete":    w.deleteProject, // model_delete_test.go
 	}
 }
 

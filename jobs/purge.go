@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,9 +17,13 @@ import (
 )
 
 // Purge removes the rows of projects an admin deleted, in the background:
-// a project of millions of items goes a batch at a time. Project by
-// project: one that cannot be purged is reported (and tried again next
-// run), the others are purged all the same.
+// a project of millions of items goes a batch at a time. It purges again
+// the projects gone whose rows are found all the same (see
+// projects.Store.ListGone): what read a project before its deletion may
+// write after its purge (a backfeed post, a statement that read it in a
+// transaction committed since), and an older tracker left such rows for
+// good. Project by project: one that cannot be purged is reported (and
+// tried again next run), the others are purged all the same.
 func Purge(pool *pgxpool.Pool, store *projects.Store, engine *items.Engine, archiver *archive.Archiver) Job {
 	pr := purger{
 		store: store, items: engine, archive: archiver,
@@ -32,15 +37,33 @@ func Purge(pool *pgxpool.Pool, store *projects.Store, engine *items.Engine, arch
 			if err != nil {
 				return "", err
 			}
-			purged := 0
-			err = eachProject(ctx, ps, func(p projects.Project) error {
+			// The sweep need not hold up the purges: its failure is
+			// reported with theirs.
+			gone, goneErr := store.ListGone(ctx)
+			if goneErr != nil {
+				goneErr = fmt.Errorf("projects gone: %w", goneErr)
+			}
+			late := map[int32]bool{}
+			for _, p := range gone {
+				late[p.ID] = true
+			}
+			purged, swept := 0, 0
+			err = eachProject(ctx, append(ps, gone...), func(p projects.Project) error {
 				if err := pr.purge(ctx, p); err != nil {
 					return err
 				}
-				purged++
+				if late[p.ID] {
+					swept++
+				} else {
+					purged++
+				}
 				return nil
 			})
-			return fmt.Sprintf("purged %d projects", purged), err
+			summary := fmt.Sprintf("purged %d projects", purged)
+			if len(gone) > 0 {
+				summary += fmt.Sprintf(", swept the rows written late of %d purged before", swept)
+			}
+			return summary, errors.Join(err, goneErr)
 		},
 	}
 }

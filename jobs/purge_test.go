@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"tracker/archive"
 	"tracker/audit"
+	"tracker/books"
 	"tracker/db"
 	"tracker/db/dbtest"
 	"tracker/dictionaries"
@@ -318,5 +320,124 @@ func TestPurgeRefusesALiveProject(t *testing.T) {
 	}
 	if n := dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE id = $1", p.ID); n != 1 {
 		t.Errorf("the live project's row: %d", n)
+	}
+}
+
+// purgedTables are the tables the purge empties: those with a project_id
+// and no foreign key to projects (a row of the others goes with the
+// project's).
+func purgedTables(t *testing.T, pool *pgxpool.Pool) []string {
+	t.Helper()
+	var out []string
+	for _, table := range projectTables(t, pool) {
+		if dbtest.Count(t, pool, `SELECT count(*) FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f'
+			AND confrelid = 'projects'::regclass`, table) == 0 {
+			out = append(out, table)
+		}
+	}
+	return out
+}
+
+// unbalanced are the rules of the tracker's books that do not hold.
+func unbalanced(t *testing.T, pool *pgxpool.Pool) []string {
+	t.Helper()
+	r, err := books.Tracker(context.Background(), pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var off []string
+	for _, c := range r.Checks {
+		if !c.OK {
+			off = append(off, c.Name)
+		}
+	}
+	return off
+}
+
+// The rows of a project whose purge is over, written late (by what read
+// the project before its deletion) or left behind by a tracker that did
+// not skip them, are swept by the next purge run: every row of every
+// table, and the project's completion partitions, whatever its rows
+// were, and a lone row in any one table. The tracker's books, that
+// reported them, balance again; another project's rows stay as they
+// were. Rows of an id no project ever had are a fault: no purge takes
+// them, and the books go on reporting them.
+func TestPurgeSweepsRowsOfProjectsGone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	store := projects.NewStore(pool)
+	engine := items.NewEngine(pool, quietLog())
+	ps := fill(t, pool, store, engine, dbtest.Project(t, pool, "left", ""), dbtest.Project(t, pool, "kept", ""))
+	left, kept := ps[0], ps[1]
+	tables := projectTables(t, pool)
+	keptBefore := fingerprints(t, pool, tables, kept)
+	r := NewRunner(quietLog(), pool, Purge(pool, store, engine, archive.New(pool, t.TempDir())))
+	purge := func(want string) {
+		t.Helper()
+		if s, err := r.RunNow(ctx, "purge"); err != nil || s != want {
+			t.Fatalf("purge: %q, %v; want %q", s, err, want)
+		}
+	}
+
+	// The project's row gone and nothing else, as the rows written after
+	// a purge are: the books report them.
+	dbtest.MustExec(t, pool, "DELETE FROM projects WHERE id = $1", left.ID)
+	if off := unbalanced(t, pool); len(off) < 10 {
+		t.Fatalf("the books of a tracker left with a gone project's rows: %q unbalanced", off)
+	}
+	purge("purged 0 projects, swept the rows written late of 1 purged before")
+	if rows := dbtest.ProjectRows(t, pool, left.ID); len(rows) > 0 {
+		t.Errorf("rows of the gone project left: %v", rows)
+	}
+	if off := unbalanced(t, pool); len(off) > 0 {
+		t.Errorf("unbalanced after the sweep: %q", off)
+	}
+	if keptAfter := fingerprints(t, pool, tables, kept); !maps.Equal(keptAfter, keptBefore) {
+		t.Errorf("the other project's rows: %v, had %v", keptAfter, keptBefore)
+	}
+	purge("purged 0 projects")
+
+	// A lone row of the gone project in each table, one at a time (taken
+	// from the other project); done's completion partitions alone. Not on
+	// Citus, which moves no row to another project.
+	citus, err := db.Citus(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range purgedTables(t, pool) {
+		if citus {
+			break
+		}
+		if table == "done" {
+			dbtest.MustExec(t, pool, "SELECT done_partitions_ensure($1, current_date, current_date)", left.ID)
+			purge("purged 0 projects, swept the rows written late of 1 purged before")
+			if rows := dbtest.ProjectRows(t, pool, left.ID); len(rows) > 0 {
+				t.Errorf("done's partitions of the gone project left: %v", rows)
+			}
+			dbtest.MustExec(t, pool, "SELECT done_partitions_ensure($1, current_date, current_date)", left.ID)
+		}
+		if n := dbtest.MustExec(t, pool, "UPDATE "+pgx.Identifier{table}.Sanitize()+" SET project_id = $1 WHERE ctid = (SELECT ctid FROM "+
+			pgx.Identifier{table}.Sanitize()+" WHERE project_id = $2 LIMIT 1)", left.ID, kept.ID); n != 1 {
+			t.Fatalf("%s: no row of the other project to take", table)
+		}
+		purge("purged 0 projects, swept the rows written late of 1 purged before")
+		if rows := dbtest.ProjectRows(t, pool, left.ID); len(rows) > 0 {
+			t.Errorf("a row of %s of the gone project left: %v", table, rows)
+		}
+	}
+	if off := unbalanced(t, pool); len(off) > 0 {
+		t.Errorf("unbalanced after the sweeps: %q", off)
+	}
+
+	// No project ever had this id: its row stays, and is reported.
+	never := left.ID + 1000
+	dbtest.MustExec(t, pool, "INSERT INTO counters (project_id, name, shard, value) VALUES ($1, 'claims', 0, 1)", never)
+	purge("purged 0 projects")
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM counters WHERE project_id = $1", never); n != 1 {
+		t.Errorf("the row of no project swept: %d left", n)
+	}
+	if off := unbalanced(t, pool); !slices.Equal(off, []string{"no row of counters belongs to a project that does not exist (projects)"}) {
+		t.Errorf("unbalanced with a row of no project: %q", off)
 	}
 }

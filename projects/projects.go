@@ -136,6 +136,27 @@ func (s *Store) ListDeleting(ctx context.Context) ([]Project, error) {
 	return s.list(ctx, true)
 }
 
+// ListGone returns the projects deleted, their purge over, whose rows are
+// found all the same: written after the purge by what read the project
+// before it was deleted (see ProjectsGoneHolding), or left by a tracker
+// that wrote them. Each is a Project of its id only ("#ID" for its slug),
+// being deleted: the purge takes its rows again.
+func (s *Store) ListGone(ctx context.Context) ([]Project, error) {
+	ids, err := s.q.ProjectsGone(ctx)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	if ids, err = s.q.ProjectsGoneHolding(ctx, ids); err != nil {
+		return nil, err
+	}
+	ps := make([]Project, len(ids))
+	for i, id := range ids {
+		ps[i] = Project{ID: id, Slug: fmt.Sprintf("#%d", id), Config: DefaultConfig()}
+		ps[i].Config.Deleting = true
+	}
+	return ps, nil
+}
+
 func (s *Store) list(ctx context.Context, deleting bool) ([]Project, error) {
 	rows, err := s.q.ProjectList(ctx)
 	if err != nil {

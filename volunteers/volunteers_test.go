@@ -36,6 +36,8 @@ func TestVolunteersCountOnceIn30Days(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)}
 	one, other := volunteers.New(pool, volunteers.WithClock(clk.now)), volunteers.New(pool, volunteers.WithClock(clk.now))
 	alice, bob := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::7")
+	// Marks count for projects that exist: one being deleted, or gone, counts none.
+	p1, p2 := dbtest.Project(t, pool, "one", "").ID, dbtest.Project(t, pool, "two", "").ID
 
 	mark := func(c *volunteers.Counter, project int32, a netip.Addr) {
 		t.Helper()
@@ -51,18 +53,18 @@ func TestVolunteersCountOnceIn30Days(t *testing.T) {
 		}
 	}
 
-	mark(one, 1, alice)
-	mark(other, 1, alice) // another process, same address
-	mark(one, 2, alice)   // another project: counts there, not twice overall
-	counts(1, 1, 1)
-	counts(2, 1, 1)
+	mark(one, p1, alice)
+	mark(other, p1, alice) // another process, same address
+	mark(one, p2, alice)   // another project: counts there, not twice overall
+	counts(p1, 1, 1)
+	counts(p2, 1, 1)
 	counts(volunteers.Tracker, 1, 1)
 
 	// 20 days on, bob comes; alice again, still marked.
 	clk.add(20 * 24 * time.Hour)
-	mark(other, 1, bob)
-	mark(other, 1, alice)
-	counts(1, 2, 2)
+	mark(other, p1, bob)
+	mark(other, p1, alice)
+	counts(p1, 2, 2)
 
 	// 31 days after the first request, in April: the secret is replaced.
 	// Alice's mark has expired: she counts again. Bob's, made with the old
@@ -75,9 +77,9 @@ func TestVolunteersCountOnceIn30Days(t *testing.T) {
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM volunteer_secrets").Scan(&secrets); err != nil || secrets != 2 {
 		t.Fatalf("%d secrets after the change, want the new and the old", secrets)
 	}
-	mark(one, 1, alice)
-	mark(one, 1, bob)
-	counts(1, 1, 2) // April: alice; the last 30 days: bob (March 30) and alice
+	mark(one, p1, alice)
+	mark(one, p1, bob)
+	counts(p1, 1, 2) // April: alice; the last 30 days: bob (March 30) and alice
 	counts(volunteers.Tracker, 1, 2)
 
 	// The database holds marks, never addresses.

@@ -2,6 +2,7 @@ package dbtest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -97,4 +98,43 @@ func EventuallyWithin(t testing.TB, d time.Duration, ok func() bool, what string
 		time.Sleep(wait)
 		wait = min(2*wait, 50*time.Millisecond)
 	}
+}
+
+// ProjectRows counts the rows of project id in every table with a
+// project_id column, leaving the empty ones out; a branch of done's
+// partitions left for it (done_pN, made whether or not it holds a row)
+// counts as a row of "done_pN", as the tracker's books count one. A test
+// reads it to see that nothing of a purged project is left anywhere.
+func ProjectRows(t T, pool *pgxpool.Pool, id int32) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := pool.Query(ctx, `
+		SELECT c.table_name FROM information_schema.columns c
+		JOIN pg_class k ON k.relname = c.table_name AND k.relnamespace = current_schema()::regnamespace
+		WHERE c.table_schema = current_schema() AND c.column_name = 'project_id'
+		  AND k.relkind IN ('r', 'p') AND NOT k.relispartition
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatalf("the tables with a project_id: %v", err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(tables) == 0 {
+		t.Fatalf("the tables with a project_id: %v, %v", tables, err)
+	}
+	out := map[string]int64{}
+	count := func(name, sql string, arg any) {
+		var n int64
+		if err := pool.QueryRow(ctx, sql, arg).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if n > 0 {
+			out[name] = n
+		}
+	}
+	for _, table := range tables {
+		count(table, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()+" WHERE project_id = $1", id)
+	}
+	branch := fmt.Sprintf("done_p%d", id)
+	count(branch, "SELECT count(*) FROM pg_class WHERE relname = $1 AND relnamespace = current_schema()::regnamespace", branch)
+	return out
 }

@@ -13,10 +13,13 @@ WHERE project_id = @project_id AND name = @name;
 -- name: CountersAdd :exec
 -- Adds @deltas[i] to counter @names[i], as every statement that moves
 -- items adds what it changed: with db/fragments/counters_add.sql, the one
--- way the counters are kept.
+-- way the counters are kept. Nothing is added to a project being deleted
+-- or gone: counts written late (a process writes its request counts once
+-- a second) would be rows of no project once its purge has passed.
 WITH counter_deltas AS (
     SELECT x.name, (@deltas::bigint[])[x.i] AS delta
     FROM unnest(@names::text[]) WITH ORDINALITY AS x (name, i)
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = @project_id AND p.config -> 'deleting' IS DISTINCT FROM 'true')
 )
 -- include: counters_add
 ;

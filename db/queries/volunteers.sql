@@ -17,11 +17,15 @@ WHERE created_at < (SELECT created_at FROM volunteer_secrets ORDER BY created_at
 -- Marks an address (its marks under the secrets in use: @marks, the current
 -- one's first) for each of @project_ids, where it has no live mark, until
 -- @expires_at; counts each new mark as a volunteer of @day. Returns the
--- projects it was new to.
+-- projects it was new to. A project being deleted or gone (a request that
+-- read it before) is not counted: its rows would outlive its purge. The
+-- tracker's own counts are project 0's.
 WITH wanted AS (
     SELECT p.project_id FROM unnest(@project_ids::integer[]) AS p (project_id)
     WHERE NOT EXISTS (SELECT 1 FROM volunteer_marks m
                       WHERE m.project_id = p.project_id AND m.mark = ANY(@marks::bytea[]) AND m.expires_at > @now)
+      AND (p.project_id = 0 OR EXISTS (SELECT 1 FROM projects x
+                                       WHERE x.id = p.project_id AND x.config -> 'deleting' IS DISTINCT FROM 'true'))
 ), marked AS (
     INSERT INTO volunteer_marks AS m (project_id, mark, expires_at)
     SELECT wanted.project_id, (@marks::bytea[])[1], @expires_at FROM wanted
