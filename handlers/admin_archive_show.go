@@ -16,5 +16,5 @@ func (h *Handler) renderArchive(w http.ResponseWriter, r *http.Request, p projec
 	}
 	v := views.AdminArchiveView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionArchive, st),
 		Archived: s.Archived, Discarded: s.Discarded}
-	return render(w, r, st.status, views.AdminLayout("Archive · "+displayTitle(p), views.AdminArchive(v)))
+	return renderForm(w, r, st, views.AdminLayout("Archive · "+displayTitle(p), views.AdminArchive(v)))
 }

@@ -39,7 +39,7 @@ func (h *Handler) blockAction(w http.ResponseWriter, r *http.Request, action str
 	}
 	b, err := projects.ParseBlock(r.PostForm.Get("kind"), strings.TrimSpace(r.PostForm.Get("value")))
 	if err != nil {
-		return h.renderLimits(w, r, p, refused(err.Error()))
+		return h.renderLimits(w, r, p, refused("invalid-block", err.Error()))
 	}
 	b.Reason = strings.TrimSpace(r.PostForm.Get("reason"))
 	if r.PostForm.Get("scope") == "all" {
@@ -90,5 +90,5 @@ func (h *Handler) askLift(w http.ResponseWriter, r *http.Request, p projects.Pro
 			button: "Lift the block of " + s.Value,
 		})
 	}
-	return h.renderLimits(w, r, p, refused(fmt.Sprintf("No block of %s %s here: nothing to lift.", b.Kind, b.Value)))
+	return h.renderLimits(w, r, p, refused("unknown-block", fmt.Sprintf("No block of %s %s here: nothing to lift.", b.Kind, b.Value)))
 }

@@ -20,8 +20,7 @@ func (h *Handler) adminBrowseDrop(w http.ResponseWriter, r *http.Request) error 
 	}
 	from := strings.TrimSpace(r.PostForm.Get("source"))
 	if browseKind(from) != "queue" {
-		w.Header().Set("X-Tracker-Reason", "not-a-queue")
-		return h.renderBrowse(w, r, p, refused("Only the items of a queue are dropped: release claims, queue completed items again."))
+		return h.renderBrowse(w, r, p, refused("not-a-queue", "Only the items of a queue are dropped: release claims, queue completed items again."))
 	}
 	return h.onSelection(w, r, p, selectionAction{source: from,
 		question: func(n int64) (string, string) {

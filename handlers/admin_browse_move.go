@@ -24,12 +24,10 @@ func (h *Handler) adminBrowseMove(w http.ResponseWriter, r *http.Request) error 
 	}
 	from := strings.TrimSpace(r.PostForm.Get("source"))
 	if to == "" || to == from {
-		w.Header().Set("X-Tracker-Reason", "same-queue")
-		return h.renderBrowse(w, r, p, refused("Choose another queue to move the items to."))
+		return h.renderBrowse(w, r, p, refused("same-queue", "Choose another queue to move the items to."))
 	}
 	if browseKind(from) != "queue" {
-		w.Header().Set("X-Tracker-Reason", "not-a-queue")
-		return h.renderBrowse(w, r, p, refused("Only the items of a queue are moved: release claims, queue completed items again."))
+		return h.renderBrowse(w, r, p, refused("not-a-queue", "Only the items of a queue are moved: release claims, queue completed items again."))
 	}
 	return h.onSelection(w, r, p, selectionAction{source: from,
 		question: func(n int64) (string, string) {

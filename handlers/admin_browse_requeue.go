@@ -54,6 +54,5 @@ func (h *Handler) adminBrowseRequeue(w http.ResponseWriter, r *http.Request) err
 			done: func(n int64) string { return fmt.Sprintf("Queued %d completed items again in %s.", n, queue) },
 		})
 	}
-	w.Header().Set("X-Tracker-Reason", "not-requeued")
-	return h.renderBrowse(w, r, p, refused("Only completed items and items waiting for their visit are queued again: move the items of a queue."))
+	return h.renderBrowse(w, r, p, refused("not-requeued", "Only completed items and items waiting for their visit are queued again: move the items of a queue."))
 }

@@ -1,9 +1,7 @@
 package handlers
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -39,8 +37,7 @@ func (h *Handler) onSelection(w http.ResponseWriter, r *http.Request, p projects
 			return h.refuseBrowse(w, r, p, err)
 		}
 		if n == 0 {
-			w.Header().Set("X-Tracker-Reason", "nothing-left")
-			return h.renderBrowse(w, r, p, refused(fmt.Sprintf("None of the %s items ticked is in %s now: nothing to do.",
+			return h.renderBrowse(w, r, p, refused("nothing-left", fmt.Sprintf("None of the %s items ticked is in %s now: nothing to do.",
 				views.FormatInt(int64(len(names))), a.source)))
 		}
 		question, button := a.question(n)
@@ -60,21 +57,11 @@ func (h *Handler) onSelection(w http.ResponseWriter, r *http.Request, p projects
 // engine refused (400, its reason in X-Tracker-Reason); other errors are
 // returned.
 func (h *Handler) refuseBrowse(w http.ResponseWriter, r *http.Request, p projects.Project, err error) error {
-	bad, ok := invalid(err)
+	st, ok := invalid(err)
 	if !ok {
 		return err
 	}
-	w.Header().Set("X-Tracker-Reason", invalidReason(err))
-	return h.renderBrowse(w, r, p, refused(bad))
-}
-
-// invalidReason is the reason token of an error in what the admin asked.
-func invalidReason(err error) string {
-	var e *items.InvalidError
-	if errors.As(err, &e) {
-		return cmp.Or(e.Reason, "invalid-request")
-	}
-	return "invalid-request"
+	return h.renderBrowse(w, r, p, st)
 }
 
 // formQueue is the queue a browser's form names in field key ("" when

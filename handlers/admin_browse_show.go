@@ -195,13 +195,11 @@ func (h *Handler) renderBrowse(w http.ResponseWriter, r *http.Request, p project
 	}
 	slices.SortFunc(v.State, func(a, b views.HiddenField) int { return strings.Compare(a.Name, b.Name) })
 
-	status := st.status
 	list, err := h.items.Browse(ctx, p, bs.query())
-	if bad, ok := invalid(err); ok {
+	if refusal, ok := invalid(err); ok {
 		// The admin's filter: shown with the reason, to be put right.
-		w.Header().Set("X-Tracker-Reason", invalidReason(err))
-		v.Flash, v.Error, status = "", bad, http.StatusBadRequest
-		return render(w, r, status, views.AdminLayout("Queue browser · "+displayTitle(p), views.AdminBrowse(v)))
+		v.Flash, v.Error = "", refusal.err
+		return renderForm(w, r, refusal, views.AdminLayout("Queue browser · "+displayTitle(p), views.AdminBrowse(v)))
 	}
 	if err != nil {
 		return err
@@ -225,7 +223,7 @@ func (h *Handler) renderBrowse(w http.ResponseWriter, r *http.Request, p project
 		last.Set("before", browseEnd)
 		v.Last = bs.url(p, last)
 	}
-	return render(w, r, status, views.AdminLayout("Queue browser · "+displayTitle(p), views.AdminBrowse(v)))
+	return renderForm(w, r, st, views.AdminLayout("Queue browser · "+displayTitle(p), views.AdminBrowse(v)))
 }
 
 // browseKind is what a list is, for its columns and actions.

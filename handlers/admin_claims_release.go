@@ -23,20 +23,20 @@ func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) err
 	minutes := 0
 	if s := strings.TrimSpace(r.PostForm.Get("older_than")); s != "" {
 		if minutes, err = strconv.Atoi(s); err != nil || minutes < 0 {
-			return h.renderClaims(w, r, p, refused("Older than: a whole number of minutes."))
+			return h.renderClaims(w, r, p, refused("invalid-older-than", "Older than: a whole number of minutes."))
 		}
 	}
 	age := time.Duration(minutes) * time.Minute
 	if !confirmed(r) {
 		n, err := h.items.CountClaimsWhere(r.Context(), p, downloader, age, sel)
-		if bad, ok := invalid(err); ok {
-			return h.renderClaims(w, r, p, refused(bad))
+		if st, ok := invalid(err); ok {
+			return h.renderClaims(w, r, p, st)
 		}
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return h.renderClaims(w, r, p, refused("No claim matches: nothing to release."))
+			return h.renderClaims(w, r, p, refused("no-match", "No claim matches: nothing to release."))
 		}
 		what := ""
 		if downloader != "" {
@@ -51,8 +51,8 @@ func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) err
 			"Release "+views.FormatInt(n)+" claims", "")
 	}
 	n, err := h.items.ReleaseWhere(r.Context(), p, downloader, age, sel)
-	if bad, ok := invalid(err); ok {
-		return h.renderClaims(w, r, p, refused(bad))
+	if st, ok := invalid(err); ok {
+		return h.renderClaims(w, r, p, st)
 	}
 	if err != nil {
 		return err

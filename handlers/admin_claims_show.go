@@ -88,9 +88,9 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 		v.Expiries = append(v.Expiries, views.AdminExpiries{Downloader: e.Nick, Expired: e.Expired, Completed: e.Completed})
 	}
 	if live(r) {
-		return render(w, r, st.status, views.AdminClaimsLive(v))
+		return renderForm(w, r, st, views.AdminClaimsLive(v))
 	}
-	return render(w, r, st.status, views.AdminLayout("Claims · "+displayTitle(p), views.AdminClaims(v)))
+	return renderForm(w, r, st, views.AdminLayout("Claims · "+displayTitle(p), views.AdminClaims(v)))
 }
 
 // ageBars draws the claims' age buckets as bars against the longest.

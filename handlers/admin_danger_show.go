@@ -15,5 +15,5 @@ func (h *Handler) renderDanger(w http.ResponseWriter, r *http.Request, p project
 		return err
 	}
 	v := views.AdminDangerView{AdminProjectPage: page}
-	return render(w, r, st.status, views.AdminLayout("Danger zone · "+displayTitle(p), views.AdminDanger(v)))
+	return renderForm(w, r, st, views.AdminLayout("Danger zone · "+displayTitle(p), views.AdminDanger(v)))
 }

@@ -55,6 +55,5 @@ func (h *Handler) refuseDictionary(w http.ResponseWriter, r *http.Request, msg s
 	if err != nil {
 		return err
 	}
-	w.Header().Set("X-Tracker-Reason", "invalid-dictionary")
-	return h.renderQueues(w, r, p, refused(msg))
+	return h.renderQueues(w, r, p, refused("invalid-dictionary", msg))
 }

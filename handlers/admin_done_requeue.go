@@ -20,14 +20,14 @@ func (h *Handler) adminDoneRequeue(w http.ResponseWriter, r *http.Request) error
 	queue, sel := cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "redo"), selection(r.PostForm)
 	if !confirmed(r) {
 		n, err := h.items.CountDone(r.Context(), p, sel)
-		if bad, ok := invalid(err); ok {
-			return h.renderQueues(w, r, p, refused(bad))
+		if st, ok := invalid(err); ok {
+			return h.renderQueues(w, r, p, st)
 		}
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return h.renderQueues(w, r, p, refused("No completed item matches: nothing to requeue."))
+			return h.renderQueues(w, r, p, refused("no-match", "No completed item matches: nothing to requeue."))
 		}
 		return h.askConfirmation(w, r, p, "queues",
 			fmt.Sprintf("This queues up to %s completed items %sagain in %s (those claimed or queued meanwhile are left alone).",
@@ -35,8 +35,8 @@ func (h *Handler) adminDoneRequeue(w http.ResponseWriter, r *http.Request) error
 			"Requeue "+views.FormatInt(n)+" items", "")
 	}
 	n, err := h.items.RequeueDone(r.Context(), p, queue, sel)
-	if bad, ok := invalid(err); ok {
-		return h.renderQueues(w, r, p, refused(bad))
+	if st, ok := invalid(err); ok {
+		return h.renderQueues(w, r, p, st)
 	}
 	if err != nil {
 		return err

@@ -132,11 +132,12 @@ func (h *Handler) itemAction(w http.ResponseWriter, r *http.Request, action stri
 	} else {
 		err = fn(ctx, live, name)
 	}
-	if bad, ok := invalid(err); ok || errors.Is(err, items.ErrUnknownItem) {
-		if !ok {
-			bad = err.Error()
-		}
-		return h.renderOverview(w, r, p, refused(name+": "+bad))
+	if st, ok := invalid(err); ok {
+		st.err = name + ": " + st.err
+		return h.renderOverview(w, r, p, st)
+	}
+	if errors.Is(err, items.ErrUnknownItem) {
+		return h.renderOverview(w, r, p, refused("unknown-item", name+": "+err.Error()))
 	}
 	if err != nil {
 		return err

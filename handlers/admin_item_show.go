@@ -86,8 +86,8 @@ func (h *Handler) findItems(r *http.Request, p projects.Project, v *views.AdminI
 		from = &items.FindCursor{Source: src, Key: *k}
 	}
 	found, err := h.items.FindItems(r.Context(), p, v.Find, from, findPage)
-	if bad, ok := invalid(err); ok {
-		return errorf(http.StatusBadRequest, invalidReason(err), "%s", bad)
+	if st, ok := invalid(err); ok {
+		return errorf(st.status, st.reason, "%s", st.err)
 	}
 	if err != nil {
 		return err

@@ -66,7 +66,7 @@ func (h *Handler) adminItemsAdd(w http.ResponseWriter, r *http.Request) error {
 				queue = "todo"
 			}
 			if err := naming.ValidQueue(queue); err != nil {
-				return h.renderQueues(w, r, p, refused(err.Error()))
+				return h.renderQueues(w, r, p, refused("unknown-queue", err.Error()))
 			}
 		case "names", "file":
 			if im == nil {

@@ -33,7 +33,6 @@ func (h *Handler) renderLimits(w http.ResponseWriter, r *http.Request, p project
 		v.Blocks = append(v.Blocks, views.AdminBlock{Kind: b.Kind, Value: b.Value, Reason: b.Reason, Global: b.ProjectID == nil,
 			CreatedBy: b.CreatedBy, CreatedAt: b.CreatedAt})
 	}
-	status := st.status
 	if p.Config.Sited() {
 		if v.Sites, err = h.adminSites(r, p); err != nil {
 			var e *Error
@@ -41,11 +40,11 @@ func (h *Handler) renderLimits(w http.ResponseWriter, r *http.Request, p project
 				return err
 			}
 			// A site looked up that is not there: the page says so.
-			setErrorHeaders(w, e)
-			v.Error, v.Flash, status = e.Msg, "", e.Status
+			st = refusedBy(e)
+			v.Error, v.Flash = e.Msg, ""
 		}
 	}
-	return render(w, r, status, views.AdminLayout("Limits · "+displayTitle(p), views.AdminLimits(v)))
+	return renderForm(w, r, st, views.AdminLayout("Limits · "+displayTitle(p), views.AdminLimits(v)))
 }
 
 // adminSites is the frontier's part of the limits section. An unknown or

@@ -35,6 +35,7 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.Is(err, users.ErrBadLogin):
 		v.Error = "Wrong username or password."
+		w.Header().Set("X-Tracker-Reason", "bad-login")
 		return render(w, r, http.StatusUnauthorized, views.SignInLayout("Sign in", views.AdminLogin(v)))
 	case errors.Is(err, users.ErrThrottled):
 		wait := time.Duration(users.LoginThrottleSeconds) * time.Second
@@ -42,7 +43,7 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 			wait = te.Wait
 		}
 		secs := int((wait + time.Second - 1) / time.Second)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		setErrorHeaders(w, &Error{Reason: "login-throttled", RetryAfter: secs})
 		v.Error = "Too many failed attempts. Try again in " + waitText(secs) + "."
 		return render(w, r, http.StatusTooManyRequests, views.SignInLayout("Sign in", views.AdminLogin(v)))
 	case err != nil:

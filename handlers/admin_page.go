@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,6 +9,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/a-h/templ"
 
 	"tracker/items"
 	"tracker/naming"
@@ -69,10 +72,12 @@ func (h *Handler) adminProjectForm(w http.ResponseWriter, r *http.Request) (proj
 }
 
 // formState is what a page shows after a refused form: the status, the
-// refusal, and, for a settings form, the values sent and each field's
-// refusal.
+// reason (X-Tracker-Reason: scripts that post the panel's forms tell
+// refusals apart by it), the refusal, and, for a settings form, the values
+// sent and each field's refusal.
 type formState struct {
 	status int
+	reason string
 	err    string
 	values map[string]string
 	errs   projects.FieldErrors
@@ -80,7 +85,22 @@ type formState struct {
 
 func shown() formState { return formState{status: http.StatusOK} }
 
-func refused(msg string) formState { return formState{status: http.StatusBadRequest, err: msg} }
+// refused is a form refused 400 for reason, msg shown on the page.
+func refused(reason, msg string) formState {
+	return formState{status: http.StatusBadRequest, reason: reason, err: msg}
+}
+
+// refusedBy is a form refused with e's status, reason and message.
+func refusedBy(e *Error) formState { return formState{status: e.Status, reason: e.Reason, err: e.Msg} }
+
+// renderForm renders the page c of a form in the state st: with its
+// refusal's status and reason when it was refused.
+func renderForm(w http.ResponseWriter, r *http.Request, st formState, c templ.Component) error {
+	if st.reason != "" {
+		w.Header().Set("X-Tracker-Reason", st.reason)
+	}
+	return render(w, r, st.status, c)
+}
 
 // projectPage is the header of a project's admin page, and the summary it
 // was read from.
@@ -232,14 +252,14 @@ func selection(form url.Values) items.Selection {
 	return items.Selection{Prefix: form.Get("prefix"), Pattern: strings.TrimSpace(form.Get("pattern"))}
 }
 
-// invalid is the message of an error in what the admin asked (a bad
-// queue, a bad pattern), and whether err is one.
-func invalid(err error) (string, bool) {
+// invalid is the refusal of an error in what the admin asked (a bad
+// queue, a bad pattern), with the engine's reason, and whether err is one.
+func invalid(err error) (formState, bool) {
 	var e *items.InvalidError
 	if errors.As(err, &e) {
-		return e.Error(), true
+		return refused(cmp.Or(e.Reason, "invalid-request"), e.Error()), true
 	}
-	return "", false
+	return formState{}, false
 }
 
 // describeSelection says which names a bulk action picks, for its

@@ -34,7 +34,7 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 		}
 	}
 	globalAdmin := account(r).IsAdmin()
-	st := formState{status: http.StatusBadRequest, values: map[string]string{}, errs: projects.FieldErrors{}}
+	st := formState{status: http.StatusBadRequest, reason: "invalid-config", values: map[string]string{}, errs: projects.FieldErrors{}}
 	var assignments, changed []string
 	for _, k := range keys {
 		value, sent := formValue(r.PostForm, k.Name, k.Input)
@@ -59,7 +59,6 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 	}
 	if len(st.errs) > 0 {
 		st.err = "Nothing was saved: " + st.errs.Error()
-		w.Header().Set("X-Tracker-Reason", "invalid-config")
 		return h.renderSection(w, r, p, string(section), st)
 	}
 	if len(assignments) == 0 {
@@ -69,7 +68,6 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 	var refused projects.FieldErrors
 	if errors.As(err, &refused) {
 		st.errs, st.err = refused, "Nothing was saved: "+refused.Error()
-		w.Header().Set("X-Tracker-Reason", "invalid-config")
 		return h.renderSection(w, r, p, string(section), st)
 	}
 	if err != nil {

@@ -19,7 +19,7 @@ func (h *Handler) adminProjectDelete(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	if r.PostForm.Get("confirm") != p.Slug {
-		return h.renderDanger(w, r, p, refused("To delete the project, type its slug to confirm."))
+		return h.renderDanger(w, r, p, refused("unconfirmed", "To delete the project, type its slug to confirm."))
 	}
 	if err := h.projects.MarkDeleting(r.Context(), p); err != nil {
 		return err

@@ -43,7 +43,7 @@ func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p proje
 	}
 	v.Recent = auditEntries(entries)
 	if live(r) {
-		return render(w, r, st.status, views.AdminOverviewLive(v))
+		return renderForm(w, r, st, views.AdminOverviewLive(v))
 	}
-	return render(w, r, st.status, views.AdminLayout(displayTitle(p)+" · admin", views.AdminOverview(v)))
+	return renderForm(w, r, st, views.AdminLayout(displayTitle(p)+" · admin", views.AdminOverview(v)))
 }

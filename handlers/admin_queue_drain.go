@@ -19,22 +19,22 @@ func (h *Handler) adminQueueDrain(w http.ResponseWriter, r *http.Request) error 
 	from, sel := strings.TrimSpace(r.PostForm.Get("from")), selection(r.PostForm)
 	if !confirmed(r) || r.PostForm.Get("confirm") != from {
 		n, err := h.items.CountQueued(r.Context(), p, from, sel)
-		if bad, ok := invalid(err); ok {
-			return h.renderDanger(w, r, p, refused(bad))
+		if st, ok := invalid(err); ok {
+			return h.renderDanger(w, r, p, st)
 		}
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return h.renderDanger(w, r, p, refused("No item of "+from+" matches: nothing to drain."))
+			return h.renderDanger(w, r, p, refused("no-match", "No item of "+from+" matches: nothing to drain."))
 		}
 		return h.askDestructive(w, r, p, "danger", confirmation{
 			question: fmt.Sprintf("This drops %s items %sfrom %s for good.", views.FormatInt(n), describeSelection(sel), from),
 			button:   "Drop " + views.FormatInt(n) + " items", typed: from})
 	}
 	n, err := h.items.MoveQueue(r.Context(), p, from, "", sel)
-	if bad, ok := invalid(err); ok {
-		return h.renderDanger(w, r, p, refused(bad))
+	if st, ok := invalid(err); ok {
+		return h.renderDanger(w, r, p, st)
 	}
 	if err != nil {
 		return err

@@ -20,26 +20,26 @@ func (h *Handler) adminQueueMove(w http.ResponseWriter, r *http.Request) error {
 	from, to := strings.TrimSpace(r.PostForm.Get("from")), strings.TrimSpace(r.PostForm.Get("to"))
 	sel := selection(r.PostForm)
 	if to == "" || from == to {
-		return h.renderQueues(w, r, p, refused("Choose two different queues."))
+		return h.renderQueues(w, r, p, refused("same-queue", "Choose two different queues."))
 	}
 	if !confirmed(r) {
 		n, err := h.items.CountQueued(r.Context(), p, from, sel)
-		if bad, ok := invalid(err); ok {
-			return h.renderQueues(w, r, p, refused(bad))
+		if st, ok := invalid(err); ok {
+			return h.renderQueues(w, r, p, st)
 		}
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return h.renderQueues(w, r, p, refused("No item of "+from+" matches: nothing to move."))
+			return h.renderQueues(w, r, p, refused("no-match", "No item of "+from+" matches: nothing to move."))
 		}
 		return h.askConfirmation(w, r, p, "queues",
 			fmt.Sprintf("This moves %s items %sfrom %s to %s.", views.FormatInt(n), describeSelection(sel), from, to),
 			"Move "+views.FormatInt(n)+" items", "")
 	}
 	n, err := h.items.MoveQueue(r.Context(), p, from, to, sel)
-	if bad, ok := invalid(err); ok {
-		return h.renderQueues(w, r, p, refused(bad))
+	if st, ok := invalid(err); ok {
+		return h.renderQueues(w, r, p, st)
 	}
 	if err != nil {
 		return err

@@ -44,7 +44,7 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 			v.Stopped = append(v.Stopped, l)
 		}
 	}
-	return render(w, r, st.status, views.AdminLayout("Queues · "+displayTitle(p), views.AdminQueues(v)))
+	return renderForm(w, r, st, views.AdminLayout("Queues · "+displayTitle(p), views.AdminQueues(v)))
 }
 
 // stoppedPage is a page of a queue no request is served from, from

@@ -69,6 +69,12 @@ func (s sessions) of(r *http.Request) *scs.SessionManager {
 	return s.plain
 }
 
+// onError sets how a request whose session cannot be loaded or saved
+// (the database away) is answered: scs's own answer is a bare 500.
+func (s sessions) onError(fn func(http.ResponseWriter, *http.Request, error)) {
+	s.plain.ErrorFunc, s.secure.ErrorFunc = fn, fn
+}
+
 // loadAndSave loads the request's session and saves it after the handler.
 func (s sessions) loadAndSave(next http.Handler) http.Handler {
 	plain, secure := s.plain.LoadAndSave(next), s.secure.LoadAndSave(next)

@@ -30,7 +30,7 @@ func (h *Handler) adminSettingsSave(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	ctx := r.Context()
-	st := formState{status: http.StatusBadRequest, values: map[string]string{}}
+	st := formState{status: http.StatusBadRequest, reason: "invalid-setting", values: map[string]string{}}
 	var assignments []string
 	for _, k := range projects.SettingKeys {
 		if v, ok := formValue(r.PostForm, k.Name, k.Input); ok {
@@ -67,5 +67,5 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, s proje
 			v.AutoProjectWarning = "auto_project names a project that is not in the warriors' list (finished or hidden): the projects file says null, and warriors on auto run nothing. Name a project that runs."
 		}
 	}
-	return render(w, r, st.status, views.AdminLayout("Settings", views.AdminSettings(v)))
+	return renderForm(w, r, st, views.AdminLayout("Settings", views.AdminSettings(v)))
 }

@@ -45,8 +45,7 @@ func (h *Handler) siteRefused(w http.ResponseWriter, r *http.Request, p projects
 	if !errors.As(err, &e) {
 		return err
 	}
-	setErrorHeaders(w, e)
-	return h.renderLimits(w, r, p, formState{status: e.Status, err: e.Msg})
+	return h.renderLimits(w, r, p, refusedBy(e))
 }
 
 // toSite sends the browser to a site's state in the limits section, with

@@ -21,11 +21,11 @@ func (h *Handler) adminTargetAdd(w http.ResponseWriter, r *http.Request) error {
 	u := strings.TrimSpace(r.PostForm.Get("url"))
 	weight, err := strconv.Atoi(cmp.Or(strings.TrimSpace(r.PostForm.Get("weight")), "1"))
 	if err != nil {
-		return h.renderWarriors(w, r, p, refused("Weight: a whole number."))
+		return h.renderWarriors(w, r, p, refused("invalid-weight", "Weight: a whole number."))
 	}
 	enabled := r.PostForm.Get("enabled") == "true"
 	if err := h.projects.AddTarget(r.Context(), p, projects.Target{URL: u, Weight: int32(weight), Enabled: enabled}); err != nil {
-		return h.renderWarriors(w, r, p, refused(err.Error()))
+		return h.renderWarriors(w, r, p, refused("invalid-target", err.Error()))
 	}
 	return h.toSection(w, r, p, "warriors", "Upload target added: "+u+".")
 }
@@ -61,7 +61,7 @@ func (h *Handler) askTargetRemove(w http.ResponseWriter, r *http.Request, p proj
 	}
 	i := slices.IndexFunc(targets, func(t projects.Target) bool { return t.URL == u })
 	if i < 0 {
-		return h.renderWarriors(w, r, p, refused(fmt.Sprintf("No upload target %s: nothing to remove.", u)))
+		return h.renderWarriors(w, r, p, refused("unknown-target", fmt.Sprintf("No upload target %s: nothing to remove.", u)))
 	}
 	on := 0
 	for j, t := range targets {

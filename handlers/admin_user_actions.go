@@ -105,7 +105,7 @@ func (h *Handler) adminUserRevoke(w http.ResponseWriter, r *http.Request) error 
 func (h *Handler) adminUserDelete(w http.ResponseWriter, r *http.Request) error {
 	return h.userAction(w, r, "delete", func(ctx context.Context, u users.Account) error {
 		if r.PostForm.Get("confirm") != u.Username {
-			return &users.InvalidError{Err: fmt.Errorf("to delete %s, type the name to confirm", u.Username)}
+			return errorf(http.StatusBadRequest, "unconfirmed", "to delete %s, type the name to confirm", u.Username)
 		}
 		return h.users.Delete(ctx, u)
 	})
@@ -116,7 +116,7 @@ func (h *Handler) formProject(r *http.Request) (projects.Project, error) {
 	slug := strings.TrimSpace(r.PostForm.Get("project"))
 	p, err := h.projects.Get(r.Context(), slug)
 	if errors.Is(err, projects.ErrNotFound) {
-		return p, &users.InvalidError{Err: fmt.Errorf("no project %q", slug)}
+		return p, errorf(http.StatusBadRequest, "unknown-project", "no project %q", slug)
 	}
 	return p, err
 }
@@ -151,15 +151,29 @@ func (h *Handler) userOf(w http.ResponseWriter, r *http.Request) (users.Account,
 	return target, err
 }
 
+// userRefused is the refusal of a change to an account that ended with
+// err, and whether it is one: the users page shows why.
+func userRefused(err error) (formState, bool) {
+	var e *Error
+	var bad *users.InvalidError
+	switch {
+	case errors.Is(err, users.ErrLastAdmin):
+		return formState{status: http.StatusConflict, reason: "last-admin", err: err.Error()}, true
+	case errors.Is(err, users.ErrExists):
+		return refused("user-exists", err.Error()), true
+	case errors.As(err, &bad):
+		return refused("invalid-user", err.Error()), true
+	case errors.As(err, &e) && e.Status < 500:
+		return refusedBy(e), true
+	}
+	return formState{}, false
+}
+
 // userDone answers a change to target that ended with err: the users
 // again, with what was done or why it was refused.
 func (h *Handler) userDone(w http.ResponseWriter, r *http.Request, target users.Account, action string, err error) error {
-	if errors.Is(err, users.ErrLastAdmin) {
-		return h.renderUsers(w, r, formState{status: http.StatusConflict, err: err.Error()})
-	}
-	var bad *users.InvalidError
-	if errors.As(err, &bad) {
-		return h.renderUsers(w, r, refused(err.Error()))
+	if st, ok := userRefused(err); ok {
+		return h.renderUsers(w, r, st)
 	}
 	if err != nil {
 		return err

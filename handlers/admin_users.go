@@ -1,11 +1,9 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
-	"tracker/users"
 	"tracker/views"
 )
 
@@ -43,7 +41,7 @@ func (h *Handler) renderUsers(w http.ResponseWriter, r *http.Request, st formSta
 		}
 		v.Users = append(v.Users, row)
 	}
-	return render(w, r, st.status, views.AdminLayout("Users", views.AdminUsers(v)))
+	return renderForm(w, r, st, views.AdminLayout("Users", views.AdminUsers(v)))
 }
 
 // adminUserCreate is POST /admin/users: username, password, role.
@@ -56,9 +54,8 @@ func (h *Handler) adminUserCreate(w http.ResponseWriter, r *http.Request) error 
 	}
 	name, role := strings.TrimSpace(r.PostForm.Get("username")), r.PostForm.Get("role")
 	u, err := h.users.Create(r.Context(), name, r.PostForm.Get("password"), role)
-	var bad *users.InvalidError
-	if errors.As(err, &bad) {
-		return h.renderUsers(w, r, refused(err.Error()))
+	if st, ok := userRefused(err); ok {
+		return h.renderUsers(w, r, st)
 	}
 	if err != nil {
 		return err

@@ -24,5 +24,5 @@ func (h *Handler) renderWarriors(w http.ResponseWriter, r *http.Request, p proje
 			Problem: projects.TargetProblem(t.URL)})
 	}
 	v.TargetsWarning = projects.TargetsWarning(p.Config, targets)
-	return render(w, r, st.status, views.AdminLayout("Warriors · "+displayTitle(p), views.AdminWarriors(v)))
+	return renderForm(w, r, st, views.AdminLayout("Warriors · "+displayTitle(p), views.AdminWarriors(v)))
 }

@@ -117,6 +117,9 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 	h.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.serveError(w, r, errorf(http.StatusForbidden, "cross-origin", "a change sent from another site is refused: send it from the tracker's own pages"), true)
 	}))
+	// And a session that cannot be read or saved as every failure is: the
+	// database away is a 503 with its reason, and logged as a warning.
+	h.sessions.onError(func(w http.ResponseWriter, r *http.Request, err error) { h.serveError(w, r, err, true) })
 	return h
 }
 

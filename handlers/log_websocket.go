@@ -33,8 +33,10 @@ func (h *Handler) logWebsocket(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	// Any origin: the log is public, and pages of other sites read it.
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	// Any origin: the log is public, and pages of other sites read it. A
+	// handshake the library cannot take it refuses itself, and its
+	// refusal says why too.
+	conn, err := websocket.Accept(reasonWriter{w, handshakeRefusal}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return nil // Accept answered
 	}
@@ -84,4 +86,17 @@ func (h *Handler) logWebsocket(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
+}
+
+// handshakeRefusal is the reason of the websocket library's refusal of a
+// handshake: 426 to a request that asks for no websocket (a browser or a
+// script fetching the address), 400 to a key or version it cannot take.
+func handshakeRefusal(status int) string {
+	switch status {
+	case http.StatusUpgradeRequired:
+		return "websocket-required"
+	case http.StatusBadRequest:
+		return "invalid-handshake"
+	}
+	return statusReason(status)
 }

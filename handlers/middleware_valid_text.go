@@ -10,7 +10,11 @@ import (
 // validText refuses a request whose path or query holds NUL or bytes that
 // are not UTF-8, before any route runs: PostgreSQL's text holds neither, so
 // such a value would reach the database only to fail there, as a 500 and an
-// error in the log. Two kinds of value are left to their routes:
+// error in the log. It refuses too a query that cannot be read whole (a
+// ';', which Go no longer takes for a separator, or a bad escape such as
+// %zz): the routes read queries with URL.Query, which drops such a
+// parameter without a word, so ?skipbloom=1; would be taken for no
+// skipbloom at all. Two kinds of value are left to their routes:
 //   - the item of GET /{project}/items/{item}.json, which the item route
 //     checks as every item name is checked (naming.ValidName), answering
 //     invalid-item;
@@ -22,8 +26,13 @@ func validText(next http.Handler) http.Handler {
 			writeError(w, errorf(http.StatusBadRequest, "invalid-path", "the path must be UTF-8 without NUL"))
 			return
 		}
+		query, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			writeError(w, errorf(http.StatusBadRequest, "invalid-query", "the query cannot be read whole (%v): parameters are separated by & alone, and %% starts an escape such as %%3B for ;", err))
+			return
+		}
 		raw := rawQueryKeys(r)
-		for k, vs := range r.URL.Query() {
+		for k, vs := range query {
 			if !isText(k) {
 				writeError(w, errorf(http.StatusBadRequest, "invalid-query", "query parameter names must be UTF-8 without NUL"))
 				return

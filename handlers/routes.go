@@ -105,7 +105,7 @@ func (h *Handler) Routes() http.Handler {
 		prefix: map[string]string{"/backfeed/legacy/": "backfeed"},
 	}
 
-	return h.realClient(securityHeaders(limitBodies(h.metrics.measure(reserveForWarriors(validText(post.in(warrior.in(items.in(anyTarget(mux))))))))))
+	return h.realClient(securityHeaders(limitBodies(withReasons(h.metrics.measure(reserveForWarriors(validText(post.in(warrior.in(items.in(anyTarget(mux)))))))))))
 }
 
 // postOnly names the routes, outside the warrior protocol's, that take POST
