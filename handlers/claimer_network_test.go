@@ -3,6 +3,8 @@ package handlers_test
 import (
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -95,5 +97,21 @@ func TestClaimerNetworkOffCounts(t *testing.T) {
 	}
 	if st := f.summary(t); st.Done != 1 || st.Claims != 0 || st.DoneOtherNetwork != 1 || st.ReleaseOtherNetwork != 1 {
 		t.Fatalf("key off: %+v", st)
+	}
+}
+
+// The key is in the admin panel's claims section, and saved from there.
+func TestClaimerNetworkInTheAdminPanel(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	root := f.admin(t)
+	if page := root.get(t, "/admin/projects/test/claims"); !strings.Contains(page.body, `name="claimer_network"`) {
+		t.Fatal("the claims section has no claimer_network field")
+	}
+	if a := root.post(t, "/admin/projects/test/config", url.Values{"section": {"claims"}, "claimer_network": {"true"}}); a.status != 303 || root.flash(t, a) != "Saved claimer_network." {
+		t.Fatalf("claimer_network from the admin panel: %d %s", a.status, a.body)
+	}
+	if !f.stored(t, "test").Config.ClaimerNetwork {
+		t.Fatal("claimer_network not saved")
 	}
 }
