@@ -112,7 +112,7 @@ type ledger struct {
 	// Counters by name, their shards summed.
 	counters map[string]int64
 
-	todoDup, queuedAndOut, outAndDone                 int64
+	todoDup, queuedAndOut, outAndDone, addressesAlone int64
 	doneBytes, archivesBytes, archivesItems           int64
 	downloadersItems, downloadersBytes                int64
 	queuesOff, revisitsElsewhere, sitesOff, sitesGone int64
@@ -169,6 +169,7 @@ func read(ctx context.Context, q *db.Queries, p projects.Project, r *Report) (*l
 		}},
 		{"items queued and out", count(&l.queuedAndOut, q.BooksTodoClaimedCount)},
 		{"items out and done", count(&l.outAndDone, q.BooksClaimsDoneCount)},
+		{"previous holders' addresses", count(&l.addressesAlone, q.BooksLastAddressesAlone)},
 		{"completions' bytes", count(&l.doneBytes, q.BooksDoneBytes)},
 		{"archives' bytes", count(&l.archivesBytes, q.BooksArchivesBytes)},
 		{"archives' items", count(&l.archivesItems, q.BooksArchivesItems)},
@@ -234,6 +235,8 @@ var projectRules = []rule[ledger]{
 		func(l *ledger) (int64, int64) { return l.counter("discarded") + l.counter("dropped"), l.r.Elsewhere }},
 	{"every queued item is in its stretch, and none by site in a project without sites", []string{"todo"}, false,
 		func(l *ledger) (int64, int64) { return 0, l.outOfStretch }},
+	{"every previous holder's address kept with an item queued or out has its holder's nick", []string{"todo", "claims"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.addressesAlone }},
 
 	// The counters.
 	{"the claims counter counts the claims", []string{"claims", "counters"}, false,

@@ -104,6 +104,10 @@ func faults() []fault {
 			sql:   []string{siteQueuedLess(`SET type = ''`)},
 			fails: []string{"every queued item is in its stretch, and none by site in a project without sites"}},
 
+		{name: "a previous holder's address without its nick", project: "once",
+			sql:   []string{`UPDATE todo SET last_downloader = NULL WHERE ctid = (SELECT ctid FROM todo WHERE project_id = $1 AND last_ip IS NOT NULL LIMIT 1)`},
+			fails: []string{"every previous holder's address kept with an item queued or out has its holder's nick"}},
+
 		// The counters.
 		{name: "the claims counter off", project: "once", sql: []string{counterAdd("claims", "1")},
 			fails: []string{"the claims counter counts the claims"}},

@@ -36,9 +36,23 @@ func (q *Queries) BooksClaimsDoneCount(ctx context.Context, projectID int32) (in
 	return count, err
 }
 
+const booksLastAddressesAlone = `-- name: BooksLastAddressesAlone :one
+SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = $1 AND t.last_ip IS NOT NULL AND t.last_downloader IS NULL)
+      + (SELECT count(*) FROM claims c WHERE c.project_id = $1 AND c.last_ip IS NOT NULL AND c.last_downloader IS NULL))::bigint AS alone
+`
+
+// The books: items queued or out that keep a previous holder's address
+// without the holder's nick (the two go together: see migration 44).
+func (q *Queries) BooksLastAddressesAlone(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksLastAddressesAlone, projectID)
+	var alone int64
+	err := row.Scan(&alone)
+	return alone, err
+}
+
 const claimGet = `-- name: ClaimGet :one
 
-SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader, site FROM claims WHERE project_id = $1 AND hash = item_hash($2)
+SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader, site, last_ip FROM claims WHERE project_id = $1 AND hash = item_hash($2)
 `
 
 type ClaimGetParams struct {
@@ -63,12 +77,13 @@ func (q *Queries) ClaimGet(ctx context.Context, arg ClaimGetParams) (Claim, erro
 		&i.ClaimCount,
 		&i.LastDownloader,
 		&i.Site,
+		&i.LastIp,
 	)
 	return i, err
 }
 
 const claimOfItem = `-- name: ClaimOfItem :one
-SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader, site FROM claims WHERE project_id = $1 AND hash = $2 AND id = $3
+SELECT project_id, hash, id, name, queue, downloader, ip, version, claimed_at, claim_count, last_downloader, site, last_ip FROM claims WHERE project_id = $1 AND hash = $2 AND id = $3
 `
 
 type ClaimOfItemParams struct {
@@ -94,6 +109,7 @@ func (q *Queries) ClaimOfItem(ctx context.Context, arg ClaimOfItemParams) (Claim
 		&i.ClaimCount,
 		&i.LastDownloader,
 		&i.Site,
+		&i.LastIp,
 	)
 	return i, err
 }
@@ -407,10 +423,11 @@ WITH expired AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
     SELECT $1, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
 ), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    -- The holder is remembered, with the address it claimed the item
+    -- from: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT $1, f.queue, queue_type(f.queue, expired.name, project_limited_types($1), project_site($1, expired.site)),
-           project_site($1, expired.site), expired.id, expired.name, expired.claim_count, expired.downloader
+           project_site($1, expired.site), expired.id, expired.name, expired.claim_count, expired.downloader, expired.ip
     FROM expired,
          LATERAL (SELECT CASE WHEN $4::bigint > 0 AND expired.claim_count >= $4::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
@@ -716,8 +733,8 @@ WITH expired AS (
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see
-    -- DoneRecordBatch).
-    SET downloader = $8, last_downloader = c.downloader, ip = $9, version = $10,
+    -- DoneRecordBatch), from the network it claimed the item from.
+    SET downloader = $8, last_downloader = c.downloader, last_ip = c.ip, ip = $9, version = $10,
         claimed_at = now(), claim_count = c.claim_count + 1
     FROM sized
     -- The project by its parameter, so Citus sends this part to its
@@ -813,30 +830,38 @@ func (q *Queries) ClaimsReclaim(ctx context.Context, arg ClaimsReclaimParams) ([
 
 const claimsRelease = `-- name: ClaimsRelease :many
 WITH named AS (
-    SELECT claims.hash, claims.name, claims.downloader FROM claims
+    SELECT claims.hash, claims.name, claims.downloader, claims.ip FROM claims
     WHERE claims.project_id = $1
       AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest($2::text[]) AS n))
     FOR UPDATE
+), away AS (
+    SELECT named.name FROM named
+    WHERE $3::text <> '' AND named.downloader = $3::text
+      AND NOT same_network($4::inet, named.ip)
 ), others AS (
     SELECT named.name FROM named WHERE $3::text <> '' AND named.downloader <> $3::text
+    UNION ALL
+    SELECT away.name FROM away WHERE $5::boolean
 ), released AS (
     -- Locked by named: still as read there.
     DELETE FROM claims
     WHERE claims.project_id = $1
       AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
       AND NOT EXISTS (SELECT 1 FROM others)
-    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.ip
 ), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    -- The holder is remembered, with the address it claimed the item
+    -- from: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT $1, released.queue, queue_type(released.queue, released.name, project_limited_types($1), project_site($1, released.site)),
-           project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader
+           project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader, released.ip
     FROM released
     RETURNING todo.queue, todo.type, todo.site
 ), counter_deltas AS (
     SELECT 'claims' AS name, -1 AS delta FROM queued
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
+    UNION ALL SELECT 'release_other_network', count(*) FROM away
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
@@ -875,9 +900,11 @@ SELECT others.name, true FROM others
 `
 
 type ClaimsReleaseParams struct {
-	ProjectID  int32
-	Names      []string
-	Downloader string
+	ProjectID      int32
+	Names          []string
+	Downloader     string
+	IP             *netip.Addr
+	ClaimerNetwork bool
 }
 
 type ClaimsReleaseRow struct {
@@ -886,12 +913,22 @@ type ClaimsReleaseRow struct {
 }
 
 // Gives claimed items back to the queue they came from, in their old place,
-// remembering how often they were claimed and who held them. With
-// @downloader set, only that downloader's claims may be released: when
-// another holds any item named, nothing is released and the answer names
-// those items (refused). Returns the names released, or those refused.
+// remembering how often they were claimed, who held them and from where.
+// With @downloader set, only that downloader's claims may be released:
+// when another holds any item named, or, with @claimer_network, the
+// release comes (from @ip) from another network than the claim was made
+// from (same_network), nothing is released and the answer names those
+// items (refused). The downloader's claims named from another network are
+// counted (release_other_network), refused or not: what the check refuses,
+// or would.
 func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([]ClaimsReleaseRow, error) {
-	rows, err := q.db.Query(ctx, claimsRelease, arg.ProjectID, arg.Names, arg.Downloader)
+	rows, err := q.db.Query(ctx, claimsRelease,
+		arg.ProjectID,
+		arg.Names,
+		arg.Downloader,
+		arg.IP,
+		arg.ClaimerNetwork,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -927,18 +964,23 @@ WITH released AS (
         LIMIT $7
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.ip
+), away AS (
+    -- An admin's release comes from no warrior's network.
+    SELECT NULL::text AS name WHERE false
 ), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    -- The holder is remembered, with the address it claimed the item
+    -- from: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT $1, released.queue, queue_type(released.queue, released.name, project_limited_types($1), project_site($1, released.site)),
-           project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader
+           project_site($1, released.site), released.id, released.name, released.claim_count, released.downloader, released.ip
     FROM released
     RETURNING todo.queue, todo.type, todo.site
 ), counter_deltas AS (
     SELECT 'claims' AS name, -1 AS delta FROM queued
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
+    UNION ALL SELECT 'release_other_network', count(*) FROM away
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT $1, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
@@ -1015,7 +1057,7 @@ WITH slots AS (
 ), head AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader FROM todo t
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
     WHERE t.project_id = $6 AND t.queue = $7::text AND t.type = $8::text AND t.id > $9
     ORDER BY t.id
     LIMIT $10
@@ -1028,15 +1070,15 @@ WITH slots AS (
     -- of this statement's parts is planned without their sizes, and may
     -- be a loop over one for each row of the other.
     SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= $11::bigint OR r.upto = r.sent AS fits,
-           r.name, r.site, r.claim_count, r.last_downloader, r.nick, r.version, r.ip
+           r.name, r.site, r.claim_count, r.last_downloader, r.last_ip, r.nick, r.version, r.ip
     FROM (SELECT p.tid, p.id, p.slot, p.bytes, p.sent,
                  sum(p.sent) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto,
-                 p.name, p.site, p.claim_count, p.last_downloader, s.nick, s.version, s.ip
+                 p.name, p.site, p.claim_count, p.last_downloader, p.last_ip, s.nick, s.version, s.ip
           -- sent measured once an item, in a level of its own: an
           -- expression both shown and summed is computed twice.
-          FROM (SELECT b.tid, b.id, b.name, b.site, b.claim_count, b.last_downloader, b.slot, b.bytes,
+          FROM (SELECT b.tid, b.id, b.name, b.site, b.claim_count, b.last_downloader, b.last_ip, b.slot, b.bytes,
                        answer_bytes(b.name, b.bytes) AS sent
-                FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, row_number() OVER (ORDER BY i.id) AS slot,
+                FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, i.last_ip, row_number() OVER (ORDER BY i.id) AS slot,
                              CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = $6)
                                   THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
                                                  WHERE ip.project_id = $6 AND ip.id = i.id), 0)
@@ -1052,23 +1094,23 @@ WITH slots AS (
     RETURNING 1
 ), taken_for AS (
     -- The rows taken, as locked and read by head: deleted as they were.
-    SELECT sized.id, sized.name, sized.site, sized.claim_count, sized.last_downloader, sized.slot, sized.bytes, sized.sent,
+    SELECT sized.id, sized.name, sized.site, sized.claim_count, sized.last_downloader, sized.last_ip, sized.slot, sized.bytes, sized.sent,
            sized.nick, sized.version, sized.ip
     FROM sized WHERE sized.fits
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
-    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
-    SELECT $6, item_hash(n.name), n.id, n.name, $7::text, n.site, n.nick, nullif(n.ip, '')::inet, n.version, n.claim_count + 1, n.last_downloader
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader, last_ip)
+    SELECT $6, item_hash(n.name), n.id, n.name, $7::text, n.site, n.nick, nullif(n.ip, '')::inet, n.version, n.claim_count + 1, n.last_downloader, n.last_ip
     FROM taken_for n
     ON CONFLICT DO NOTHING
     RETURNING claims.id
 ), put_back AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT $6, $7::text, $8::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
+    SELECT $6, $7::text, $8::text, n.site, n.id, n.name, n.claim_count, n.last_downloader, n.last_ip
     FROM taken_for n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
       -- After the delete of the rows taken, whose keys these are: a part

@@ -363,17 +363,27 @@ WITH requests AS (
     -- The claims of the items reported, locked: who holds each now. "=
     -- ANY" of an array makes each hash a probe of the key; a join could be
     -- planned as a read of all the project's claims.
-    SELECT claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count, claims.downloader, claims.last_downloader
+    SELECT claims.hash, claims.id, claims.name, claims.site, claims.claimed_at, claims.claim_count,
+           claims.downloader, claims.ip, claims.last_downloader, claims.last_ip
     FROM claims
     WHERE claims.project_id = $2 AND claims.hash = ANY(ARRAY(SELECT DISTINCT reported.hash FROM reported))
     FOR UPDATE
-), claimed_for AS (
-    -- The request each claimed item is completed for: the first whose
-    -- downloader holds it or held it last; and the claim as locked.
-    SELECT DISTINCT ON (c.hash) c.hash, r.req, c.id, c.name, c.site, c.claimed_at, c.claim_count
+), claimed_by AS (
+    -- The requests naming a claimed item under the nick of its holder or
+    -- last holder, with the claim as locked, and whether each comes from
+    -- the network that nick claimed it from (near).
+    SELECT c.hash, r.req, c.id, c.name, c.site, c.claimed_at, c.claim_count,
+           coalesce(requests.downloader = c.downloader AND same_network(requests.ip, c.ip), false)
+           OR coalesce(requests.downloader = c.last_downloader AND same_network(requests.ip, c.last_ip), false) AS near
     FROM claimed c JOIN reported r ON r.hash = c.hash JOIN requests ON requests.req = r.req
     WHERE requests.downloader IN (c.downloader, c.last_downloader)
-    ORDER BY c.hash, r.req
+), claimed_for AS (
+    -- The request each claimed item is completed for: the first from its
+    -- holder's network, else (unless @claimer_network) the first.
+    SELECT DISTINCT ON (b.hash) b.hash, b.req, b.id, b.name, b.site, b.claimed_at, b.claim_count
+    FROM claimed_by b
+    WHERE b.near OR NOT $3::boolean
+    ORDER BY b.hash, b.near DESC, b.req
 ), unclaimed AS (
     -- The items nobody holds: done already, never handed out, or back in a
     -- queue. Usually none, and then nothing below reads seen or todo.
@@ -397,7 +407,7 @@ WITH requests AS (
     -- looks in no queue at all. One probe of its visit each (OFFSET 0:
     -- never a read of every visit).
     SELECT DISTINCT u.id FROM unclaimed_ids u
-    WHERE NOT ($3::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $2 AND r.id = u.id OFFSET 0))
+    WHERE NOT ($4::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $2 AND r.id = u.id OFFSET 0))
 ), probed AS (
     -- The stretches an unclaimed item is looked for in: those of its
     -- queues holding items, and none read unless some unclaimed item is
@@ -409,25 +419,40 @@ WITH requests AS (
     -- counters would say it too, but only as the sum of a queue's 1,024
     -- shards, and a recurring project has a hundred band queues.
     SELECT s.queue, s.type FROM todo_stretches($2) AS s (queue, type)
-    WHERE EXISTS (SELECT 1 FROM unscheduled) AND s.queue = ANY($4::text[]) AND s.type = ANY($5::text[])
+    WHERE EXISTS (SELECT 1 FROM unscheduled) AND s.queue = ANY($5::text[]) AND s.type = ANY($6::text[])
 ), queued AS (
     -- The unclaimed items found queued, locked: who held each last, and
     -- the row as locked. Each a probe of the queue key, stretch by
     -- stretch.
-    SELECT w.id, item_hash(w.name) AS hash, w.last_downloader, w.name, w.site, s.queue, s.type, w.claim_count
+    SELECT w.id, item_hash(w.name) AS hash, w.last_downloader, w.last_ip, w.name, w.site, s.queue, s.type, w.claim_count
     FROM unscheduled k, probed s,
          LATERAL (
-             SELECT todo.id, todo.name, todo.last_downloader, todo.site, todo.claim_count FROM todo
+             SELECT todo.id, todo.name, todo.last_downloader, todo.last_ip, todo.site, todo.claim_count FROM todo
              WHERE todo.project_id = $2 AND todo.queue = s.queue AND todo.type = s.type AND todo.id = k.id
              OFFSET 0
              FOR UPDATE SKIP LOCKED) w
-), queued_for AS (
-    -- The request each queued item is completed for: the first whose
-    -- downloader held it last; and the row as locked.
-    SELECT DISTINCT ON (q.hash) q.id, q.hash, r.req, q.name, q.site, q.queue, q.type, q.claim_count
+), queued_by AS (
+    -- The requests naming a queued item under the nick of its last
+    -- holder, with the row as locked, and whether each comes from the
+    -- network that holder claimed it from (near).
+    SELECT q.id, q.hash, r.req, q.name, q.site, q.queue, q.type, q.claim_count,
+           same_network(requests.ip, q.last_ip) AS near
     FROM queued q JOIN reported r ON r.hash = q.hash JOIN requests ON requests.req = r.req
     WHERE requests.downloader = q.last_downloader
-    ORDER BY q.hash, r.req
+), queued_for AS (
+    -- The request each queued item is completed for, chosen as a claimed
+    -- item's is.
+    SELECT DISTINCT ON (b.hash) b.id, b.hash, b.req, b.name, b.site, b.queue, b.type, b.claim_count
+    FROM queued_by b
+    WHERE b.near OR NOT $3::boolean
+    ORDER BY b.hash, b.near DESC, b.req
+), away AS (
+    -- The requests naming an item under its holder's nick from another
+    -- network than the holder's: with @claimer_network none completes it,
+    -- and without, it is counted all the same.
+    SELECT b.req FROM claimed_by b WHERE NOT b.near
+    UNION ALL
+    SELECT b.req FROM queued_by b WHERE NOT b.near
 ), refused AS (
     -- A request's items that another downloader holds (or held last).
     SELECT r.req FROM reported r JOIN requests ON requests.req = r.req
@@ -495,20 +520,20 @@ WITH requests AS (
            least(greatest(coalesce((SELECT s.score FROM item_scores s WHERE s.project_id = $2 AND s.id = c.id), 1)
                           * coalesce(c.factor, 1), 1e-200), 1e200) AS score
     FROM completions c
-    WHERE $3::boolean
+    WHERE $4::boolean
 ), scores_kept AS (
     INSERT INTO item_scores AS s (project_id, id, score)
     SELECT $2, rescored.id, rescored.score FROM rescored
     ON CONFLICT (project_id, id) DO UPDATE SET score = excluded.score
 ), scheduled AS (
     INSERT INTO revisits (project_id, due_at, id, name, score, site)
-    SELECT $2, now() + $6::interval, rescored.id, rescored.name, rescored.score, rescored.site
-    FROM rescored WHERE rescored.score >= $7::float8
+    SELECT $2, now() + $7::interval, rescored.id, rescored.name, rescored.score, rescored.site
+    FROM rescored WHERE rescored.score >= $8::float8
     RETURNING 1
 ), retired AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
     SELECT $2, 'retired', '', rescored.site, rescored.id, rescored.name
-    FROM rescored WHERE rescored.score < $7::float8
+    FROM rescored WHERE rescored.score < $8::float8
     ON CONFLICT DO NOTHING
     RETURNING 1
 ), site_counts AS (
@@ -546,7 +571,7 @@ WITH requests AS (
     INSERT INTO done_tallies (project_id, downloader, items, bytes, version, domains, item, user_agent, names)
     SELECT $2, c.downloader, count(*), sum(c.share), c.version,
            CASE WHEN c.request_bytes = 0 THEN '{}' ELSE c.domains END, min(c.name),
-           c.user_agent, (array_agg(c.name ORDER BY c.name))[1:$8::integer]
+           c.user_agent, (array_agg(c.name ORDER BY c.name))[1:$9::integer]
     FROM completions c
     GROUP BY c.req, c.downloader, c.version, c.request_bytes, c.domains, c.user_agent
 ), counter_deltas AS (
@@ -567,6 +592,8 @@ WITH requests AS (
         UNION ALL
         SELECT 'done_not_held', 1 FROM refused
         UNION ALL
+        SELECT 'done_other_network', 1 FROM away
+        UNION ALL
         SELECT 'revisits', 1 FROM scheduled
         UNION ALL
         SELECT 'queue:retired', 1 FROM retired
@@ -583,26 +610,31 @@ WITH requests AS (
     ON CONFLICT (project_id, name, shard) DO UPDATE
     SET value = CASE WHEN excluded.value > 0 AND c.value > 9223372036854775807 - excluded.value THEN 9223372036854775807 ELSE c.value + excluded.value END
 )
-SELECT o.req::integer AS req, count(*) FILTER (WHERE o.done) AS completed, count(*) FILTER (WHERE NOT o.done) AS refused
-FROM (SELECT completions.req, true AS done FROM completions UNION ALL SELECT refused.req, false FROM refused) o
+SELECT o.req::integer AS req, count(*) FILTER (WHERE o.kind = 'completed') AS completed,
+       count(*) FILTER (WHERE o.kind = 'refused') AS refused, count(*) FILTER (WHERE o.kind = 'away') AS away
+FROM (SELECT completions.req, 'completed' AS kind FROM completions
+      UNION ALL SELECT refused.req, 'refused' FROM refused
+      UNION ALL SELECT away.req, 'away' FROM away) o
 GROUP BY o.req
 `
 
 type DoneRecordBatchParams struct {
-	Requests     []DoneRequest
-	ProjectID    int32
-	Recurring    bool
-	Queues       []string
-	Types        []string
-	RevisitAfter time.Duration
-	RetireBelow  float64
-	LogNames     int32
+	Requests       []DoneRequest
+	ProjectID      int32
+	ClaimerNetwork bool
+	Recurring      bool
+	Queues         []string
+	Types          []string
+	RevisitAfter   time.Duration
+	RetireBelow    float64
+	LogNames       int32
 }
 
 type DoneRecordBatchRow struct {
 	Req       int32
 	Completed int64
 	Refused   int64
+	Away      int64
 }
 
 // Completes the done requests of a batch in one statement. @requests holds
@@ -614,7 +646,12 @@ type DoneRecordBatchRow struct {
 // while it waits in its queue again after its claim expired or was
 // released): they did the work. Anyone else's done for an item claimed or
 // queued completes nothing and is counted ('done_not_held'); items neither
-// claimed nor queued (a repeated done) are ignored. A queued item is
+// claimed nor queued (a repeated done) are ignored. A request naming an
+// item under its holder's (or last holder's) nick from another network
+// than that holder claimed it from (same_network: its /24, its /48) is
+// counted ('done_other_network'); with @claimer_network it completes
+// nothing, as a stranger's, and without, a request from the holder's
+// network is preferred to it. A queued item is
 // looked for in @queues and @types (the standard queues and the reporters'
 // own, the project's stretches), in those of them that hold items, unless
 // it waits for its next visit. In a @recurring project a completion
@@ -630,9 +667,10 @@ type DoneRecordBatchRow struct {
 //     waits for its next visit (unscheduled: those that do not), the
 //     stretches holding items (probed) and its queue row there (queued),
 //     each locked;
-//  2. decides which request each item is completed for (claimed_for,
-//     queued_for) and which requests reported items held for someone
-//     else (refused);
+//  2. decides which request each item is completed for (claimed_by,
+//     claimed_for, queued_by, queued_for), which requests reported items
+//     held for someone else (refused) and which reported them from
+//     another network than their holder's (away);
 //  3. takes the items completed out of claims and queues
 //     (taken_from_claims, taken_from_queues);
 //  4. shares each request's bytes out over its items completed, so the
@@ -647,12 +685,15 @@ type DoneRecordBatchRow struct {
 //     counters by what moved (counter_deltas, added by the fragment
 //     counters_add: counted).
 //
-// Returns, per request that completed or was refused something, how many
-// items it completed and how many it was refused.
+// Returns, per request that completed, was refused or came from another
+// network for something, how many items it completed, how many it was
+// refused as another downloader's and how many it named from another
+// network than their holder's (completed or not).
 func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams) ([]DoneRecordBatchRow, error) {
 	rows, err := q.db.Query(ctx, doneRecordBatch,
 		arg.Requests,
 		arg.ProjectID,
+		arg.ClaimerNetwork,
 		arg.Recurring,
 		arg.Queues,
 		arg.Types,
@@ -667,7 +708,12 @@ func (q *Queries) DoneRecordBatch(ctx context.Context, arg DoneRecordBatchParams
 	items := []DoneRecordBatchRow{}
 	for rows.Next() {
 		var i DoneRecordBatchRow
-		if err := rows.Scan(&i.Req, &i.Completed, &i.Refused); err != nil {
+		if err := rows.Scan(
+			&i.Req,
+			&i.Completed,
+			&i.Refused,
+			&i.Away,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

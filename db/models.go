@@ -73,6 +73,7 @@ type Claim struct {
 	ClaimCount     int32
 	LastDownloader pgtype.Text
 	Site           int32
+	LastIp         *netip.Addr
 }
 
 type ClaimExpiry struct {
@@ -310,6 +311,7 @@ type Todo struct {
 	ClaimCount     int32
 	LastDownloader pgtype.Text
 	Site           int32
+	LastIp         *netip.Addr
 }
 
 type Upload struct {

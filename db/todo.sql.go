@@ -657,14 +657,14 @@ WITH moved AS (
         LIMIT $5
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT $1, $6::text,
            queue_type($6::text, moved.name, project_limited_types($1), project_site($1, moved.site)),
            project_site($1, moved.site), moved.id, moved.name,
            CASE WHEN $2::text = 'error' THEN 0 ELSE moved.claim_count END,
-           moved.last_downloader
+           moved.last_downloader, moved.last_ip
     FROM moved
     WHERE $6::text <> ''
     ON CONFLICT DO NOTHING
@@ -782,14 +782,14 @@ WITH moved AS (
                  OFFSET 0
                  FOR UPDATE SKIP LOCKED) t
     ))
-    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT $1, $5::text,
            queue_type($5::text, moved.name, project_limited_types($1), project_site($1, moved.site)),
            project_site($1, moved.site), moved.id, moved.name,
            CASE WHEN $3::text = 'error' THEN 0 ELSE moved.claim_count END,
-           moved.last_downloader
+           moved.last_downloader, moved.last_ip
     FROM moved
     WHERE $5::text <> ''
     ON CONFLICT DO NOTHING

@@ -212,6 +212,7 @@ var (
 	projReclaims   = prometheus.NewDesc("tracker_project_reclaims_total", "Claims handed out again after expiring.", []string{"project"}, nil)
 	projRequests   = prometheus.NewDesc("tracker_project_item_requests_total", "Item requests, by whether they got items.", []string{"project", "served"}, nil)
 	projNotHeld    = prometheus.NewDesc("tracker_project_done_not_held_total", "Items reported done by a downloader who neither held nor holds them; not completed.", []string{"project"}, nil)
+	projAway       = prometheus.NewDesc("tracker_project_other_network_total", "Items reported done (action done) or released (action release) under their holder's nick from another network than the claim's (IPv4 /24, IPv6 /48): refused when the project sets claimer_network, taken when not.", []string{"project", "action"}, nil)
 	projVolunteers = prometheus.NewDesc("tracker_project_volunteers", "Unique addresses that asked for work, each counted once in 30 days: new this month, and in the last 30 days.", []string{"project", "window"}, nil)
 	volunteersAll  = prometheus.NewDesc("tracker_volunteers", "Unique addresses that asked for work on any project, each counted once in 30 days: new this month, and in the last 30 days.", []string{"window"}, nil)
 	projRevisits   = prometheus.NewDesc("tracker_project_revisit_items", "Items of a recurring project waiting for their next visit; with the queued and claimed items, the items tracked.", []string{"project"}, nil)
@@ -221,7 +222,7 @@ var (
 )
 
 func (c *projectCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projFailed, projRevisits, projSites, projSitesWait, projVolunteers, volunteersAll} {
+	for _, d := range []*prometheus.Desc{projQueue, projClaims, projDone, projBytes, projReclaims, projRequests, projNotHeld, projAway, projFailed, projRevisits, projSites, projSitesWait, projVolunteers, volunteersAll} {
 		ch <- d
 	}
 }
@@ -255,6 +256,8 @@ func (c *projectCollector) collect() ([]prometheus.Metric, error) {
 			prometheus.MustNewConstMetric(projBytes, prometheus.CounterValue, float64(s.Bytes), p.Slug),
 			prometheus.MustNewConstMetric(projReclaims, prometheus.CounterValue, float64(s.Reclaims), p.Slug),
 			prometheus.MustNewConstMetric(projNotHeld, prometheus.CounterValue, float64(s.DoneNotHeld), p.Slug),
+			prometheus.MustNewConstMetric(projAway, prometheus.CounterValue, float64(s.DoneOtherNetwork), p.Slug, "done"),
+			prometheus.MustNewConstMetric(projAway, prometheus.CounterValue, float64(s.ReleaseOtherNetwork), p.Slug, "release"),
 			prometheus.MustNewConstMetric(projFailed, prometheus.CounterValue, float64(s.Failed), p.Slug),
 			prometheus.MustNewConstMetric(projRevisits, prometheus.GaugeValue, float64(s.Revisits), p.Slug),
 		)

@@ -17,8 +17,9 @@ type releaseBody struct {
 
 // warriorRelease gives claimed items back to their queue: only the
 // claims of the "downloader" the body names. Without one, or naming an
-// item someone else holds, nothing is released (403 not-your-claim):
-// admins release anyone's claims from the panel.
+// item someone else holds, or (claimer_network) one claimed from another
+// network, nothing is released (403 not-your-claim): admins release
+// anyone's claims from the panel.
 func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 	live, body, err := warriorCall[releaseBody](h, w, r, maxWarriorBody)
 	if err != nil {
@@ -37,9 +38,9 @@ func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 	if err := naming.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
 	}
-	released, err := h.items.Release(r.Context(), p, names, body.Downloader)
+	released, err := h.items.ReleaseFrom(r.Context(), p, names, body.Downloader, clientIP(r))
 	if errors.Is(err, items.ErrNotHeld) {
-		return errorf(http.StatusForbidden, "not-your-claim", "Another downloader holds this item.")
+		return errorf(http.StatusForbidden, "not-your-claim", "Another downloader holds this item, or it was claimed from another network.")
 	}
 	if err != nil {
 		return err

@@ -213,6 +213,7 @@ type doneOp struct {
 
 	completed int64 // results, set by every run
 	refused   int64
+	away      int64 // items named under their holder's nick from another network
 }
 
 // Complete records the items of c its downloader holds, or held last, as
@@ -221,8 +222,11 @@ type doneOp struct {
 // downloader was not its last holder, stays as it is and is counted
 // (done_not_held): the warrior is still answered OK, since anything else
 // makes it retry forever. Items neither claimed nor queued (a repeated
-// done) are ignored. It returns how many items it recorded, once they are
-// on disk. When the project lists its domains and the done reports bytes for
+// done) are ignored. An item its holder (or last holder) claimed from
+// another network than c's (another IPv4 /24, IPv6 /48) is counted
+// (done_other_network), and in a project with claimer_network completes
+// nothing, as a stranger's done does: a nick is anyone's to send. It
+// returns how many items it recorded, once they are on disk. When the project lists its domains and the done reports bytes for
 // another, the items are done but their bytes stay out of the totals.
 // Completions arriving together are recorded by the same statement.
 func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion) (int64, error) {
@@ -243,6 +247,13 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 		// worth a line, not an alarm.
 		e.log.Info("done reports items another downloader holds; they stay claimed",
 			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "items", op.refused, "completed", op.completed)
+	}
+	if op.away > 0 {
+		// A warrior whose address changed since its claim, or someone
+		// naming a holder's nick: what claimer_network refuses, or would.
+		e.log.Info("done names items claimed from another network under their holder's nick",
+			"project", p.Slug, "downloader", c.Downloader, "ip", c.IP, "items", op.away,
+			"refused", p.Config.ClaimerNetwork, "completed", op.completed)
 	}
 	return op.completed, nil
 }
@@ -330,7 +341,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 	byProject := map[int32][]*doneOp{}
 	var order []int32
 	for _, o := range ops {
-		o.completed, o.refused = 0, 0
+		o.completed, o.refused, o.away = 0, 0, 0
 		if _, ok := byProject[o.project]; !ok {
 			order = append(order, o.project)
 		}
@@ -350,7 +361,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 			queues = append(queues, naming.RevisitQueues...)
 		}
 		p := db.DoneRecordBatchParams{ProjectID: id, Queues: queues, Types: group[0].types,
-			Recurring: cfg.Recurring(), RetireBelow: cfg.RetireBelow,
+			ClaimerNetwork: cfg.ClaimerNetwork, Recurring: cfg.Recurring(), RetireBelow: cfg.RetireBelow,
 			RevisitAfter: projects.Duration(cfg.RevisitAfter), LogNames: LogNames}
 		for _, o := range group {
 			if q := naming.DownloaderQueue(o.c.Downloader); !slices.Contains(p.Queues, q) {
@@ -367,7 +378,7 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 			return err
 		}
 		for _, r := range rows {
-			group[r.Req-1].completed, group[r.Req-1].refused = r.Completed, r.Refused
+			group[r.Req-1].completed, group[r.Req-1].refused, group[r.Req-1].away = r.Completed, r.Refused, r.Away
 		}
 	}
 	return nil

@@ -124,21 +124,33 @@ func (e *Engine) batchBegin(ctx context.Context) ([]string, error) {
 	return batchBegin, err
 }
 
-// ErrNotHeld is a release naming an item another downloader holds.
+// ErrNotHeld is a release naming an item another downloader holds, or,
+// in a project with claimer_network, one claimed from another network.
 var ErrNotHeld = errors.New("item claimed by another downloader")
 
 // Release gives claimed items back to their queue, in their old place. With
 // downloader set, only that downloader's claims may be released: when
 // another holds any of the items, nothing is released and the error is
-// ErrNotHeld. It returns the names released.
+// ErrNotHeld. It returns the names released. The release comes from no
+// address the tracker knows (an admin's, a tool's): ReleaseFrom is a
+// warrior's.
 func (e *Engine) Release(ctx context.Context, p projects.Project, names []string, downloader string) ([]string, error) {
+	return e.ReleaseFrom(ctx, p, names, downloader, netip.Addr{})
+}
+
+// ReleaseFrom is Release for a client at address from: the downloader's
+// claims made from another network than from's (another IPv4 /24, IPv6
+// /48) are counted (release_other_network), and in a project with
+// claimer_network refused as another downloader's are (ErrNotHeld).
+func (e *Engine) ReleaseFrom(ctx context.Context, p projects.Project, names []string, downloader string, from netip.Addr) ([]string, error) {
 	var rows []db.ClaimsReleaseRow
 	err := db.WithTx(ctx, e.pool, func(q *db.Queries) error {
 		if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
 			return err
 		}
 		var err error
-		rows, err = q.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: names, Downloader: downloader})
+		rows, err = q.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: names, Downloader: downloader,
+			IP: addrOrNil(from), ClaimerNetwork: p.Config.ClaimerNetwork})
 		return err
 	})
 	if err != nil {

@@ -75,8 +75,9 @@ type ItemStatus struct {
 
 // Public is what anyone may see of the item in a project without
 // public_items: where it stands, never who holds or did it (a claim's
-// holder is the nick that completes or releases it), nor its parameters
-// or result.
+// holder is the nick that completes or releases it; the nicks themselves
+// are on the pages, so only claimer_network holds off one who guesses),
+// nor its parameters or result.
 func (st ItemStatus) Public() ItemStatus {
 	st.Downloader, st.Params, st.Result = "", nil, nil
 	if st.Expired != nil {

@@ -66,8 +66,12 @@ type mItem struct {
 	holder string // while out
 	// last is the downloader that held the item last: it may still report
 	// it done.
-	last   string
-	claims int // hand-outs counted toward max_claims
+	last string
+	// net and lastNet are the networks the holder and the last holder
+	// claimed the item from (see netOf): with claimer_network, what a done
+	// or release must come from.
+	net, lastNet string
+	claims       int // hand-outs counted toward max_claims
 	// expired: out, and its claim aged past any reclaim TTL.
 	expired bool
 	// completions are the item's completions in the hot table (not yet
@@ -140,6 +144,9 @@ type modelWorld struct {
 	project projects.Project // as stored now
 	items   map[string]*mItem
 	days    int // the days that passed (later)
+	// at is where each nick's calls come from now (see roam), its home
+	// address when not set.
+	at map[string]string
 }
 
 func TestModel(t *testing.T) {
@@ -264,6 +271,11 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 		"drain":     w.drain,
 		"configure": w.configure,
 		"delete":    w.deleteProject, // model_delete_test.go
+		// Addresses and claimer_network (model_network_test.go).
+		"roam":           w.roam,
+		"impostor":       w.impostor,
+		"impostorLet":    w.impostorRelease,
+		"claimerNetwork": w.claimerNetwork,
 	}
 }
 
@@ -394,7 +406,7 @@ func (w *modelWorld) skipbloom(rt *rapid.T) {
 
 // take asks for n items as nick and moves what it got in the model.
 func (w *modelWorld) take(rt *rapid.T, pr *process, nick string, n int) ([]string, error) {
-	h, err := pr.engine.Request(w.ctx, pr.live, items.ClaimRequest{Downloader: nick, Version: "1", Max: n})
+	h, err := pr.engine.Request(w.ctx, pr.live, items.ClaimRequest{Downloader: nick, Version: "1", Max: n, IP: w.ip(nick)})
 	if err != nil {
 		var r *items.Refusal
 		if !errors.As(err, &r) {
@@ -419,7 +431,7 @@ func (w *modelWorld) take(rt *rapid.T, pr *process, nick string, n int) ([]strin
 		case it.where == mQueued:
 		case it.where == mOut && it.expired:
 			// A reclaim: the holder may still report it.
-			it.last = it.holder
+			it.last, it.lastNet = it.holder, it.net
 		default:
 			rt.Fatalf("%s handed out %s, which is %s (%s %s)", nick, name, it.where, it.queue, it.holder)
 		}
@@ -430,6 +442,7 @@ func (w *modelWorld) take(rt *rapid.T, pr *process, nick string, n int) ([]strin
 			rt.Fatalf("%s handed out %s with params %q, queued with %q", nick, name, got, it.params)
 		}
 		it.where, it.holder, it.expired = mOut, nick, false
+		it.net = netOf(w.addr(nick))
 		it.claims++
 	}
 	return h.Names, nil
@@ -498,16 +511,16 @@ func outcomes(rt *rapid.T, names []string) map[string]items.Outcome {
 func (w *modelWorld) complete(rt *rapid.T, pr *process, nick string, names []string, found map[string]items.Outcome, res map[string]json.RawMessage) {
 	if _, err := pr.engine.Complete(w.ctx, pr.live.Project, items.Completion{
 		Downloader: nick, Version: "1", Items: names, Bytes: map[string]int64{"data": int64(len(names))},
-		Outcomes: found, Results: res,
+		Outcomes: found, Results: res, IP: w.ip(nick),
 	}); err != nil {
 		rt.Fatalf("done: %v", err)
 	}
-	w.completed(rt, pr.live.Config, nick, names, found, res)
+	w.completed(rt, pr.live.Config, nick, w.addr(nick), names, found, res)
 }
 
-// completed moves names that nick completed under configuration cfg, with
-// results res.
-func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, names []string, found map[string]items.Outcome, res map[string]json.RawMessage) {
+// completed moves names that nick completed from address from ("": none
+// known) under configuration cfg, with results res.
+func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick, from string, names []string, found map[string]items.Outcome, res map[string]json.RawMessage) {
 	// The queues a done finds a queued item in: those a claim goes back to.
 	looked := func(queue string) bool {
 		return slices.Contains(naming.StandardQueues, queue) || queue == "error" ||
@@ -533,8 +546,8 @@ func (w *modelWorld) completed(rt *rapid.T, cfg projects.Config, nick string, na
 		if it == nil {
 			continue
 		}
-		finished := (it.where == mOut && (it.holder == nick || it.last == nick)) ||
-			(it.where == mQueued && it.last == nick && looked(it.queue))
+		finished := (it.where == mOut && ((it.holder == nick && near(cfg, from, it.net)) || (it.last == nick && near(cfg, from, it.lastNet)))) ||
+			(it.where == mQueued && it.last == nick && near(cfg, from, it.lastNet) && looked(it.queue))
 		if !finished {
 			continue
 		}
@@ -587,14 +600,14 @@ func (w *modelWorld) markDone(rt *rapid.T) {
 		if err != nil {
 			rt.Fatalf("mark %s done: %v", key, err)
 		}
-		w.completed(rt, pr.live.Config, it.holder, []string{it.name}, nil, nil)
+		w.completed(rt, pr.live.Config, it.holder, "", []string{it.name}, nil, nil)
 	case it != nil && it.where == mQueued && it.queue != "retired":
 		if err != nil {
 			rt.Fatalf("mark %s (queued in %s) done: %v", key, it.queue, err)
 		}
 		it.where, it.holder, it.expired = mOut, "admin", false
 		it.claims++
-		w.completed(rt, pr.live.Config, "admin", []string{it.name}, nil, nil)
+		w.completed(rt, pr.live.Config, "admin", "", []string{it.name}, nil, nil)
 	default:
 		var invalid *items.InvalidError
 		if !errors.As(err, &invalid) && !errors.Is(err, items.ErrUnknownItem) {
@@ -657,8 +670,8 @@ func (w *modelWorld) release(rt *rapid.T) {
 		}
 	} else {
 		nick := rapid.SampledFrom(modelNicks).Draw(rt, "nick")
-		_, err := pr.engine.Release(w.ctx, pr.live.Project, []string{it.name}, nick)
-		if nick != it.holder {
+		_, err := pr.engine.ReleaseFrom(w.ctx, pr.live.Project, []string{it.name}, nick, w.ip(nick))
+		if nick != it.holder || !near(pr.live.Config, w.addr(nick), it.net) {
 			if !errors.Is(err, items.ErrNotHeld) {
 				rt.Fatalf("%s released %s, held by %s: %v", nick, key, it.holder, err)
 			}
@@ -668,7 +681,7 @@ func (w *modelWorld) release(rt *rapid.T) {
 			rt.Fatalf("release: %v", err)
 		}
 	}
-	it.where, it.last, it.holder, it.expired = mQueued, it.holder, "", false
+	it.where, it.last, it.lastNet, it.holder, it.expired = mQueued, it.holder, it.net, "", false
 }
 
 // releaseSite gives back every claim of one site, as an admin does from
@@ -706,7 +719,7 @@ func (w *modelWorld) releaseSite(rt *rapid.T) {
 		if it == nil || it.where != mOut {
 			rt.Fatalf("site %s released %s, which the model has not out", site, name)
 		}
-		it.where, it.last, it.holder, it.expired = mQueued, it.holder, "", false
+		it.where, it.last, it.lastNet, it.holder, it.expired = mQueued, it.holder, it.net, "", false
 	}
 }
 
@@ -774,7 +787,7 @@ func (w *modelWorld) reclaim(rt *rapid.T) {
 		if it.where != mOut || !it.expired {
 			continue
 		}
-		it.where, it.last, it.holder, it.expired = mQueued, it.holder, "", false
+		it.where, it.last, it.lastNet, it.holder, it.expired = mQueued, it.holder, it.net, "", false
 		if cfg.MaxClaims > 0 && int64(it.claims) >= cfg.MaxClaims {
 			it.queue = "error"
 		}

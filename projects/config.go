@@ -49,6 +49,13 @@ type Config struct {
 	// times in the last hour (0 = off): a warrior the site turned away claims
 	// and drops items at full speed.
 	ExpiredClaimsLimit int64 `json:"expired_claims_limit"`
+	// ClaimerNetwork completes or releases a claim only for a done or
+	// release from the network the claim was made from (an IPv4 address's
+	// /24, an IPv6 address's /48): a nick is anyone's to send, and the
+	// pages show every downloader's. Off, such dones and releases are
+	// taken, and counted all the same, so the share a switch would refuse
+	// shows before it is made.
+	ClaimerNetwork bool `json:"claimer_network"`
 	// MaxMulti is the most items one multi={N} request gets.
 	MaxMulti int `json:"max_multi"`
 	// Mode is "once" (a done finishes an item) or "recurring" (a done
@@ -87,8 +94,10 @@ type Config struct {
 
 	// PublicItems shows everyone what the item lookups show the project's
 	// admins: who holds or did an item, its parameters and its result.
-	// Off, a stranger cannot read a holder's nick to complete or release
-	// its claim by, nor what the project may not publish.
+	// Off, a stranger cannot read there who holds an item, nor what the
+	// project may not publish; the nicks themselves are on the pages, so
+	// only ClaimerNetwork keeps a stranger from completing or releasing a
+	// claim by naming its holder.
 	PublicItems bool `json:"public_items"`
 
 	// The project's entry in the warriors' projects file and on the pages.
@@ -257,6 +266,9 @@ var Keys = []Key[Project]{
 	{Name: "expired_claims_limit", Label: "Expired claims per downloader an hour", Section: SectionClaims, Input: InputCount, Unit: "claims",
 		Help: "A downloader whose claims expired this many times in the last hour gets no items (429 too-many-expired) until fewer did: a warrior the site turned away claims and drops items at full speed (0: no limit; at most 1000000000).",
 		set:  setCountUpTo(func(c *Config) *int64 { return &c.ExpiredClaimsLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.ExpiredClaimsLimit })},
+	{Name: "claimer_network", Label: "Done and release only from the claim's network", Section: SectionClaims, Input: InputBool,
+		Help: "A done or a release counts only from the network the claim was made from (the claimer's IPv4 /24, IPv6 /48): a stranger who names a holder's nick (the leaderboard shows them all) completes or releases nothing. A done from elsewhere is answered OK and completes nothing, as a done of an item not held: the claim runs out and the item is done again. Off, such dones and releases are taken; either way they are counted (tracker_project_other_network_total in /metrics), so measure the share before switching it on.",
+		set:  setBool(func(c *Config) *bool { return &c.ClaimerNetwork }), get: getBool(func(c *Config) *bool { return &c.ClaimerNetwork })},
 	{Name: "min_version", Label: "Lowest script version", Section: SectionLimits, Input: InputText,
 		Help: "The lowest grab-script version served (compared number by number); older scripts are told to update (455). Empty: any.",
 		set:  func(p *Project, s string) error { return setText(&p.Config.MinVersion, s, 64) },
@@ -317,7 +329,7 @@ var Keys = []Key[Project]{
 		Help: "The project is over (done, paused for good, archived): it leaves the warriors' project list and is never their auto project, so a warrior running it stops at its next update and one on auto moves to the auto project; requests get 404 finished; what warriors still report (completions, releases, uploads, backfeed) is taken, and its pages stay.",
 		set:  setBool(func(c *Config) *bool { return &c.Finished }), get: getBool(func(c *Config) *bool { return &c.Finished })},
 	{Name: "public_items", Label: "Item details public", Section: SectionWarriors, Input: InputBool,
-		Help: "Show everyone who holds or did an item, the nicks of its claims that ran out, its parameters and its result in the item lookups (the leaderboard's and /SLUG/items/NAME.json); off, only the project's admins see them, so a stranger cannot take a holder's nick to complete or release its claim.",
+		Help: "Show everyone who holds or did an item, the nicks of its claims that ran out, its parameters and its result in the item lookups (the leaderboard's and /SLUG/items/NAME.json); off, only the project's admins see them there. The nicks themselves stay public (the leaderboard, stats.json, the live log), so a stranger may still guess an item's holder: claimer_network is what refuses a done or release from another network than the claim's.",
 		set:  setBool(func(c *Config) *bool { return &c.PublicItems }), get: getBool(func(c *Config) *bool { return &c.PublicItems })},
 	{Name: "description", Label: "Description", Section: SectionWarriors, Input: InputHTML, GlobalOnly: true,
 		Help: "HTML the warrior shows for the project. Trusted: every warrior's web interface shows it as it is.",

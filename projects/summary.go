@@ -46,6 +46,11 @@ type Summary struct {
 	// Items reported done by a downloader who neither holds them nor held
 	// them last: answered OK, completed for nobody.
 	DoneNotHeld int64
+	// Items reported done, and claims released, under their holder's nick
+	// from another network than the claim's (Config.ClaimerNetwork): refused
+	// when the project sets it, taken when not.
+	DoneOtherNetwork    int64
+	ReleaseOtherNetwork int64
 }
 
 // Summary counts the project's items in every state, from the counters the
@@ -102,6 +107,10 @@ func SummaryOf(ctx context.Context, q *db.Queries, p Project) (Summary, error) {
 			sum.RoundTripMs = r.Value
 		case name == "done_not_held":
 			sum.DoneNotHeld = r.Value
+		case name == "done_other_network":
+			sum.DoneOtherNetwork = r.Value
+		case name == "release_other_network":
+			sum.ReleaseOtherNetwork = r.Value
 		}
 	}
 	return sum, nil

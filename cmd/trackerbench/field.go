@@ -64,13 +64,14 @@ const (
 )
 
 // fieldWarrior is one warrior: a nick, a keep-alive connection to one
-// tracker process, and how many items it asks for.
+// tracker process from its address (see fieldAddresses), and how many
+// items it asks for.
 type fieldWarrior struct {
 	nick    string
 	l       *load // its tracker process's
 	path    string
 	request []byte
-	c       *http.Client
+	addrs   fieldAddresses
 }
 
 // fieldRun is the scenario's state while it runs.
@@ -87,8 +88,9 @@ type fieldRun struct {
 	// Arrivals (missed: no warrior idle), warriors at work, requests
 	// answered with items or 404, items reported done, names handed out
 	// and never reported, hand-outs reported twice, requests lost on a
-	// connection the tracker closed as they left.
-	arrivals, missed, busy, served, empty, done, withheld, twice, closedIdle atomic.Int64
+	// connection the tracker closed as they left; items reported done from
+	// another /24 than their request.
+	arrivals, missed, busy, served, empty, done, withheld, twice, closedIdle, away atomic.Int64
 
 	failuresMu sync.Mutex
 	failures   map[string]int // the other requests that got no answer, by error
@@ -140,6 +142,9 @@ func (b *bench) field(ctx context.Context) error {
 	if _, err := b.cli("", "project", "set", fieldProject, fmt.Sprintf("reclaim_ttl=%d", ttl)); err != nil {
 		return err
 	}
+	if _, err := b.cli("", "project", "set", fieldProject, fmt.Sprintf("claimer_network=%v", o.fieldClaimerNetwork)); err != nil {
+		return err
+	}
 	if _, err := b.cli("", "jobs", "set", "reclaim", "--every", fieldReclaimEvery.String()); err != nil {
 		return err
 	}
@@ -171,10 +176,10 @@ func (b *bench) field(ctx context.Context) error {
 		f.loads = append(f.loads, &load{base: u, project: fieldProject, backfeedKey: key, stats: st, backfeedEvery: fieldBackfeedEvery})
 	}
 
-	warriors, multi := f.warriors(o.fieldWarriors)
+	warriors, multi, roaming := f.warriors(o.fieldWarriors)
 	defer func() {
 		for _, w := range warriors {
-			w.c.CloseIdleConnections()
+			w.addrs.close()
 		}
 	}()
 	// Every warrior connects before the first step: the memory a tracker
@@ -332,6 +337,9 @@ func (b *bench) field(ctx context.Context) error {
 	fmt.Println()
 	fmt.Printf("Reclaims: %d names handed out were never reported; %d claims expired and came back through the reclaim job; %d hand-outs reported twice.\n",
 		f.withheld.Load(), expiries, f.twice.Load())
+	if err := f.fieldAddressReport(ctx, b, roaming); err != nil {
+		return err
+	}
 	var books []struct {
 		Seen, Queued, Claimed int64
 		Done                  int64 `json:"done_rows"`
@@ -349,12 +357,18 @@ func (b *bench) field(ctx context.Context) error {
 }
 
 // warriors makes n warriors, spread over the tracker processes in turn, and
-// puts them in the idle line; it returns them and how many use multi.
-func (f *fieldRun) warriors(n int) ([]*fieldWarrior, int) {
+// puts them in the idle line; it returns them, how many use multi and how
+// many roam.
+func (f *fieldRun) warriors(n int) ([]*fieldWarrior, int, int) {
 	ws := make([]*fieldWarrior, n)
-	multi := 0
+	multi, roaming := 0, 0
 	for i := range ws {
-		w := &fieldWarrior{nick: fmt.Sprintf("field%d", i), l: f.loads[i%len(f.loads)], path: "/" + fieldProject + "/request", c: client()}
+		roams := rand.Float64() < fieldRoaming
+		if roams {
+			roaming++
+		}
+		w := &fieldWarrior{nick: fmt.Sprintf("field%d", i), l: f.loads[i%len(f.loads)], path: "/" + fieldProject + "/request",
+			addrs: newFieldAddresses(i, roams)}
 		if rand.Float64() < fieldMultiShare {
 			w.path = fmt.Sprintf("/%s/multi=%d//request", fieldProject, 1+rand.IntN(fieldMaxMulti))
 			multi++
@@ -363,7 +377,7 @@ func (f *fieldRun) warriors(n int) ([]*fieldWarrior, int) {
 		ws[i] = w
 		f.idle <- w
 	}
-	return ws, multi
+	return ws, multi, roaming
 }
 
 // connect opens every warrior's connection with a request that costs the
@@ -379,7 +393,7 @@ func (f *fieldRun) connect(ctx context.Context, ws []*fieldWarrior) int {
 			defer wg.Done()
 			for w := range next {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, w.l.base+"/robots.txt", nil)
-				if code, _, err := w.l.do(w.c, "connect", req); err != nil || code != http.StatusOK {
+				if code, _, err := w.l.do(w.addrs.client(), "connect", req); err != nil || code != http.StatusOK {
 					failed.Add(1)
 				}
 			}
@@ -424,7 +438,7 @@ func (f *fieldRun) arrive(ctx, workCtx context.Context) {
 
 // cycle is one warrior's turn: it asks for work, works 5-60 s (scaled),
 // and reports done as seesaw does, retrying until acknowledged; or never,
-// or twice.
+// or twice; from its address then, which may have changed meanwhile.
 func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
 	code, body, err := f.post(ctx, w, "request", w.path, w.request)
 	if err != nil || code != http.StatusOK {
@@ -448,6 +462,9 @@ func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
 	if fate < fieldSilent {
 		f.withheld.Add(int64(len(names)))
 		return
+	}
+	if w.addrs.move() {
+		f.away.Add(int64(len(names)))
 	}
 	reports := 1
 	if fate < fieldSilent+fieldTwice {
@@ -478,7 +495,7 @@ func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
 func (f *fieldRun) post(ctx context.Context, w *fieldWarrior, endpoint, path string, body []byte) (int, []byte, error) {
 	var conn httptrace.GotConnInfo
 	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { conn = i }})
-	code, answer, err := w.l.post(traced, w.c, endpoint, path, "application/json", body)
+	code, answer, err := w.l.post(traced, w.addrs.client(), endpoint, path, "application/json", body)
 	if err != nil && ctx.Err() == nil {
 		if conn.Reused && conn.IdleTime >= fieldServerIdle-10*time.Second {
 			f.closedIdle.Add(1)

@@ -57,6 +57,9 @@ type options struct {
 	// a second) and the scale of its work times (1: 5-60 s).
 	fieldWarriors             int
 	fieldRate, fieldWorkScale float64
+	// Whether the field project refuses dones from another network than
+	// their claim's (claimer_network).
+	fieldClaimerNetwork bool
 
 	// The nodes the bench starts itself: Citus workers (0: one node) and
 	// each node's memory limit; how the dedup sweep fills its names.
@@ -98,6 +101,7 @@ func main() {
 	flag.IntVar(&o.fieldWarriors, "field-warriors", 10_000, "warriors of the field scenario, each holding a keep-alive connection to one of its 3 tracker processes")
 	flag.Float64Var(&o.fieldRate, "field-rate", 50, "the field scenario's first arrival rate, item requests per second; each step raises it by half")
 	flag.Float64Var(&o.fieldWorkScale, "field-work-scale", 1, "scale of the field warriors' work times (1: 5-60 s an item; 0.1 for short runs)")
+	flag.BoolVar(&o.fieldClaimerNetwork, "field-claimer-network", false, "the field project refuses dones from another network than their claim's (claimer_network); off, it counts them")
 	flag.Parse()
 	o.scenarios = strings.Split(scenarios, ",")
 	if o.dedupFill != "import" && o.dedupFill != "sql" {

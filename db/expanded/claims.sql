@@ -46,8 +46,8 @@ WITH expired AS (
 ), reclaimed AS (
     UPDATE claims c
     -- The previous holder may still report the item done (see
-    -- DoneRecordBatch).
-    SET downloader = @downloader, last_downloader = c.downloader, ip = @ip, version = @version,
+    -- DoneRecordBatch), from the network it claimed the item from.
+    SET downloader = @downloader, last_downloader = c.downloader, last_ip = c.ip, ip = @ip, version = @version,
         claimed_at = now(), claim_count = c.claim_count + 1
     FROM sized
     -- The project by its parameter, so Citus sends this part to its
@@ -79,35 +79,47 @@ ORDER BY id;
 
 -- name: ClaimsRelease :many
 -- Gives claimed items back to the queue they came from, in their old place,
--- remembering how often they were claimed and who held them. With
--- @downloader set, only that downloader's claims may be released: when
--- another holds any item named, nothing is released and the answer names
--- those items (refused). Returns the names released, or those refused.
+-- remembering how often they were claimed, who held them and from where.
+-- With @downloader set, only that downloader's claims may be released:
+-- when another holds any item named, or, with @claimer_network, the
+-- release comes (from @ip) from another network than the claim was made
+-- from (same_network), nothing is released and the answer names those
+-- items (refused). The downloader's claims named from another network are
+-- counted (release_other_network), refused or not: what the check refuses,
+-- or would.
 WITH named AS (
-    SELECT claims.hash, claims.name, claims.downloader FROM claims
+    SELECT claims.hash, claims.name, claims.downloader, claims.ip FROM claims
     WHERE claims.project_id = @project_id
       AND claims.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
     FOR UPDATE
+), away AS (
+    SELECT named.name FROM named
+    WHERE @downloader::text <> '' AND named.downloader = @downloader::text
+      AND NOT same_network(sqlc.narg(ip)::inet, named.ip)
 ), others AS (
     SELECT named.name FROM named WHERE @downloader::text <> '' AND named.downloader <> @downloader::text
+    UNION ALL
+    SELECT away.name FROM away WHERE @claimer_network::boolean
 ), released AS (
     -- Locked by named: still as read there.
     DELETE FROM claims
     WHERE claims.project_id = @project_id
       AND claims.hash = ANY(ARRAY(SELECT named.hash FROM named))
       AND NOT EXISTS (SELECT 1 FROM others)
-    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.ip
 ), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    -- The holder is remembered, with the address it claimed the item
+    -- from: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
-           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
+           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader, released.ip
     FROM released
     RETURNING todo.queue, todo.type, todo.site
 ), counter_deltas AS (
     SELECT 'claims' AS name, -1 AS delta FROM queued
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
+    UNION ALL SELECT 'release_other_network', count(*) FROM away
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
@@ -178,7 +190,7 @@ WITH slots AS (
 ), head AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader FROM todo t
+    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
     WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
     ORDER BY t.id
     LIMIT @max
@@ -191,15 +203,15 @@ WITH slots AS (
     -- of this statement's parts is planned without their sizes, and may
     -- be a loop over one for each row of the other.
     SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
-           r.name, r.site, r.claim_count, r.last_downloader, r.nick, r.version, r.ip
+           r.name, r.site, r.claim_count, r.last_downloader, r.last_ip, r.nick, r.version, r.ip
     FROM (SELECT p.tid, p.id, p.slot, p.bytes, p.sent,
                  sum(p.sent) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto,
-                 p.name, p.site, p.claim_count, p.last_downloader, s.nick, s.version, s.ip
+                 p.name, p.site, p.claim_count, p.last_downloader, p.last_ip, s.nick, s.version, s.ip
           -- sent measured once an item, in a level of its own: an
           -- expression both shown and summed is computed twice.
-          FROM (SELECT b.tid, b.id, b.name, b.site, b.claim_count, b.last_downloader, b.slot, b.bytes,
+          FROM (SELECT b.tid, b.id, b.name, b.site, b.claim_count, b.last_downloader, b.last_ip, b.slot, b.bytes,
                        answer_bytes(b.name, b.bytes) AS sent
-                FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, row_number() OVER (ORDER BY i.id) AS slot,
+                FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, i.last_ip, row_number() OVER (ORDER BY i.id) AS slot,
                              CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
                                   THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
                                                  WHERE ip.project_id = @project_id AND ip.id = i.id), 0)
@@ -215,23 +227,23 @@ WITH slots AS (
     RETURNING 1
 ), taken_for AS (
     -- The rows taken, as locked and read by head: deleted as they were.
-    SELECT sized.id, sized.name, sized.site, sized.claim_count, sized.last_downloader, sized.slot, sized.bytes, sized.sent,
+    SELECT sized.id, sized.name, sized.site, sized.claim_count, sized.last_downloader, sized.last_ip, sized.slot, sized.bytes, sized.sent,
            sized.nick, sized.version, sized.ip
     FROM sized WHERE sized.fits
 ), claimed AS (
     -- Claims hold one item per name. Backfeed shards can queue the same
     -- name more than once (the same URL again the next day); while one copy
     -- is out, another taken here is not claimed but goes back below.
-    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader)
-    SELECT @project_id, item_hash(n.name), n.id, n.name, @queue::text, n.site, n.nick, nullif(n.ip, '')::inet, n.version, n.claim_count + 1, n.last_downloader
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claim_count, last_downloader, last_ip)
+    SELECT @project_id, item_hash(n.name), n.id, n.name, @queue::text, n.site, n.nick, nullif(n.ip, '')::inet, n.version, n.claim_count + 1, n.last_downloader, n.last_ip
     FROM taken_for n
     ON CONFLICT DO NOTHING
     RETURNING claims.id
 ), put_back AS (
     -- Back in its old place, behind the head: it is found again when a
     -- claim comes back short and looks from the start of the queue.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, @queue::text, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
+    SELECT @project_id, @queue::text, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader, n.last_ip
     FROM taken_for n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
       -- After the delete of the rows taken, whose keys these are: a part
@@ -288,10 +300,11 @@ WITH expired AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
     SELECT @project_id, expired.id, expired.downloader, expired.ip, expired.claimed_at FROM expired
 ), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    -- The holder is remembered, with the address it claimed the item
+    -- from: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT @project_id, f.queue, queue_type(f.queue, expired.name, project_limited_types(@project_id), project_site(@project_id, expired.site)),
-           project_site(@project_id, expired.site), expired.id, expired.name, expired.claim_count, expired.downloader
+           project_site(@project_id, expired.site), expired.id, expired.name, expired.claim_count, expired.downloader, expired.ip
     FROM expired,
          LATERAL (SELECT CASE WHEN @max_claims::bigint > 0 AND expired.claim_count >= @max_claims::bigint
                               THEN 'error' ELSE expired.queue END AS queue) f
@@ -363,18 +376,23 @@ WITH released AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader
+    RETURNING claims.id, claims.name, claims.queue, claims.site, claims.claim_count, claims.downloader, claims.ip
+), away AS (
+    -- An admin's release comes from no warrior's network.
+    SELECT NULL::text AS name WHERE false
 ), queued AS (
-    -- The holder is remembered: it may still report the item done.
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    -- The holder is remembered, with the address it claimed the item
+    -- from: it may still report the item done.
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT @project_id, released.queue, queue_type(released.queue, released.name, project_limited_types(@project_id), project_site(@project_id, released.site)),
-           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader
+           project_site(@project_id, released.site), released.id, released.name, released.claim_count, released.downloader, released.ip
     FROM released
     RETURNING todo.queue, todo.type, todo.site
 ), counter_deltas AS (
     SELECT 'claims' AS name, -1 AS delta FROM queued
     UNION ALL SELECT 'requeued', 1 FROM queued
     UNION ALL SELECT 'queue:' || queued.queue, 1 FROM queued
+    UNION ALL SELECT 'release_other_network', count(*) FROM away
 ), counted AS (
     INSERT INTO counters AS c (project_id, name, shard, value)
     SELECT @project_id, d.name, counter_shard(), LEAST(sum(d.delta), 9223372036854775807)::bigint
@@ -441,6 +459,12 @@ DELETE FROM claims WHERE claims.project_id = @project_id AND ctid = ANY(ARRAY(SE
 -- name: BooksClaimsCount :one
 -- The books: the items out.
 SELECT count(*) FROM claims WHERE project_id = @project_id;
+
+-- name: BooksLastAddressesAlone :one
+-- The books: items queued or out that keep a previous holder's address
+-- without the holder's nick (the two go together: see migration 44).
+SELECT ((SELECT count(*) FROM todo t WHERE t.project_id = @project_id AND t.last_ip IS NOT NULL AND t.last_downloader IS NULL)
+      + (SELECT count(*) FROM claims c WHERE c.project_id = @project_id AND c.last_ip IS NOT NULL AND c.last_downloader IS NULL))::bigint AS alone;
 
 -- name: BooksClaimsDoneCount :one
 -- The books: items out that are also done after their claim.

@@ -119,12 +119,12 @@ WITH takes AS (
 ), locked AS (
     -- Each row's physical address, read through a subquery: sqlc knows no
     -- system column outside one.
-    SELECT w.ord, w.slot, w.carried, w.downloader, w.version, w.ip, t.tid, t.id, t.name, t.queue, t.site, t.claim_count, t.last_downloader, t.rank
+    SELECT w.ord, w.slot, w.carried, w.downloader, w.version, w.ip, t.tid, t.id, t.name, t.queue, t.site, t.claim_count, t.last_downloader, t.last_ip, t.rank
     FROM takes w CROSS JOIN LATERAL (
-        SELECT t.tid, t.id, t.name, q.queue, t.site, t.claim_count, t.last_downloader, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
+        SELECT t.tid, t.id, t.name, q.queue, t.site, t.claim_count, t.last_downloader, t.last_ip, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
                                                 ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
         CROSS JOIN LATERAL (
-            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader FROM todo t
+            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
             WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
             ORDER BY t.id
             LIMIT w.items
@@ -140,15 +140,15 @@ WITH takes AS (
     -- its row and its request, which the parts below read from here (see
     -- ClaimsTakeSlots' sized).
     SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
-           r.name, r.queue, r.site, r.claim_count, r.last_downloader, r.downloader, r.version, r.ip
+           r.name, r.queue, r.site, r.claim_count, r.last_downloader, r.last_ip, r.downloader, r.version, r.ip
     FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes, p.sent,
                  sum(p.sent) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id) + coalesce(p.carried, 0) AS upto,
-                 p.name, p.queue, p.site, p.claim_count, p.last_downloader, p.downloader, p.version, p.ip
+                 p.name, p.queue, p.site, p.claim_count, p.last_downloader, p.last_ip, p.downloader, p.version, p.ip
           -- sent measured once an item, in a level of its own: an
           -- expression both shown and summed is computed twice.
-          FROM (SELECT b.ord, b.slot, b.carried, b.tid, b.id, b.name, b.queue, b.site, b.claim_count, b.last_downloader,
+          FROM (SELECT b.ord, b.slot, b.carried, b.tid, b.id, b.name, b.queue, b.site, b.claim_count, b.last_downloader, b.last_ip,
                        b.downloader, b.version, b.ip, b.rank, b.bytes, answer_bytes(b.name, b.bytes) AS sent
-                FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.queue, i.site, i.claim_count, i.last_downloader,
+                FROM (SELECT i.ord, i.slot, i.carried, i.tid, i.id, i.name, i.queue, i.site, i.claim_count, i.last_downloader, i.last_ip,
                              i.downloader, i.version, i.ip, i.rank,
                              CASE WHEN EXISTS (SELECT 1 FROM item_params x WHERE x.project_id = @project_id)
                                   THEN coalesce((SELECT coalesce(ip.bytes, sent_bytes(ip.params::text)) FROM item_params ip
@@ -164,18 +164,18 @@ WITH takes AS (
 ), taken_for AS (
     -- Each item taken, as locked and read (deleted as it was), with the
     -- request it goes to.
-    SELECT sized.id, sized.name, sized.queue, sized.site, sized.claim_count, sized.last_downloader,
+    SELECT sized.id, sized.name, sized.queue, sized.site, sized.claim_count, sized.last_downloader, sized.last_ip,
            sized.slot, sized.downloader, sized.version, sized.ip, sized.bytes, sized.sent
     FROM sized WHERE sized.fits
 ), claimed AS (
-    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader)
-    SELECT @project_id, item_hash(t.name), t.id, t.name, t.queue, t.site, t.downloader, t.ip, t.version, statement_timestamp(), t.claim_count + 1, t.last_downloader
+    INSERT INTO claims (project_id, hash, id, name, queue, site, downloader, ip, version, claimed_at, claim_count, last_downloader, last_ip)
+    SELECT @project_id, item_hash(t.name), t.id, t.name, t.queue, t.site, t.downloader, t.ip, t.version, statement_timestamp(), t.claim_count + 1, t.last_downloader, t.last_ip
     FROM taken_for t
     ON CONFLICT DO NOTHING
     RETURNING claims.id, claims.site, claims.queue
 ), put_back AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
-    SELECT @project_id, t.queue, ':site', t.site, t.id, t.name, t.claim_count, t.last_downloader
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
+    SELECT @project_id, t.queue, ':site', t.site, t.id, t.name, t.claim_count, t.last_downloader, t.last_ip
     FROM taken_for t
     WHERE t.id NOT IN (SELECT claimed.id FROM claimed)
       -- After the delete of the rows taken, whose keys these are: a part

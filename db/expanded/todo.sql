@@ -254,14 +254,14 @@ WITH moved AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT @project_id, @to_queue::text,
            queue_type(@to_queue::text, moved.name, project_limited_types(@project_id), project_site(@project_id, moved.site)),
            project_site(@project_id, moved.site), moved.id, moved.name,
            CASE WHEN @from_queue::text = 'error' THEN 0 ELSE moved.claim_count END,
-           moved.last_downloader
+           moved.last_downloader, moved.last_ip
     FROM moved
     WHERE @to_queue::text <> ''
     ON CONFLICT DO NOTHING
@@ -351,14 +351,14 @@ WITH moved AS (
                  OFFSET 0
                  FOR UPDATE SKIP LOCKED) t
     ))
-    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
 ), queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT @project_id, @to_queue::text,
            queue_type(@to_queue::text, moved.name, project_limited_types(@project_id), project_site(@project_id, moved.site)),
            project_site(@project_id, moved.site), moved.id, moved.name,
            CASE WHEN @from_queue::text = 'error' THEN 0 ELSE moved.claim_count END,
-           moved.last_downloader
+           moved.last_downloader, moved.last_ip
     FROM moved
     WHERE @to_queue::text <> ''
     ON CONFLICT DO NOTHING

@@ -1,5 +1,5 @@
 -- Items a statement took from queue @from_queue (its CTE moved: id, name,
--- type, site, claim_count, last_downloader, from DELETE FROM todo ...
+-- type, site, claim_count, last_downloader, last_ip, from DELETE FROM todo ...
 -- RETURNING) go to queue @to_queue or, when it is empty, are dropped; the
 -- counters and the sites' counts follow. A move by selection and a move of
 -- the items an admin picked differ only in which rows they take:
@@ -16,12 +16,12 @@
 -- of a key for each item, never a read of the project's rows. Defines
 -- queued (type, site of each item queued). Reads @project_id.
 queued AS (
-    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader)
+    INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT @project_id, @to_queue::text,
            queue_type(@to_queue::text, moved.name, project_limited_types(@project_id), project_site(@project_id, moved.site)),
            project_site(@project_id, moved.site), moved.id, moved.name,
            CASE WHEN @from_queue::text = 'error' THEN 0 ELSE moved.claim_count END,
-           moved.last_downloader
+           moved.last_downloader, moved.last_ip
     FROM moved
     WHERE @to_queue::text <> ''
     ON CONFLICT DO NOTHING

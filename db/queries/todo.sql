@@ -211,7 +211,7 @@ WITH moved AS (
         LIMIT @max
         FOR UPDATE SKIP LOCKED
     ))
-    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
 ), -- include: moved_requeued
 )
 SELECT count(*) FROM moved;
@@ -234,7 +234,7 @@ WITH moved AS (
                  OFFSET 0
                  FOR UPDATE SKIP LOCKED) t
     ))
-    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader
+    RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
 ), -- include: moved_requeued
 )
 SELECT count(*) FROM moved;
