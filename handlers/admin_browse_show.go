@@ -196,7 +196,7 @@ func (h *Handler) renderBrowse(w http.ResponseWriter, r *http.Request, p project
 	slices.SortFunc(v.State, func(a, b views.HiddenField) int { return strings.Compare(a.Name, b.Name) })
 
 	status := st.status
-	list, err := h.items.Browse(ctx, p, bs.query())
+	list, err := h.adm.items.Browse(ctx, p, bs.query())
 	if bad, ok := invalid(err); ok {
 		// The admin's filter: shown with the reason, to be put right.
 		w.Header().Set("X-Tracker-Reason", invalidReason(err))

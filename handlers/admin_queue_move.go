@@ -23,7 +23,7 @@ func (h *Handler) adminQueueMove(w http.ResponseWriter, r *http.Request) error {
 		return h.renderQueues(w, r, p, refused("Choose two different queues."))
 	}
 	if !confirmed(r) {
-		n, err := h.items.CountQueued(r.Context(), p, from, sel)
+		n, err := h.adm.items.CountQueued(r.Context(), p, from, sel)
 		if bad, ok := invalid(err); ok {
 			return h.renderQueues(w, r, p, refused(bad))
 		}

@@ -26,8 +26,9 @@ const (
 	maxHeaderBytes    = 64 << 10
 	shutdownTimeout   = 30 * time.Second
 	maxConnections    = 10_000
-	// maxReaderConns bounds --reader-conns.
+	// maxReaderConns bounds --reader-conns, maxAdminConns --admin-conns.
 	maxReaderConns = 64
+	maxAdminConns  = 16
 	// webStatementTimeout bounds one statement of a web request: the
 	// slowest admin count over millions of claims takes seconds.
 	webStatementTimeout = 60 * time.Second
@@ -35,6 +36,11 @@ const (
 	// routes: an item's status takes a millisecond, rereading the rankings
 	// of 100,000 downloaders under a second.
 	readerStatementTimeout = 5 * time.Second
+	// adminStatementTimeout bounds one statement of the admin panel's
+	// reads: a page of the queue browser searches 10,000 names, a second
+	// or so when they are long; a count of what a bulk change would touch
+	// that takes longer runs from the shell (tracker queue move).
+	adminStatementTimeout = 5 * time.Second
 	// How stale the warrior routes' view of a project (configuration,
 	// blocks, which queues hold items) may be: changes made by the CLI, the
 	// panel or another process take effect within it.
@@ -49,6 +55,8 @@ type serveOptions struct {
 	PublicURL      string // --public-url, $TRACKER_PUBLIC_URL
 	// Readers: --reader-conns, --reader-rate, --reader-wait.
 	Readers handlers.ReaderLimits
+	// Admin: --admin-conns.
+	Admin handlers.AdminLimits
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
@@ -57,6 +65,9 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	}
 	if o.Readers.Slots < 1 || o.Readers.Slots > maxReaderConns || o.Readers.Rate < 0 || o.Readers.Wait < 0 {
 		return &usageError{fmt.Sprintf("--reader-conns takes 1 to %d, --reader-rate 0 or more, --reader-wait 0s or more", maxReaderConns)}
+	}
+	if o.Admin.Conns < 1 || o.Admin.Conns > maxAdminConns {
+		return &usageError{fmt.Sprintf("--admin-conns takes 1 to %d", maxAdminConns)}
 	}
 	trusted, err := handlers.ParseTrustedProxies(o.TrustedProxies)
 	if err != nil {
@@ -105,8 +116,17 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 		return err
 	}
 	defer readers.Close() // after the server has drained
+	// So has the admin panel's reading: its searches never hold one of
+	// the warriors' connections either.
+	admin, err := db.Open(ctx, d.dsn, db.StatementTimeout(adminStatementTimeout),
+		db.MaxConns(int32(o.Admin.Conns)), db.ApplicationName("tracker-admin"))
+	if err != nil {
+		return err
+	}
+	defer admin.Close() // after the server has drained
 	h := handlers.New(a.log, web, projectCacheTTL)
 	h.SetReaders(readers, o.Readers)
+	h.SetAdminReads(admin, o.Admin)
 	h.SetStreamLimits(o.Streams)
 	h.SetTrustedProxies(trusted)
 	h.SetPublicURL(publicURL)
