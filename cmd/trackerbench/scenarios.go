@@ -146,6 +146,10 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return b.readers(ctx, name, clients(32), 8, false)
 	case "readers-200":
 		return b.readers(ctx, name, clients(32), 200, true)
+	case "admin-search":
+		// Not in the default run: 30 admins searching, as many as once
+		// took every connection of the web pool.
+		return b.adminSearch(ctx, name, clients(32), 30)
 	case "pages":
 		return b.pages(ctx)
 	case "disk":
