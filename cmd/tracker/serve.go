@@ -29,8 +29,8 @@ const (
 	// maxReaderConns bounds --reader-conns, maxAdminConns --admin-conns.
 	maxReaderConns = 64
 	maxAdminConns  = 16
-	// webStatementTimeout bounds one statement of a web request: the
-	// slowest admin count over millions of claims takes seconds.
+	// webStatementTimeout bounds one statement of a web request: a batch
+	// of an admin's bulk change over millions of items takes seconds.
 	webStatementTimeout = 60 * time.Second
 	// readerStatementTimeout bounds one statement of the public read
 	// routes: an item's status takes a millisecond, rereading the rankings
