@@ -27,7 +27,7 @@ func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) error {
 		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
 	f := audit.Filter{Username: v.User, Action: v.Action, Max: auditPage}
 	if v.Project != "" {
-		p, err := h.projects.Get(ctx, v.Project)
+		p, err := h.adm.projects.Get(ctx, v.Project)
 		if err != nil && !errors.Is(err, projects.ErrNotFound) {
 			return err
 		}
@@ -45,7 +45,7 @@ func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) error {
 		return render(w, r, e.Status, views.AdminLayout("Audit log", views.AdminAudit(v)))
 	}
 	f.Before, _ = strconv.ParseInt(q.Get("before"), 10, 64)
-	entries, err := h.audit.List(ctx, f)
+	entries, err := h.adm.audit.List(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func (h *Handler) onSelection(w http.ResponseWriter, r *http.Request, p projects
 		return err
 	}
 	if !confirmed(r) {
-		n, err := h.items.CountSelected(ctx, p, a.source, names)
+		n, err := h.adm.items.CountSelected(ctx, p, a.source, names)
 		if err != nil {
 			return h.refuseBrowse(w, r, p, err)
 		}

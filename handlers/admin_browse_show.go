@@ -195,7 +195,7 @@ func (h *Handler) renderBrowse(w http.ResponseWriter, r *http.Request, p project
 	}
 	slices.SortFunc(v.State, func(a, b views.HiddenField) int { return strings.Compare(a.Name, b.Name) })
 
-	list, err := h.items.Browse(ctx, p, bs.query())
+	list, err := h.adm.items.Browse(ctx, p, bs.query())
 	if refusal, ok := invalid(err); ok {
 		// The admin's filter: shown with the reason, to be put right.
 		v.Flash, v.Error = "", refusal.err

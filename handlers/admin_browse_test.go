@@ -117,6 +117,8 @@ func TestAdminBrowsePaging(t *testing.T) {
 		"/admin/projects/test/browse?source=downloader:a%20b":                  "unknown-queue",
 		"/admin/projects/test/browse?source=nowhere":                           "unknown-queue",
 		"/admin/projects/test/browse?contains=((&regex=1":                      "bad-pattern",
+		"/admin/projects/test/browse?contains=(%3F%3D.*a)x&regex=1":            "costly-pattern",
+		"/admin/projects/test/browse?contains=(a)%5C1&regex=1&source=done":     "costly-pattern",
 		"/admin/projects/test/item?find=x&from=todo&after=z.1":                 "bad-cursor",
 	} {
 		if a := c.get(t, path); a.status != http.StatusBadRequest || a.reason != reason {

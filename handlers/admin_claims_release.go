@@ -28,7 +28,7 @@ func (h *Handler) adminClaimsRelease(w http.ResponseWriter, r *http.Request) err
 	}
 	age := time.Duration(minutes) * time.Minute
 	if !confirmed(r) {
-		n, err := h.items.CountClaimsWhere(r.Context(), p, downloader, age, sel)
+		n, err := h.adm.items.CountClaimsWhere(r.Context(), p, downloader, age, sel)
 		if st, ok := invalid(err); ok {
 			return h.renderClaims(w, r, p, st)
 		}

@@ -51,7 +51,7 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 		}
 		f.AfterAt, f.AfterID = time.UnixMicro(us), n
 	}
-	list, err := h.items.Claims(ctx, p, f)
+	list, err := h.adm.items.Claims(ctx, p, f)
 	if err != nil {
 		return err
 	}
@@ -67,12 +67,12 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 	// A page refreshing itself never reads every claim of a big project:
 	// it keeps the counts it was loaded with.
 	if v.Counted = page.Claims <= claimsCountedAlways || q.Get("count") == "1" && !live(r); v.Counted {
-		ages, err := h.items.ClaimAges(ctx, p)
+		ages, err := h.adm.items.ClaimAges(ctx, p)
 		if err != nil {
 			return err
 		}
 		v.Ages = ageBars(ages)
-		counts, err := h.items.ClaimsPerDownloader(ctx, p, 100)
+		counts, err := h.adm.items.ClaimsPerDownloader(ctx, p, 100)
 		if err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ func (h *Handler) adminDoneRequeue(w http.ResponseWriter, r *http.Request) error
 	}
 	queue, sel := cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "redo"), selection(r.PostForm)
 	if !confirmed(r) {
-		n, err := h.items.CountDone(r.Context(), p, sel)
+		n, err := h.adm.items.CountDone(r.Context(), p, sel)
 		if st, ok := invalid(err); ok {
 			return h.renderQueues(w, r, p, st)
 		}

@@ -11,7 +11,7 @@ import (
 // a line (the jobs page has them whole).
 func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
 	ctx, a := r.Context(), account(r)
-	ps, err := h.projects.List(ctx)
+	ps, err := h.adm.projects.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -20,14 +20,14 @@ func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
 		if !a.CanRun(p.ID) {
 			continue
 		}
-		s, err := h.projects.Summary(ctx, p)
+		s, err := h.adm.projects.Summary(ctx, p)
 		if err != nil {
 			return err
 		}
 		v.Projects = append(v.Projects, views.AdminProjectRow{Slug: p.Slug, Title: p.Title, Paused: p.Config.Paused,
 			Queued: s.Queued(), Claims: s.Claims, Done: s.Done, Errors: s.Errors()})
 	}
-	js, err := jobs.List(ctx, h.pool)
+	js, err := jobs.List(ctx, h.adm.pool)
 	if err != nil {
 		return err
 	}

@@ -50,11 +50,11 @@ func (h *Handler) adminItemShow(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if v.Name != "" && naming.ValidName(v.Name) == nil {
-		live, err := h.live.Get(ctx, p.Slug)
+		live, err := h.adm.live.Get(ctx, p.Slug)
 		if err != nil {
 			return err
 		}
-		hist, err := h.items.History(ctx, live, v.Name)
+		hist, err := h.adm.items.History(ctx, live, v.Name)
 		switch {
 		case errors.Is(err, items.ErrUnknownItem):
 		case err != nil:
@@ -85,7 +85,7 @@ func (h *Handler) findItems(r *http.Request, p projects.Project, v *views.AdminI
 		}
 		from = &items.FindCursor{Source: src, Key: *k}
 	}
-	found, err := h.items.FindItems(r.Context(), p, v.Find, from, findPage)
+	found, err := h.adm.items.FindItems(r.Context(), p, v.Find, from, findPage)
 	if st, ok := invalid(err); ok {
 		return errorf(st.status, st.reason, "%s", st.err)
 	}
@@ -128,7 +128,7 @@ func (h *Handler) itemAudit(r *http.Request, p projects.Project, names ...string
 		if name == "" || slices.Contains(names[:i], name) {
 			continue
 		}
-		rows, err := h.audit.OfItem(r.Context(), p.ID, name, itemAuditEntries)
+		rows, err := h.adm.audit.OfItem(r.Context(), p.ID, name, itemAuditEntries)
 		if err != nil {
 			return nil, err
 		}

@@ -44,11 +44,11 @@ func (h *Handler) adminJobs(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) renderJobs(w http.ResponseWriter, r *http.Request, status int, refusal jobsRefusal) error {
 	ctx, a := r.Context(), account(r)
-	js, err := jobs.List(ctx, h.pool)
+	js, err := jobs.List(ctx, h.adm.pool)
 	if err != nil {
 		return err
 	}
-	ps, err := h.projects.List(ctx)
+	ps, err := h.adm.projects.List(ctx)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func (h *Handler) renderLimits(w http.ResponseWriter, r *http.Request, p project
 		return err
 	}
 	v := views.AdminLimitsView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionLimits, st)}
-	blocks, err := h.projects.Blocks(r.Context(), p)
+	blocks, err := h.adm.projects.Blocks(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -51,13 +51,13 @@ func (h *Handler) renderLimits(w http.ResponseWriter, r *http.Request, p project
 // empty site name looked up is an *Error, with the part still filled.
 func (h *Handler) adminSites(r *http.Request, p projects.Project) (*views.AdminSites, error) {
 	ctx, q := r.Context(), r.URL.Query()
-	sum, err := h.sites.Summary(ctx, p.ID, 0)
+	sum, err := h.adm.sites.Summary(ctx, p.ID, 0)
 	if err != nil {
 		return nil, err
 	}
 	v := &views.AdminSites{Sites: sum.Sites, Active: sum.Active, Due: sum.Due, Waiting: sum.Waiting, Blocked: sum.Blocked,
 		RequestsWaited: sum.Waited, Prefix: q.Get("site_prefix"), All: q.Get("site_all") == "1"}
-	list, err := h.sites.Page(ctx, p.ID, sites.Filter{Prefix: v.Prefix, After: q.Get("site_after"), Busy: !v.All, Max: sitesPage})
+	list, err := h.adm.sites.Page(ctx, p.ID, sites.Filter{Prefix: v.Prefix, After: q.Get("site_after"), Busy: !v.All, Max: sitesPage})
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (h *Handler) adminSites(r *http.Request, p projects.Project) (*views.AdminS
 	}
 	if _, asked := q["site"]; asked {
 		v.Query = q.Get("site")
-		s, err := h.sites.Get(ctx, p.ID, v.Query)
+		s, err := h.adm.sites.Get(ctx, p.ID, v.Query)
 		if err != nil {
 			return v, siteError(err, v.Query)
 		}

@@ -52,7 +52,7 @@ func (h *Handler) redirectWithFlash(w http.ResponseWriter, r *http.Request, path
 // adminProject reads the project of an admin route and checks the admin
 // may run it.
 func (h *Handler) adminProject(r *http.Request) (projects.Project, error) {
-	p, err := h.projects.Get(r.Context(), r.PathValue("slug"))
+	p, err := h.adm.projects.Get(r.Context(), r.PathValue("slug"))
 	if errors.Is(err, projects.ErrNotFound) {
 		return p, errorf(http.StatusNotFound, "unknown-project", "no project %q", r.PathValue("slug"))
 	}
@@ -105,7 +105,7 @@ func renderForm(w http.ResponseWriter, r *http.Request, st formState, c templ.Co
 // projectPage is the header of a project's admin page, and the summary it
 // was read from.
 func (h *Handler) projectPage(r *http.Request, p projects.Project, section string, st formState) (views.AdminProjectPage, projects.Summary, error) {
-	s, err := h.projects.Summary(r.Context(), p)
+	s, err := h.adm.projects.Summary(r.Context(), p)
 	if err != nil {
 		return views.AdminProjectPage{}, s, err
 	}

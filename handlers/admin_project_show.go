@@ -29,15 +29,15 @@ func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p proje
 		v.Recurring = recurringState(b)
 	}
 	if name := r.URL.Query().Get("item"); name != "" && !live(r) {
-		live, err := h.live.Get(ctx, p.Slug)
+		live, err := h.adm.live.Get(ctx, p.Slug)
 		if err != nil {
 			return err
 		}
-		if v.Item, err = h.lookupItem(ctx, live, name, true, h.items.Lookup); err != nil {
+		if v.Item, err = h.lookupItem(ctx, live, name, true, h.adm.items.Lookup); err != nil {
 			return err
 		}
 	}
-	entries, err := h.audit.List(ctx, audit.Filter{ProjectID: p.ID, Max: recentChanges})
+	entries, err := h.adm.audit.List(ctx, audit.Filter{ProjectID: p.ID, Max: recentChanges})
 	if err != nil {
 		return err
 	}

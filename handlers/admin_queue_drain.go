@@ -18,7 +18,7 @@ func (h *Handler) adminQueueDrain(w http.ResponseWriter, r *http.Request) error 
 	}
 	from, sel := strings.TrimSpace(r.PostForm.Get("from")), selection(r.PostForm)
 	if !confirmed(r) || r.PostForm.Get("confirm") != from {
-		n, err := h.items.CountQueued(r.Context(), p, from, sel)
+		n, err := h.adm.items.CountQueued(r.Context(), p, from, sel)
 		if st, ok := invalid(err); ok {
 			return h.renderDanger(w, r, p, st)
 		}

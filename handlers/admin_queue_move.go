@@ -23,7 +23,7 @@ func (h *Handler) adminQueueMove(w http.ResponseWriter, r *http.Request) error {
 		return h.renderQueues(w, r, p, refused("same-queue", "Choose two different queues."))
 	}
 	if !confirmed(r) {
-		n, err := h.items.CountQueued(r.Context(), p, from, sel)
+		n, err := h.adm.items.CountQueued(r.Context(), p, from, sel)
 		if st, ok := invalid(err); ok {
 			return h.renderQueues(w, r, p, st)
 		}

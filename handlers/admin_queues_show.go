@@ -19,7 +19,7 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 	if err != nil {
 		return err
 	}
-	dicts, err := dictionaries.NewStore(h.pool).List(r.Context(), p.ID)
+	dicts, err := dictionaries.NewStore(h.adm.pool).List(r.Context(), p.ID)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (h *Handler) stoppedPage(r *http.Request, p projects.Project, l *views.Admi
 	if l.Count == 0 && l.Prefix == "" {
 		return nil
 	}
-	list, err := h.items.QueuePage(r.Context(), p, l.Queue, l.Prefix, after, stoppedPage)
+	list, err := h.adm.items.QueuePage(r.Context(), p, l.Queue, l.Prefix, after, stoppedPage)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ func (h *Handler) adminSettingsShow(w http.ResponseWriter, r *http.Request) erro
 	if err := globalOnly(r); err != nil {
 		return err
 	}
-	s, err := h.projects.Settings(r.Context())
+	s, err := h.adm.projects.Settings(r.Context())
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, s proje
 		v.Flash, v.Error = "", st.err
 	}
 	if s.AutoProject != "" {
-		p, err := h.projects.Get(r.Context(), s.AutoProject)
+		p, err := h.adm.projects.Get(r.Context(), s.AutoProject)
 		switch {
 		case errors.Is(err, projects.ErrNotFound):
 			v.AutoProjectWarning = "auto_project names no project: the projects file says null, and warriors on auto run nothing."

@@ -17,11 +17,11 @@ func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) renderUsers(w http.ResponseWriter, r *http.Request, st formState) error {
 	ctx := r.Context()
-	accounts, err := h.users.List(ctx)
+	accounts, err := h.adm.users.List(ctx)
 	if err != nil {
 		return err
 	}
-	ps, err := h.projects.List(ctx)
+	ps, err := h.adm.projects.List(ctx)
 	if err != nil {
 		return err
 	}

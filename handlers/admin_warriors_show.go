@@ -15,7 +15,7 @@ func (h *Handler) renderWarriors(w http.ResponseWriter, r *http.Request, p proje
 		return err
 	}
 	v := views.AdminWarriorsView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionWarriors, st)}
-	targets, err := h.projects.Targets(r.Context(), p)
+	targets, err := h.adm.projects.Targets(r.Context(), p)
 	if err != nil {
 		return err
 	}

@@ -117,6 +117,10 @@ func (h *Handler) classify(r *http.Request, err error) *Error {
 		return &Error{Status: http.StatusServiceUnavailable, Reason: "too-slow",
 			Msg: "the database took too long on this request; try again, or ask for less", RetryAfter: 10}
 	}
+	if waited(err) {
+		h.log.Warn("no database connection came free", "method", r.Method, "path", logPath(r), "err", err)
+		return errConnectionsBusy
+	}
 	if unavailable(err) {
 		h.log.Warn("database unavailable", "method", r.Method, "path", logPath(r), "err", err)
 		return &Error{Status: http.StatusServiceUnavailable, Reason: "database-unavailable",
@@ -166,6 +170,26 @@ func redactPath(path string) string {
 		return prefix + target[:i+1] + "REDACTED"
 	}
 	return prefix + "REDACTED"
+}
+
+// errConnectionsBusy answers a request that waited for a connection to the
+// database until its time ran out: the database may be well, the
+// tracker's connections to it were all in use.
+var errConnectionsBusy = &Error{Status: http.StatusServiceUnavailable, Reason: "connections-busy",
+	Msg: "every connection to the database is in use; try again shortly", RetryAfter: 10}
+
+// waited says err is a deadline that passed while waiting for one of a
+// pool's connections, before anything was asked of the database: pgxpool
+// reports the context's own error then. A statement under way reports its
+// deadline as pgconn's timeout, a connection that could not be made as a
+// ConnectError (its own connect timeout, 5 s, ends a wait for a database
+// that is away before a longer deadline does), and the database's refusals
+// are PgErrors.
+func waited(err error) bool {
+	var connectErr *pgconn.ConnectError
+	var pgErr *pgconn.PgError
+	return errors.Is(err, context.DeadlineExceeded) && !pgconn.Timeout(err) &&
+		!errors.As(err, &connectErr) && !errors.As(err, &pgErr)
 }
 
 // unavailable tells errors that mean the database is away (down, restarting,

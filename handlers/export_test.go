@@ -2,14 +2,22 @@ package handlers
 
 // TakeReaderSlots takes every slot of the read routes, as reads in flight
 // would, and returns what gives them back.
-func (h *Handler) TakeReaderSlots() func() {
-	n := cap(h.reads.gate.slots)
+func (h *Handler) TakeReaderSlots() func() { return takeSlots(h.reads.gate) }
+
+// TakeAdminSlots takes every slot of the admin panel's pages, as pages in
+// flight would, and returns what gives them back; TakeBulkSlots those of
+// its bulk changes.
+func (h *Handler) TakeAdminSlots() func() { return takeSlots(h.adm.gate) }
+func (h *Handler) TakeBulkSlots() func()  { return takeSlots(h.adm.bulk) }
+
+func takeSlots(g *readGate) func() {
+	n := cap(g.slots)
 	for range n {
-		h.reads.gate.slots <- struct{}{}
+		g.slots <- struct{}{}
 	}
 	return func() {
 		for range n {
-			<-h.reads.gate.slots
+			<-g.slots
 		}
 	}
 }
@@ -25,4 +33,11 @@ func (h *Handler) UnrateReaders() {
 	l := DefaultReaderLimits
 	l.Rate = 0
 	h.reads.gate = newReadGate(l)
+}
+
+// UnrateAdmin lifts the admin pages' rate, as UnrateReaders the read
+// routes'.
+func (h *Handler) UnrateAdmin() {
+	l := DefaultAdminLimits
+	h.adm.gate = newGate(ReaderLimits{Slots: l.Conns, Waiting: l.Waiting, Wait: l.Wait}, errAdminBusy)
 }

@@ -74,12 +74,15 @@ type Handler struct {
 	cacheTTL time.Duration
 	// reads is the public read routes' side of the database (readers.go).
 	reads readSide
+	// adm is the admin panel's (admin_reads.go).
+	adm adminSide
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,
 // blocks and queue sizes as they were at most cacheTTL ago; the public read
 // routes see projects, item status, the project list and the settings so
-// too. The read routes share pool until SetReaders gives them their own.
+// too. The read routes share pool until SetReaders gives them their own,
+// the admin panel's reads until SetAdminReads does.
 func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler {
 	store := projects.NewStore(pool)
 	counter := volunteers.New(pool)
@@ -110,6 +113,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		uploadIdle:      DefaultUploadIdle,
 		cacheTTL:        cacheTTL,
 		reads:           newReadSide(pool, cacheTTL, DefaultReaderLimits, log),
+		adm:             newAdminSide(pool, cacheTTL, DefaultAdminLimits, log),
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h}, connCollector{&h.listeners})
 	// A state change from another site is refused as every refusal is:

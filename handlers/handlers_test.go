@@ -49,11 +49,12 @@ func setup(t *testing.T, names ...string) fixture {
 }
 
 // newHandler is the tracker's handler on pool as the tests use it: the
-// read routes without their rate (see UnrateReaders), which the readers'
-// own tests set.
+// read routes and the admin pages without their rates (see UnrateReaders),
+// which their own tests set.
 func newHandler(log *slog.Logger, pool *pgxpool.Pool) *handlers.Handler {
 	h := handlers.New(log, pool, 0)
 	h.UnrateReaders()
+	h.UnrateAdmin()
 	return h
 }
 

@@ -21,9 +21,10 @@ func account(r *http.Request) users.Account {
 // admin adapts a handler of the admin panel: a request without a signed-in
 // account is sent to the login page (a GET) or refused (anything else);
 // cross-origin state changes are refused (http.CrossOriginProtection); then
-// the handler runs with the account in its context.
+// the handler runs with the account in its context, a page in its turn of
+// the admin reads (adminTurn).
 func (h *Handler) admin(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
-	page := h.page(fn)
+	page := h.adminTurn(h.page(fn))
 	signedIn := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := h.sessions.of(r).GetInt32(r.Context(), sessionUserKey)
 		if id == 0 {

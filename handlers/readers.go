@@ -138,11 +138,14 @@ func (h *Handler) reader(fn func(http.ResponseWriter, *http.Request) error) func
 }
 
 // readGate is the readers' slots: a fair queue (Go's channel senders wait
-// in order), bounded in length and in time.
+// in order), bounded in length and in time. The admin panel's reads take
+// turns through one of their own (admin_reads.go).
 type readGate struct {
 	slots   chan struct{}
 	waiting atomic.Int64
 	limits  ReaderLimits
+	// busy refuses one that found no slot.
+	busy *Error
 	// hold is how long a read keeps its slot at least (Slots/Rate).
 	hold time.Duration
 	// now and after tell the time and give a slot back later: time.Now and
@@ -151,8 +154,11 @@ type readGate struct {
 	after func(time.Duration, func())
 }
 
-func newReadGate(l ReaderLimits) *readGate {
-	g := &readGate{slots: make(chan struct{}, max(1, l.Slots)), limits: l, now: time.Now,
+func newReadGate(l ReaderLimits) *readGate { return newGate(l, errReadersBusy) }
+
+// newGate is a gate of l's slots that refuses with busy.
+func newGate(l ReaderLimits, busy *Error) *readGate {
+	g := &readGate{slots: make(chan struct{}, max(1, l.Slots)), limits: l, busy: busy, now: time.Now,
 		after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
 	if l.Rate > 0 {
 		g.hold = time.Duration(cap(g.slots)) * time.Second / time.Duration(l.Rate)
@@ -174,7 +180,7 @@ func (g *readGate) enter(ctx context.Context) (func(), error) {
 	}
 	if g.waiting.Add(1) > int64(g.limits.Waiting) {
 		g.waiting.Add(-1)
-		return nil, errReadersBusy
+		return nil, g.busy
 	}
 	defer g.waiting.Add(-1)
 	t := time.NewTimer(g.limits.Wait)
@@ -183,7 +189,7 @@ func (g *readGate) enter(ctx context.Context) (func(), error) {
 	case g.slots <- struct{}{}:
 		return g.leaver(), nil
 	case <-t.C:
-		return nil, errReadersBusy
+		return nil, g.busy
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -146,7 +146,9 @@ type adminRoute struct {
 }
 
 // adminRoutes are the admin panel's routes behind sign-in, one per page
-// and per action; a test walks them all. State changes are POSTs.
+// and per action; a test walks them all. State changes are POSTs; the
+// pages read in turns on a side of the database of their own, and the
+// bulk changes take turns too (h.bulk; admin_reads.go).
 func (h *Handler) adminRoutes() []adminRoute {
 	return []adminRoute{
 		{"POST /admin/logout", h.adminLogout},
@@ -168,15 +170,15 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/config", h.adminProjectConfig},
 		{"POST /admin/projects/{slug}/pause", h.adminProjectPause},
 		{"POST /admin/projects/{slug}/resume", h.adminProjectResume},
-		{"POST /admin/projects/{slug}/items", h.adminItemsAdd},
-		{"POST /admin/projects/{slug}/queues/move", h.adminQueueMove},
-		{"POST /admin/projects/{slug}/queues/drain", h.adminQueueDrain},
-		{"POST /admin/projects/{slug}/done/requeue", h.adminDoneRequeue},
+		{"POST /admin/projects/{slug}/items", h.bulk(h.adminItemsAdd)},
+		{"POST /admin/projects/{slug}/queues/move", h.bulk(h.adminQueueMove)},
+		{"POST /admin/projects/{slug}/queues/drain", h.bulk(h.adminQueueDrain)},
+		{"POST /admin/projects/{slug}/done/requeue", h.bulk(h.adminDoneRequeue)},
 		{"POST /admin/projects/{slug}/item/release", h.adminItemRelease},
 		{"POST /admin/projects/{slug}/item/requeue", h.adminItemRequeue},
 		{"POST /admin/projects/{slug}/item/done", h.adminItemDone},
 		{"POST /admin/projects/{slug}/item/drop", h.adminItemDrop},
-		{"POST /admin/projects/{slug}/claims/release", h.adminClaimsRelease},
+		{"POST /admin/projects/{slug}/claims/release", h.bulk(h.adminClaimsRelease)},
 		{"POST /admin/projects/{slug}/browse/move", h.adminBrowseMove},
 		{"POST /admin/projects/{slug}/browse/drop", h.adminBrowseDrop},
 		{"POST /admin/projects/{slug}/browse/release", h.adminBrowseRelease},
@@ -190,7 +192,7 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/targets/remove", h.adminTargetRemove},
 		{"POST /admin/projects/{slug}/backfeed-key", h.adminBackfeedKey},
 		{"POST /admin/projects/{slug}/dictionary", h.adminDictionarySet},
-		{"POST /admin/projects/{slug}/delete", h.adminProjectDelete},
+		{"POST /admin/projects/{slug}/delete", h.bulk(h.adminProjectDelete)},
 
 		// The tracker's.
 		{"GET /admin/jobs", h.adminJobs},

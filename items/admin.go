@@ -24,6 +24,8 @@ const moveBatch = 5000
 type Selection struct {
 	Prefix, Pattern string
 	Site            int32
+	// exact: Pattern is Exactly's, a quoted name (see check).
+	exact bool
 }
 
 // claimsOnly refuses a selection by site where items are not claims: only
@@ -61,6 +63,9 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 		return 0, &InvalidError{Err: errors.New("the queues are the same")}
 	}
 	if err := sel.claimsOnly(); err != nil {
+		return 0, err
+	}
+	if err := sel.check(); err != nil {
 		return 0, err
 	}
 	var total int64
@@ -116,6 +121,9 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 	if err := sel.claimsOnly(); err != nil {
 		return 0, err
 	}
+	if err := sel.check(); err != nil {
+		return 0, err
+	}
 	var total, after int64
 	defer func() {
 		if total > 0 {
@@ -161,7 +169,9 @@ func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue stri
 }
 
 // Exactly selects one item by its whole name.
-func Exactly(name string) Selection { return Selection{Pattern: "^" + regexp.QuoteMeta(name) + "$"} }
+func Exactly(name string) Selection {
+	return Selection{Pattern: "^" + regexp.QuoteMeta(name) + "$", exact: true}
+}
 
 // MarkDone completes one item by hand for nick: a queued item is handed to
 // nick first; a claimed one is completed for its claimant. It reports no

@@ -123,6 +123,9 @@ func (e *Engine) Browse(ctx context.Context, p projects.Project, bq BrowseQuery)
 	if bq.Max < 1 || bq.Max > MaxBrowsePage {
 		return BrowsePage{}, &InvalidError{Reason: "bad-page-size", Err: errors.New("a page holds 1 to 500 entries")}
 	}
+	if err := CheckPattern(bq.Filter.Pattern); err != nil {
+		return BrowsePage{}, err
+	}
 	scan := bq.Max + 1
 	if bq.Filter.set() {
 		scan = max(cmp.Or(bq.scan, BrowseScan), scan)
@@ -136,7 +139,7 @@ func (e *Engine) Browse(ctx context.Context, p projects.Project, bq BrowseQuery)
 	}
 	rows, err := e.browseRows(ctx, p, bq, at, back, scan)
 	if err != nil {
-		return BrowsePage{}, badPattern(err)
+		return BrowsePage{}, searchRefusal(err)
 	}
 	var page BrowsePage
 	var edge *browseRow

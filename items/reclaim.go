@@ -69,6 +69,9 @@ const releaseBatch = 5000
 // olderThan, of downloader when it is not empty, selected by sel, in batches (each its own
 // transaction) until none are left, and returns how many.
 func (e *Engine) ReleaseWhere(ctx context.Context, p projects.Project, downloader string, olderThan time.Duration, sel Selection) (int64, error) {
+	if err := sel.check(); err != nil {
+		return 0, err
+	}
 	detail := map[string]any{"downloader": downloader,
 		"older_than_minutes": int64(olderThan / time.Minute), "prefix": sel.Prefix, "pattern": sel.Pattern}
 	if sel.Site != 0 {

@@ -107,6 +107,8 @@ func commands(getenv func(string) string) []command {
 				fs.IntVar(&o.Readers.Rate, "reader-rate", handlers.DefaultReaderLimits.Rate, "most reads the public read routes start a second; 0: no bound but --reader-conns")
 				fs.DurationVar(&o.Readers.Wait, "reader-wait", handlers.DefaultReaderLimits.Wait, "how long a read waits for its turn before it is refused (503 readers-busy)")
 				o.Readers.Waiting = handlers.DefaultReaderLimits.Waiting
+				o.Admin = handlers.DefaultAdminLimits
+				fs.IntVar(&o.Admin.Conns, "admin-conns", handlers.DefaultAdminLimits.Conns, "database connections of the admin panel's pages and searches, which take turns on them (503 admin-busy past a 5 s wait)")
 			}, runServe)},
 		{name: "migrate", summary: "bring the database schema up to date", nargs: [2]int{0, 0}, setup: noOptions(runMigrate)},
 		{name: "project create", args: "SLUG", summary: "create a project", nargs: [2]int{1, 1},

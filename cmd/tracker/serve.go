@@ -21,15 +21,21 @@ import (
 
 const (
 	shutdownTimeout = 30 * time.Second
-	// maxReaderConns bounds --reader-conns.
+	// maxReaderConns bounds --reader-conns, maxAdminConns --admin-conns.
 	maxReaderConns = 64
-	// webStatementTimeout bounds one statement of a web request: the
-	// slowest admin count over millions of claims takes seconds.
+	maxAdminConns  = 16
+	// webStatementTimeout bounds one statement of a web request: a batch
+	// of an admin's bulk change over millions of items takes seconds.
 	webStatementTimeout = 60 * time.Second
 	// readerStatementTimeout bounds one statement of the public read
 	// routes: an item's status takes a millisecond, rereading the rankings
 	// of 100,000 downloaders under a second.
 	readerStatementTimeout = 5 * time.Second
+	// adminStatementTimeout bounds one statement of the admin panel's
+	// reads: a page of the queue browser searches 10,000 names, a second
+	// or so when they are long; a count of what a bulk change would touch
+	// that takes longer runs from the shell (tracker queue move).
+	adminStatementTimeout = 5 * time.Second
 	// How stale the warrior routes' view of a project (configuration,
 	// blocks, which queues hold items) may be: changes made by the CLI, the
 	// panel or another process take effect within it.
@@ -48,6 +54,8 @@ type serveOptions struct {
 	// TLS: --tls-addr, --tls-cert, --tls-key, --acme-domain, --acme-email,
 	// --acme-directory.
 	TLS tlsOptions
+	// Admin: --admin-conns.
+	Admin handlers.AdminLimits
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
@@ -59,6 +67,9 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	}
 	if o.Readers.Slots < 1 || o.Readers.Slots > maxReaderConns || o.Readers.Rate < 0 || o.Readers.Wait < 0 {
 		return &usageError{fmt.Sprintf("--reader-conns takes 1 to %d, --reader-rate 0 or more, --reader-wait 0s or more", maxReaderConns)}
+	}
+	if o.Admin.Conns < 1 || o.Admin.Conns > maxAdminConns {
+		return &usageError{fmt.Sprintf("--admin-conns takes 1 to %d", maxAdminConns)}
 	}
 	trusted, err := handlers.ParseTrustedProxies(o.TrustedProxies)
 	if err != nil {
@@ -111,8 +122,17 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 		return err
 	}
 	defer readers.Close() // after the server has drained
+	// So has the admin panel's reading: its searches never hold one of
+	// the warriors' connections either.
+	admin, err := db.Open(ctx, d.dsn, db.StatementTimeout(adminStatementTimeout),
+		db.MaxConns(int32(o.Admin.Conns)), db.ApplicationName("tracker-admin"))
+	if err != nil {
+		return err
+	}
+	defer admin.Close() // after the server has drained
 	h := handlers.New(a.log, web, projectCacheTTL)
 	h.SetReaders(readers, o.Readers)
+	h.SetAdminReads(admin, o.Admin)
 	h.SetStreamLimits(o.Streams)
 	h.SetTrustedProxies(trusted)
 	h.SetPublicURL(publicURL)

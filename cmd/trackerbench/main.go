@@ -74,9 +74,9 @@ func main() {
 	var o options
 	var scenarios string
 	flag.StringVar(&o.binary, "tracker", "bin/tracker", "the tracker binary to start")
-	flag.StringVar(&scenarios, "scenarios", "disk,single,single:8,single:4,single-lifecycle,multi,multi-lifecycle,multi-documents,backfeed,mixed,lookup,readers,readers-200,connection-hog,recurring,pages,frontier", "scenarios to run, in order")
+	flag.StringVar(&scenarios, "scenarios", "disk,single,single:8,single:4,single-lifecycle,multi,multi-lifecycle,multi-documents,backfeed,mixed,lookup,readers,readers-200,connection-hog,admin-search,recurring,pages,frontier", "scenarios to run, in order")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long each scenario runs")
-	flag.IntVar(&o.clients, "clients", 0, "clients per scenario (0: single 64, multi 16, backfeed 8, mixed 64, lookup 32+8, readers 32 (+8 readers), readers-200 32 (+200 readers), connection-hog 32 (+ a client holding 10,000 connections), frontier 64+16: a fifth multi)")
+	flag.IntVar(&o.clients, "clients", 0, "clients per scenario (0: single 64, multi 16, backfeed 8, mixed 64, lookup 32+8, readers 32 (+8 readers), readers-200 32 (+200 readers), connection-hog 32 (+ a client holding 10,000 connections), admin-search 32 (+30 admins), frontier 64+16: a fifth multi)")
 	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")
 	flag.IntVar(&o.multi, "multi", 100, "items per multi request")
 	flag.BoolVar(&o.floor, "floor", true, "measure the raw SQL floor beside the warrior scenarios")

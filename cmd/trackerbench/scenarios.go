@@ -148,6 +148,10 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		return b.readers(ctx, name, clients(32), 200, true)
 	case "connection-hog":
 		return b.connectionHog(ctx, name, clients(32))
+	case "admin-search":
+		// 30 admins searching, as many as once took every connection of
+		// the web pool.
+		return b.adminSearch(ctx, name, clients(32), 30)
 	case "pages":
 		return b.pages(ctx)
 	case "disk":
