@@ -149,7 +149,10 @@ func (h *Handler) downloaderShow(w http.ResponseWriter, r *http.Request) error {
 	return render(w, r, http.StatusOK, views.Page(site, nick+" on "+displayTitle(live.Project), views.Downloader(v)))
 }
 
-// nickShow is GET /downloader/{nick}/: a nick on every project.
+// nickShow is GET /downloader/{nick}/: a nick on every public project. A
+// hidden project is left out, as from the home page and /projects.json:
+// its own pages work, for those who know its slug, but no public page
+// names it.
 func (h *Handler) nickShow(w http.ResponseWriter, r *http.Request) error {
 	nick := r.PathValue("nick")
 	site, err := h.site(r)
@@ -160,6 +163,17 @@ func (h *Handler) nickShow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	ps, err := h.readList(r.Context())
+	if err != nil {
+		return err
+	}
+	// A project not in the list kept (made or renamed this second) waits
+	// to be known public.
+	public := map[string]bool{}
+	for _, p := range ps {
+		public[p.Slug] = !p.Config.Hidden
+	}
+	t = t.Only(func(d stats.DownloaderStats) bool { return public[d.Project] })
 	if len(t.Projects) == 0 {
 		return errorf(http.StatusNotFound, "unknown-downloader", "%s has done nothing here yet", nick)
 	}
