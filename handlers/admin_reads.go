@@ -117,7 +117,7 @@ func (h *Handler) adminTurn(next http.Handler) http.Handler {
 			h.serveError(w, r, err, true)
 			return
 		}
-		rw := &slotWriter{ResponseWriter: w, leave: leave}
+		rw := &slotWriter{ResponseWriter: w, leave: leave, gate: h.adm.gate}
 		defer rw.free()
 		next.ServeHTTP(rw, r)
 	})
@@ -131,7 +131,7 @@ func (h *Handler) bulk(fn func(http.ResponseWriter, *http.Request) error) func(h
 		if err != nil {
 			return err
 		}
-		rw := &slotWriter{ResponseWriter: w, leave: leave}
+		rw := &slotWriter{ResponseWriter: w, leave: leave, gate: h.adm.bulk}
 		defer rw.free()
 		return fn(rw, r)
 	}

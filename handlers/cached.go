@@ -43,7 +43,7 @@ func writeDocument(w http.ResponseWriter, r *http.Request, body, gzipped []byte,
 		scope = "private"
 	}
 	h.Set("Cache-Control", scope+", max-age="+strconv.Itoa(int(maxAge/time.Second)))
-	h.Add("Vary", "Accept-Encoding")
+	varyOn(h, "Accept-Encoding")
 	h.Set("Content-Type", contentType)
 	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
 		w.WriteHeader(http.StatusNotModified)

@@ -1,5 +1,10 @@
 package handlers
 
+import (
+	"sync"
+	"time"
+)
+
 // TakeReaderSlots takes every slot of the read routes, as reads in flight
 // would, and returns what gives them back.
 func (h *Handler) TakeReaderSlots() func() { return takeSlots(h.reads.gate) }
@@ -40,4 +45,38 @@ func (h *Handler) UnrateReaders() {
 func (h *Handler) UnrateAdmin() {
 	l := DefaultAdminLimits
 	h.adm.gate = newGate(ReaderLimits{Slots: l.Conns, Waiting: l.Waiting, Wait: l.Wait}, errAdminBusy)
+}
+
+// HoldReaderSlots stops the read routes' clock (every read takes no time)
+// and keeps the slots reads give back until release, which gives them back
+// and says how long they were held in all: the rests of the reads, and
+// what reads owed for their size. It is called before the server starts.
+func (h *Handler) HoldReaderSlots() (release func() time.Duration) {
+	g := h.reads.gate
+	now := time.Now()
+	g.now = func() time.Time { return now }
+	var mu sync.Mutex
+	var pending []func()
+	var held time.Duration
+	g.after = func(d time.Duration, f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		held += d
+		pending = append(pending, f)
+	}
+	return func() time.Duration {
+		for {
+			mu.Lock()
+			if len(pending) == 0 {
+				d := held
+				held = 0
+				mu.Unlock()
+				return d
+			}
+			f := pending[0]
+			pending = pending[1:]
+			mu.Unlock()
+			f()
+		}
+	}
 }

@@ -4,7 +4,6 @@
 package handlers
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -183,22 +182,6 @@ func writeHTML(w http.ResponseWriter, status int, body []byte) error {
 	w.WriteHeader(status)
 	_, err := w.Write(body)
 	return err
-}
-
-// stream writes a component as it renders: for pages too big to hold in
-// memory (a board of every downloader). A failure half-way cuts the page
-// short; the error is logged, as the status is already sent.
-func stream(w http.ResponseWriter, r *http.Request, status int, c templ.Component) error {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	bw := bufio.NewWriterSize(w, 32<<10)
-	if err := c.Render(r.Context(), bw); err != nil {
-		return &sentError{err}
-	}
-	if err := bw.Flush(); err != nil {
-		return &sentError{err}
-	}
-	return nil
 }
 
 // sentError is a failure after the answer's status went out: it can only

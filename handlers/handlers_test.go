@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"log"
@@ -149,6 +151,17 @@ func (f fixture) send(method, path, contentType, body string) (answer, error) {
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return answer{}, err
+	}
+	// As the client does, having asked for it (its header says it came
+	// so).
+	if resp.Header.Get("Content-Encoding") == "gzip" && len(b) > 0 {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return answer{}, err
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			return answer{}, err
+		}
 	}
 	return answer{status: resp.StatusCode, reason: resp.Header.Get("X-Tracker-Reason"), body: string(b), header: resp.Header}, nil
 }

@@ -15,28 +15,28 @@ import (
 // homeShow lists the public projects with their progress and pace: the
 // same page for every viewer, rendered once per cache lifetime.
 func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
-	body, err := h.reads.pages.get(r.Context(), pageKey{route: "home"}, h.homePage)
+	page, err := h.reads.pages.get(r.Context(), pageKey{route: "home"}, h.homePage)
 	if err != nil {
 		return err
 	}
-	return writeHTML(w, http.StatusOK, body)
+	return writePage(w, r, page)
 }
 
-func (h *Handler) homePage(ctx context.Context) ([]byte, error) {
+func (h *Handler) homePage(ctx context.Context) (keptPage, error) {
 	site, err := h.siteIn(ctx)
 	if err != nil {
-		return nil, err
+		return keptPage{}, err
 	}
 	site.Description = "The projects archiving websites before they close, with volunteers' warriors: each one's progress, pace and deadline."
 	ps, err := h.readList(ctx)
 	if err != nil {
-		return nil, err
+		return keptPage{}, err
 	}
 	v := views.HomeView{Site: site, Projects: make([]views.HomeProject, 0, len(ps)), Now: time.Now()}
 	if v.Volunteers, err = h.reads.counts.get(ctx, struct{}{}, func(ctx context.Context) (volunteers.Counts, error) {
 		return h.reads.volunteers.Counts(ctx, volunteers.Tracker)
 	}); err != nil {
-		return nil, err
+		return keptPage{}, err
 	}
 	for _, p := range ps {
 		if p.Config.Hidden {
@@ -44,7 +44,7 @@ func (h *Handler) homePage(ctx context.Context) ([]byte, error) {
 		}
 		b, _, _, err := h.stats.Board(ctx, p)
 		if err != nil {
-			return nil, err
+			return keptPage{}, err
 		}
 		info := projectInfo(p)
 		hp := views.HomeProject{
@@ -57,7 +57,11 @@ func (h *Handler) homePage(ctx context.Context) ([]byte, error) {
 		v.Done += b.Totals.Done
 		v.Bytes = addBytes(v.Bytes, b.Totals.Bytes)
 	}
-	return rendered(ctx, views.Page(site, "Projects", views.Home(v)))
+	body, err := rendered(ctx, views.Page(site, "Projects", views.Home(v)))
+	if err != nil {
+		return keptPage{}, err
+	}
+	return keepPage(body)
 }
 
 // recurringState is where a recurring project's items stand, from its

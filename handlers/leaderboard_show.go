@@ -13,26 +13,43 @@ import (
 	"tracker/views"
 )
 
-// leaderboardPageSize is how many downloaders a leaderboard page lists.
+// leaderboardPageSize is how many downloaders a leaderboard page lists:
+// with each row bounded (views.leaderRow), every page is bounded in bytes
+// however many downloaders a project has.
 const leaderboardPageSize = 100
 
+// leaderboardMaxPage bounds the page asked for, so that its offset is a
+// number (pages past the last show the last).
+const leaderboardMaxPage = 1 << 24
+
 // leaderboardShow is GET /{project}/: the project's leaderboard. Query:
-// period=all|24h|7d, order=bytes|items, page=N, all=1,
-// span=all|month|week|day (the chart's; all by default), item=NAME (the
-// lookup box). A page of the board is the same for every
-// viewer, and is rendered once per cache lifetime however many ask; one
-// with the lookup box (which depends on who asks) or every downloader (all=1,
-// streamed) is rendered for each.
+// period=all|24h|7d, order=bytes|items, page=N, span=all|month|week|day
+// (the chart's; all by default), item=NAME (the lookup box). A page of the
+// board is the same for every viewer, and is rendered once per cache
+// lifetime however many ask; one with the lookup box (which depends on who
+// asks) is rendered for each. all=1, which once listed every downloader
+// on one page (18 MB for 50,000 of them), is sent to the first page.
 func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if q.Has("all") {
+		q.Del("all")
+		q.Del("page")
+		to := r.URL.Path
+		if len(q) > 0 {
+			to += "?" + q.Encode()
+		}
+		http.Redirect(w, r, to+"#leaderboard", http.StatusMovedPermanently)
+		return nil
+	}
 	live, err := h.readProject(r)
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
 	page, err := strconv.Atoi(q.Get("page"))
 	if err != nil || page < 1 {
 		page = 1
 	}
+	page = min(page, leaderboardMaxPage)
 	period, order, span := stats.Period(q.Get("period")), stats.Order(q.Get("order")), stats.Span(q.Get("span"))
 	if period != stats.Day && period != stats.Week {
 		period = stats.AllTime
@@ -43,43 +60,41 @@ func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error 
 	if !stats.ValidSpan(span) {
 		span = stats.SpanAll
 	}
-	showAll := q.Get("all") == "1"
-	if name := q.Get("item"); name != "" || showAll {
-		v, err := h.leaderboardView(r.Context(), live, period, order, span, page, showAll)
+	if name := q.Get("item"); name != "" {
+		v, err := h.leaderboardView(r.Context(), live, period, order, span, page)
 		if err != nil {
 			return err
 		}
-		if name != "" {
-			full, err := h.itemDetails(w, r, live)
-			if err != nil {
-				return err
-			}
-			if v.Lookup, err = h.lookupItem(r.Context(), live, name, full, h.readLookup); err != nil {
-				return err
-			}
+		full, err := h.itemDetails(w, r, live)
+		if err != nil {
+			return err
 		}
-		c := views.Page(v.Site, displayTitle(live.Project), views.Leaderboard(v))
-		if showAll {
-			return stream(w, r, http.StatusOK, c)
+		if v.Lookup, err = h.lookupItem(r.Context(), live, name, full, h.readLookup); err != nil {
+			return err
 		}
-		return render(w, r, http.StatusOK, c)
+		return render(w, r, http.StatusOK, views.Page(v.Site, displayTitle(live.Project), views.Leaderboard(v)))
 	}
 	key := pageKey{route: "leaderboard", project: live.ID, query: fmt.Sprint(period, order, span, page)}
-	body, err := h.reads.pages.get(r.Context(), key, func(ctx context.Context) ([]byte, error) {
-		v, err := h.leaderboardView(ctx, live, period, order, span, page, false)
+	kept, err := h.reads.pages.get(r.Context(), key, func(ctx context.Context) (keptPage, error) {
+		v, err := h.leaderboardView(ctx, live, period, order, span, page)
 		if err != nil {
-			return nil, err
+			return keptPage{}, err
 		}
-		return rendered(ctx, views.Page(v.Site, displayTitle(live.Project), views.Leaderboard(v)))
+		body, err := rendered(ctx, views.Page(v.Site, displayTitle(live.Project), views.Leaderboard(v)))
+		if err != nil {
+			return keptPage{}, err
+		}
+		return keepPage(body)
 	})
 	if err != nil {
 		return err
 	}
-	return writeHTML(w, http.StatusOK, body)
+	return writePage(w, r, kept)
 }
 
-// leaderboardView reads what a page of the leaderboard shows.
-func (h *Handler) leaderboardView(ctx context.Context, live *projects.Live, period stats.Period, order stats.Order, span stats.Span, page int, showAll bool) (views.LeaderboardView, error) {
+// leaderboardView reads what a page of the leaderboard shows: a page past
+// the last shows the last.
+func (h *Handler) leaderboardView(ctx context.Context, live *projects.Live, period stats.Period, order stats.Order, span stats.Span, page int) (views.LeaderboardView, error) {
 	site, err := h.siteIn(ctx)
 	if err != nil {
 		return views.LeaderboardView{}, err
@@ -88,15 +103,16 @@ func (h *Handler) leaderboardView(ctx context.Context, live *projects.Live, peri
 	if err != nil {
 		return views.LeaderboardView{}, err
 	}
-	v := views.LeaderboardView{Site: site, Project: projectInfo(live.Project), Board: *board, PageSize: leaderboardPageSize, Now: time.Now(), ShowAll: showAll}
-	offset, limit := (page-1)*leaderboardPageSize, leaderboardPageSize
-	if showAll {
-		offset, limit = 0, -1
-	}
-	if v.Ranking, err = h.stats.Ranking(ctx, live.Project, period, order, offset, limit); err != nil {
+	v := views.LeaderboardView{Site: site, Project: projectInfo(live.Project), Board: *board, PageSize: leaderboardPageSize, Now: time.Now()}
+	if v.Ranking, err = h.stats.Ranking(ctx, live.Project, period, order, (page-1)*leaderboardPageSize, leaderboardPageSize); err != nil {
 		return v, err
 	}
-	if v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && offset == 0 && !showAll {
+	if last := (v.Ranking.Total + leaderboardPageSize - 1) / leaderboardPageSize; page > last && last > 0 {
+		if v.Ranking, err = h.stats.Ranking(ctx, live.Project, period, order, (last-1)*leaderboardPageSize, leaderboardPageSize); err != nil {
+			return v, err
+		}
+	}
+	if v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && v.Ranking.Offset == 0 {
 		v.Ranking = withHead(v.Ranking, board.Leaders, leaderboardPageSize)
 	}
 	v.Chart, err = h.stats.BoardChart(ctx, live.Project, span)
@@ -133,7 +149,10 @@ func (h *Handler) downloaderShow(w http.ResponseWriter, r *http.Request) error {
 	return render(w, r, http.StatusOK, views.Page(site, nick+" on "+displayTitle(live.Project), views.Downloader(v)))
 }
 
-// nickShow is GET /downloader/{nick}/: a nick on every project.
+// nickShow is GET /downloader/{nick}/: a nick on every public project. A
+// hidden project is left out, as from the home page and /projects.json:
+// its own pages work, for those who know its slug, but no public page
+// names it.
 func (h *Handler) nickShow(w http.ResponseWriter, r *http.Request) error {
 	nick := r.PathValue("nick")
 	site, err := h.site(r)
@@ -144,6 +163,17 @@ func (h *Handler) nickShow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	ps, err := h.readList(r.Context())
+	if err != nil {
+		return err
+	}
+	// A project not in the list kept (made or renamed this second) waits
+	// to be known public.
+	public := map[string]bool{}
+	for _, p := range ps {
+		public[p.Slug] = !p.Config.Hidden
+	}
+	t = t.Only(func(d stats.DownloaderStats) bool { return public[d.Project] })
 	if len(t.Projects) == 0 {
 		return errorf(http.StatusNotFound, "unknown-downloader", "%s has done nothing here yet", nick)
 	}

@@ -88,7 +88,7 @@ func TestLeaderboardPages(t *testing.T) {
 		t.Error("lookup of an unknown item")
 	}
 	// Any period, order and page; nonsense falls back to the defaults.
-	for _, q := range []string{"?period=24h&order=items", "?period=7d&page=9", "?all=1", "?period=bogus&page=-3&span=nope"} {
+	for _, q := range []string{"?period=24h&order=items", "?period=7d&page=9", "?period=bogus&page=-3&span=nope"} {
 		if status, _ := f.page(t, "/test/"+q); status != 200 {
 			t.Errorf("%s: %d", q, status)
 		}

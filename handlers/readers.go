@@ -35,13 +35,17 @@ type ReaderLimits struct {
 	// Slots is how many read requests run at once: the readers' pool
 	// should have as many connections.
 	Slots int
-	// Rate is how many reads start a second at most: a read keeps its
-	// slot for at least Slots/Rate, and for readerRest times as long as
-	// it took. Reads served from memory cost little each, but a flood of
-	// them, each answered at once, would take the processor from the
-	// warriors as surely as reads of the database; and a read that takes
-	// long (the machine is busy) waits the longer before the next. 0: no
-	// bound but Slots.
+	// Rate is how many reads start a second at most, a read counted by
+	// its cost: one unit, and one more for each readerUnitBytes it
+	// sends. A read keeps its slot for at least Slots/Rate, and for
+	// readerRest times as long as it took; each further unit holds the
+	// next slot to come free for Slots/Rate more. Reads served from
+	// memory cost little each, but a flood of them, each answered at
+	// once, would take the processor from the warriors as surely as reads
+	// of the database; a read that takes long (the machine is busy) waits
+	// the longer before the next; and a read of a big page costs as many
+	// small ones, so a few readers of big pages take no more than their
+	// size from the others. 0: no bound but Slots.
 	Rate int
 	// Waiting is how many more may wait for a slot; past it a read is
 	// refused at once.
@@ -62,6 +66,13 @@ const readerRetryAfter = 1
 // most: on a machine the warriors keep busy reads slow down, and then come
 // the less often.
 const readerRest = 8
+
+// readerUnitBytes is what a read may send for one unit of the rate: a
+// read that sends more costs one more unit for each readerUnitBytes
+// (counted as the handler writes them: a page served in its gzip made
+// once by its gzip's bytes, an answer compressed as it goes out by the
+// bytes compressed).
+const readerUnitBytes = 16 << 10
 
 // readerCacheEntries bounds the item statuses kept, readerCachePages the
 // rendered pages.
@@ -86,7 +97,7 @@ type readSide struct {
 	list     *kept[struct{}, []projects.Project]
 	settings *kept[struct{}, projects.Settings]
 	counts   *kept[struct{}, volunteers.Counts]
-	pages    *kept[pageKey, []byte]
+	pages    *kept[pageKey, keptPage]
 }
 
 // pageKey names a rendered page: its route, project and query.
@@ -107,7 +118,7 @@ func newReadSide(pool *pgxpool.Pool, ttl time.Duration, l ReaderLimits, log *slo
 		list:       newKept[struct{}, []projects.Project](ttl, 1),
 		settings:   newKept[struct{}, projects.Settings](ttl, 1),
 		counts:     newKept[struct{}, volunteers.Counts](ttl, 1),
-		pages:      newKept[pageKey, []byte](ttl, readerCachePages),
+		pages:      newKept[pageKey, keptPage](ttl, readerCachePages),
 	}
 }
 
@@ -124,14 +135,15 @@ func (h *Handler) SetReaders(pool *pgxpool.Pool, l ReaderLimits) {
 // reader adapts a handler of the read routes: it runs in one of the
 // readers' slots, which it gives back as soon as its answer starts going
 // out (a slow client holds no slot), or is refused when none comes free in
-// time.
+// time; what it sends is counted against the rate as it is written.
 func (h *Handler) reader(fn func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		leave, err := h.reads.gate.enter(r.Context())
+		g := h.reads.gate
+		leave, err := g.enter(r.Context())
 		if err != nil {
 			return err
 		}
-		rw := &slotWriter{ResponseWriter: w, leave: leave}
+		rw := &slotWriter{ResponseWriter: w, leave: leave, gate: g}
 		defer rw.free()
 		return fn(rw, r)
 	}
@@ -146,8 +158,12 @@ type readGate struct {
 	limits  ReaderLimits
 	// busy refuses one that found no slot.
 	busy *Error
-	// hold is how long a read keeps its slot at least (Slots/Rate).
+	// hold is how long a read keeps its slot at least (Slots/Rate): a
+	// unit of the rate.
 	hold time.Duration
+	// owed is the slot time the units of reads beyond their first still
+	// take: the next slot to come free is held that much longer.
+	owed atomic.Int64 // a time.Duration
 	// now and after tell the time and give a slot back later: time.Now and
 	// time.AfterFunc but in tests.
 	now   func() time.Time
@@ -212,14 +228,31 @@ func (g *readGate) leaver() func() {
 	}
 }
 
-func (g *readGate) leave() { <-g.slots }
+// leave gives a slot back, once it has held it for what reads owe.
+func (g *readGate) leave() {
+	if owed := time.Duration(g.owed.Swap(0)); owed > 0 {
+		g.after(owed, g.leave)
+		return
+	}
+	<-g.slots
+}
+
+// charge counts units more of a read's cost against the rate.
+func (g *readGate) charge(units int) {
+	if g.hold > 0 && units > 0 {
+		g.owed.Add(int64(time.Duration(units) * g.hold))
+	}
+}
 
 // slotWriter gives its request's slot back once, when the answer's head
-// is written or the handler returns.
+// is written or the handler returns, and charges the gate a unit for
+// each readerUnitBytes written past the first, before they go out.
 type slotWriter struct {
 	http.ResponseWriter
 	leave func()
 	once  sync.Once
+	gate  *readGate
+	sent  int
 }
 
 func (s *slotWriter) free() { s.once.Do(s.leave) }
@@ -231,6 +264,9 @@ func (s *slotWriter) WriteHeader(code int) {
 
 func (s *slotWriter) Write(b []byte) (int, error) {
 	s.free()
+	before := s.sent / readerUnitBytes
+	s.sent += len(b)
+	s.gate.charge(s.sent/readerUnitBytes - before)
 	return s.ResponseWriter.Write(b)
 }
 

@@ -19,6 +19,13 @@ import (
 // handlers and that pool.
 func (f fixture) readersOn(t *testing.T, l handlers.ReaderLimits) (fixture, *handlers.Handler, *pgxpool.Pool) {
 	t.Helper()
+	return f.readersWith(t, l, nil)
+}
+
+// readersWith is readersOn, configure (when not nil) setting the handlers
+// up further before the server starts.
+func (f fixture) readersWith(t *testing.T, l handlers.ReaderLimits, configure func(*handlers.Handler)) (fixture, *handlers.Handler, *pgxpool.Pool) {
+	t.Helper()
 	cfg, err := pgxpool.ParseConfig(f.pool.Config().ConnString())
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +39,9 @@ func (f fixture) readersOn(t *testing.T, l handlers.ReaderLimits) (fixture, *han
 	var h *handlers.Handler
 	s := f.serve(t, io.Discard, func(hh *handlers.Handler, _ *http.Server) {
 		hh.SetReaders(readers, l)
+		if configure != nil {
+			configure(hh)
+		}
 		h = hh
 	})
 	return s, h, readers

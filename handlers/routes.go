@@ -19,28 +19,30 @@ func (h *Handler) Routes() http.Handler {
 	// Public pages and their data. Those that read the database are read
 	// routes (h.reader, readers.go): they take turns in the readers' slots
 	// on a pool of their own, and never hold a connection of the warriors'.
-	mux.Handle("GET /{$}", named("home", h.page(h.reader(h.homeShow))))
-	mux.Handle("GET /static/", named("static", http.StripPrefix("/static/", staticFiles(static.FS))))
-	mux.Handle("GET /favicon.ico", named("favicon.ico", rootFile(static.FS, "favicon.ico")))
-	mux.Handle("GET /robots.txt", named("robots.txt", rootFile(static.FS, "robots.txt")))
-	mux.Handle("GET /projects.json", named("projects.json", h.api(h.reader(h.projectsJSON))))
+	// They go out compressed to a client that takes it (compress.go).
+	gz := compressed()
+	mux.Handle("GET /{$}", named("home", gz(h.page(h.reader(h.homeShow)))))
+	mux.Handle("GET /static/", named("static", gz(http.StripPrefix("/static/", staticFiles(static.FS)))))
+	mux.Handle("GET /favicon.ico", named("favicon.ico", gz(rootFile(static.FS, "favicon.ico"))))
+	mux.Handle("GET /robots.txt", named("robots.txt", gz(rootFile(static.FS, "robots.txt"))))
+	mux.Handle("GET /projects.json", named("projects.json", gz(h.api(h.reader(h.projectsJSON)))))
 	// A project's pages. ServeMux cannot hold both "/static/" and
 	// "/{project}/stats.json" (neither is more specific than the other), so
 	// one pattern takes every GET under a project and projectPages the rest
 	// of the path.
 	mux.Handle("GET /{project}/{rest...}", projectPages{ // projectPagesPattern
 		routes: map[string]http.Handler{
-			"":            named("leaderboard", h.page(h.reader(h.leaderboardShow))),
-			"stats.json":  named("stats.json", h.api(h.reader(h.statsJSON))),
-			"charts.json": named("charts.json", h.api(h.reader(h.chartsJSON))),
-			"chart":       named("chart", h.api(h.reader(h.chartShow))),
+			"":            named("leaderboard", gz(h.page(h.reader(h.leaderboardShow)))),
+			"stats.json":  named("stats.json", gz(h.api(h.reader(h.statsJSON)))),
+			"charts.json": named("charts.json", gz(h.api(h.reader(h.chartsJSON)))),
+			"chart":       named("chart", gz(h.api(h.reader(h.chartShow)))),
 			"events":      named("events", h.api(h.boardEvents)),
-			"downloader/": named("downloader", h.page(h.reader(h.downloaderShow))), // downloader/{nick}
+			"downloader/": named("downloader", gz(h.page(h.reader(h.downloaderShow)))), // downloader/{nick}
 		},
 		notFound: h.page(notFound),
 	})
-	mux.Handle("GET /downloader/{nick}/{$}", named("nick", h.page(h.reader(h.nickShow))))
-	mux.Handle("GET /warriors/{$}", named("warriors", h.page(h.reader(h.warriorsShow))))
+	mux.Handle("GET /downloader/{nick}/{$}", named("nick", gz(h.page(h.reader(h.nickShow)))))
+	mux.Handle("GET /warriors/{$}", named("warriors", gz(h.page(h.reader(h.warriorsShow)))))
 
 	// The live log of completions, in socket.io's protocol 0.9, and its
 	// latest messages (docs/PROTOCOL.md, "Live log socket").
@@ -96,7 +98,7 @@ func (h *Handler) Routes() http.Handler {
 	// An item's status: GET /{project}/items/{item}.json. Names are often
 	// URLs, whose "//" ServeMux would redirect away, so this route too is
 	// matched on the escaped path in front of the mux.
-	items := itemRoute{named("item", h.api(h.reader(h.itemShow)))}
+	items := itemRoute{named("item", gz(h.api(h.reader(h.itemShow))))}
 
 	// The other routes that only take POST: ServeMux would give another
 	// method on them to "GET /{project}/{rest...}", a 404.

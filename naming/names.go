@@ -84,11 +84,14 @@ func Invisible(r rune) bool {
 		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
 }
 
+// MaxVersionBytes bounds a script version.
+const MaxVersionBytes = 64
+
 // ValidVersion says why v cannot be a script version, or returns nil.
 // Versions are free text to the tracker, compared part by part.
 func ValidVersion(v string) error {
-	if len(v) > 64 {
-		return errors.New("version longer than 64 characters")
+	if len(v) > MaxVersionBytes {
+		return fmt.Errorf("version longer than %d characters", MaxVersionBytes)
 	}
 	return ValidLabel("version", v)
 }

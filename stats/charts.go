@@ -333,3 +333,16 @@ func (h *Hub) Nick(ctx context.Context, nick string) (NickTotals, error) {
 	}
 	return out, nil
 }
+
+// Only is the nick's work on the projects keep keeps, totals summed again.
+func (t NickTotals) Only(keep func(DownloaderStats) bool) NickTotals {
+	out := NickTotals{Nick: t.Nick}
+	for _, d := range t.Projects {
+		if keep(d) {
+			out.Items += d.Items
+			out.Bytes = db.AddBytes(out.Bytes, d.Bytes)
+			out.Projects = append(out.Projects, d)
+		}
+	}
+	return out
+}

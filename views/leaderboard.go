@@ -12,19 +12,22 @@ import (
 )
 
 // boardParams are the leaderboard page's query parameters: period=all|24h|7d,
-// order=bytes|items, page=N (from 1), all=1 (every row), span=day|week|month|all.
+// order=bytes|items, page=N (from 1), span=day|week|month|all.
 type boardParams struct {
 	period, order, span string
 	page                int
-	all                 bool
 }
 
 func paramsOf(v LeaderboardView) boardParams {
-	page := 1
-	if v.PageSize > 0 {
-		page = v.Ranking.Offset/v.PageSize + 1
+	return boardParams{period: string(v.Ranking.Period), order: string(v.Ranking.Order), span: string(v.Chart.Span), page: boardPage(v)}
+}
+
+// boardPage is the number of the board's page shown, from 1.
+func boardPage(v LeaderboardView) int {
+	if v.PageSize <= 0 {
+		return 1
 	}
-	return boardParams{period: string(v.Ranking.Period), order: string(v.Ranking.Order), span: string(v.Chart.Span), page: page, all: v.ShowAll}
+	return v.Ranking.Offset/v.PageSize + 1
 }
 
 // url renders the parameters, leaving out the defaults.
@@ -39,9 +42,7 @@ func (p boardParams) url(slug string) string {
 	if p.span != "" && p.span != string(stats.SpanAll) {
 		q.Set("span", p.span)
 	}
-	if p.all {
-		q.Set("all", "1")
-	} else if p.page > 1 {
+	if p.page > 1 {
 		q.Set("page", strconv.Itoa(p.page))
 	}
 	u := "/" + slug + "/"
@@ -49,6 +50,24 @@ func (p boardParams) url(slug string) string {
 		u += "?" + q.Encode()
 	}
 	return u
+}
+
+// pageFormFields are the parameters the pager's form carries beside the
+// page it asks for: the board's period, order and the chart's span.
+func pageFormFields(v LeaderboardView) []HiddenField {
+	p := paramsOf(v)
+	p.page = 1
+	u, err := url.Parse(p.url(v.Project.Slug))
+	if err != nil {
+		return nil
+	}
+	var out []HiddenField
+	for _, name := range []string{"period", "order", "span"} {
+		if value := u.Query().Get(name); value != "" {
+			out = append(out, HiddenField{Name: name, Value: value})
+		}
+	}
+	return out
 }
 
 func periodURL(v LeaderboardView, period stats.Period) string {
@@ -87,13 +106,7 @@ func splitFeed(feed []stats.FeedEntry) (shown, more []stats.FeedEntry) {
 
 func pageURL(v LeaderboardView, page int) string {
 	p := paramsOf(v)
-	p.page, p.all = page, false
-	return p.url(v.Project.Slug) + "#leaderboard"
-}
-
-func showAllURL(v LeaderboardView) string {
-	p := paramsOf(v)
-	p.all = true
+	p.page = page
 	return p.url(v.Project.Slug) + "#leaderboard"
 }
 
@@ -148,8 +161,28 @@ func boardValue(l stats.Leader, order stats.Order) int64 {
 // liveLeaders says whether the leaders table shows the board's head, which
 // the live stream updates: the all-time board by bytes, first page.
 func liveLeaders(v LeaderboardView) bool {
-	return v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && v.Ranking.Offset == 0 && !v.ShowAll
+	return v.Ranking.Period == stats.AllTime && v.Ranking.Order == stats.ByBytes && v.Ranking.Offset == 0
 }
+
+// FeedNameRunes is how much of an item's name "Just done" shows: names
+// may be URLs of kilobytes, and the feed lists 50.
+const FeedNameRunes = 200
+
+// clip is s cut to its first n characters and an ellipsis when longer,
+// and whether it was cut.
+func clip(s string, n int) (string, bool) {
+	i := 0
+	for at := range s {
+		if i == n {
+			return s[:at] + "…", true
+		}
+		i++
+	}
+	return s, false
+}
+
+// first is the first of two values: clip's text alone.
+func first[T, U any](t T, _ U) T { return t }
 
 func ptrFloat(f float64) *float64 { return &f }
 

@@ -112,7 +112,6 @@ type LeaderboardView struct {
 	// Ranking is the page of the board asked for (period, order, offset).
 	Ranking  stats.Ranking
 	PageSize int
-	ShowAll  bool
 	Chart    stats.Chart
 	Lookup   *Lookup // nil when nothing was searched
 	Now      time.Time

@@ -11,6 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 
+	"tracker/naming"
 	"tracker/stats"
 	"tracker/volunteers"
 )
@@ -35,7 +36,7 @@ func testid(d *goquery.Document, id string) *goquery.Selection {
 var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func leaderboardView() LeaderboardView {
-	longNick := strings.Repeat("verylongnick", 17)
+	longNick := strings.Repeat("verylongnick", 6)[:naming.MaxNickRunes] // the longest a warrior sends
 	leaders := []stats.Leader{
 		{Rank: 1, Nick: longNick, Items: 1200, Bytes: 5 << 30, Share: .75, LastSeen: now.Add(-time.Minute), Version: "20261101.01"},
 		{Rank: 2, Nick: "<script>alert(1)</script>", Items: 10, Bytes: 1 << 20, Share: .25, LastSeen: now.Add(-time.Hour), Version: "1", Outdated: true},
@@ -93,14 +94,15 @@ func TestLeaderboard(t *testing.T) {
 	if d.Find(`[data-live="totals.queues.backfeed"]`).Text() != "90" {
 		t.Error("queue sizes missing")
 	}
-	for _, href := range []string{"/demo/?period=24h", "/demo/?order=items", "/demo/#leaderboard", "/demo/?page=3#leaderboard", "/demo/?all=1&page=2#leaderboard", "/demo/?page=2&span=week#chart"} {
-		want := href
-		if strings.Contains(href, "all=1") {
-			want = "/demo/?all=1#leaderboard"
+	for _, href := range []string{"/demo/?period=24h", "/demo/?order=items", "/demo/#leaderboard", "/demo/?page=3#leaderboard", "/demo/?page=2&span=week#chart"} {
+		if d.Find(`a[href="`+href+`"]`).Length() == 0 {
+			t.Errorf("no link to %s", href)
 		}
-		if d.Find(`a[href="`+want+`"]`).Length() == 0 {
-			t.Errorf("no link to %s", want)
-		}
+	}
+	// The board is read a page at a time: no page of every downloader.
+	if d.Find(`a[href*="all=1"]`).Length() != 0 || testid(d, "page-first").AttrOr("href", "") != "/demo/#leaderboard" ||
+		testid(d, "page-last").AttrOr("href", "") != "/demo/?page=3#leaderboard" || testid(d, "page-input").AttrOr("value", "") != "2" {
+		t.Errorf("pager: %q", testid(d, "pager").Text())
 	}
 	if testid(d, "lookup-result").Length() != 0 {
 		t.Error("a lookup result without a lookup")
@@ -155,6 +157,49 @@ func TestLeaderboardFeedAndRows(t *testing.T) {
 	d = doc(t, Leaderboard(v))
 	if d.Find("[data-testid=totals] [role=progressbar]").Length() != 0 || !strings.Contains(testid(d, "totals").Find(".big").Text(), "1,210 visits made") {
 		t.Errorf("a recurring project's totals: %q", testid(d, "totals").Find(".big").Text())
+	}
+}
+
+// A nick, a version or an item name stored longer than any a warrior may
+// send now shows its first characters and an ellipsis, the nick with no
+// link: whatever is stored, a row of the board and an entry of the feed
+// are bounded in bytes. Those a warrior may send show whole.
+func TestLeaderboardCutsWhatIsStoredTooLong(t *testing.T) {
+	v := leaderboardView()
+	huge := strings.Repeat("𝒜", 1000) // 4 bytes each
+	v.Ranking.Leaders = []stats.Leader{
+		{Rank: 1, Nick: huge, Version: huge, Items: 1, Bytes: 1},
+		{Rank: 2, Nick: strings.Repeat("𝒜", naming.MaxNickRunes), Version: strings.Repeat("v", naming.MaxVersionBytes), Items: 1, Bytes: 1},
+	}
+	v.Board.Feed = []stats.FeedEntry{{At: now, Downloader: huge, Items: 1, Bytes: 1, Item: "url:https://example.com/" + huge}}
+	var buf bytes.Buffer
+	if err := Leaderboard(v).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	// The cut nick twice (data-nick, text) and its version; the whole one
+	// three times (and escaped in its link); the feed's nick and name.
+	shown := 2*naming.MaxNickRunes + naming.MaxVersionBytes + 3*naming.MaxNickRunes + naming.MaxNickRunes + FeedNameRunes
+	if n := strings.Count(buf.String(), "𝒜"); n > shown {
+		t.Errorf("%d characters of the stored nicks, versions and names on the page", n)
+	}
+	d, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := testid(d, "leader")
+	cut := strings.Repeat("𝒜", naming.MaxNickRunes) + "…"
+	if got := rows.Eq(0).Find("td.nick").Text(); strings.TrimSpace(got) != cut || rows.Eq(0).Find("td.nick a").Length() != 0 {
+		t.Errorf("an over-long nick: %q", got)
+	}
+	if got := strings.TrimSpace(rows.Eq(0).Find("td").Eq(6).Text()); got != strings.Repeat("𝒜", naming.MaxVersionBytes)+"…" {
+		t.Errorf("an over-long version: %q", got)
+	}
+	whole := v.Ranking.Leaders[1]
+	if rows.Eq(1).Find("td.nick a").Text() != whole.Nick || strings.TrimSpace(rows.Eq(1).Find("td").Eq(6).Text()) != whole.Version {
+		t.Errorf("the longest nick and version a warrior sends are cut")
+	}
+	if got := []rune(testid(d, "feed").Find("code").Text()); len(got) != FeedNameRunes+1 || testid(d, "feed").Find("a").Length() != 0 {
+		t.Errorf("an over-long item name in the feed: %d characters", len(got))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -104,9 +105,10 @@ func (b *bench) pages(ctx context.Context) error {
 				r := reads[i%len(reads)]
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.base+r.path, nil)
 				l.do(c, r.endpoint, req)
-				if i%50 == 49 { // now and then every one of the downloaders
-					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.base+p+"/?all=1", nil)
-					l.do(c, "show all", req)
+				if i%50 == 49 { // now and then the last page, past every other downloader
+					last := (b.o.pageNicks + 99) / 100
+					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.base+p+"/?page="+strconv.Itoa(last), nil)
+					l.do(c, "last page", req)
 				}
 			}
 		}}
