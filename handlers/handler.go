@@ -63,7 +63,10 @@ type Handler struct {
 	// uploadIdle is how long an admin's items upload may go without a byte
 	// arriving (SetUploadIdle).
 	uploadIdle time.Duration
-	endOnce    sync.Once
+	// bodies are the budgets of bytes the bodies being read and held
+	// take, by kind of route (body_budget.go).
+	bodies  bodyBudgets
+	endOnce sync.Once
 	// cacheTTL is how stale what the routes keep may be (New).
 	cacheTTL time.Duration
 	// reads is the public read routes' side of the database (readers.go).
@@ -101,6 +104,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 
 		backfeedStrikes: newStrikes(backfeedMaxWrong, backfeedWrongWindow),
 		uploadIdle:      DefaultUploadIdle,
+		bodies:          newBodyBudgets(bodyWait),
 		cacheTTL:        cacheTTL,
 		reads:           newReadSide(pool, cacheTTL, DefaultReaderLimits, log),
 	}
