@@ -25,6 +25,9 @@ func (h *Handler) adminTargetAdd(w http.ResponseWriter, r *http.Request) error {
 	}
 	enabled := r.PostForm.Get("enabled") == "true"
 	if err := h.projects.AddTarget(r.Context(), p, projects.Target{URL: u, Weight: int32(weight), Enabled: enabled}); err != nil {
+		if e := textRefusal(err); e != nil {
+			setErrorHeaders(w, e)
+		}
 		return h.renderWarriors(w, r, p, refused(err.Error()))
 	}
 	return h.toSection(w, r, p, "warriors", "Upload target added: "+u+".")
