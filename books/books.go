@@ -356,6 +356,9 @@ type trackerLedger struct {
 	// belong to.
 	orphans  map[string]int64
 	warriors int64
+	// long counts the rows holding a text an admin entered past its
+	// bound (projects.MaxBlockReason and the like).
+	long int64
 }
 
 // trackerRules are the rules of the tracker's books: a rule per table
@@ -368,7 +371,9 @@ var trackerRules = func() []rule[trackerLedger] {
 			func(l *trackerLedger) (int64, int64) { return 0, l.orphans[t] }})
 	}
 	return append(rs, rule[trackerLedger]{"every warrior record is well-formed", []string{"warriors"}, false,
-		func(l *trackerLedger) (int64, int64) { return 0, l.warriors }})
+		func(l *trackerLedger) (int64, int64) { return 0, l.warriors }},
+		rule[trackerLedger]{"every text an admin entered is within its bound", []string{"blocks", "upload_targets", "projects", "settings"}, false,
+			func(l *trackerLedger) (int64, int64) { return 0, l.long }})
 }()
 
 func tracker(ctx context.Context, q *db.Queries) (Report, error) {
@@ -395,6 +400,9 @@ func tracker(ctx context.Context, q *db.Queries) (Report, error) {
 	if l.warriors, err = q.BooksWarriorsMalformed(ctx); err != nil {
 		return r, fmt.Errorf("warriors: %w", err)
 	}
+	if l.long, err = longTexts(ctx, q); err != nil {
+		return r, err
+	}
 	r.Balanced = true
 	for _, rl := range trackerRules {
 		c := rl.check(l)
@@ -402,6 +410,28 @@ func tracker(ctx context.Context, q *db.Queries) (Report, error) {
 		r.Balanced = r.Balanced && c.OK
 	}
 	return r, nil
+}
+
+// longTexts counts the rows holding a text an admin entered past its bound.
+func longTexts(ctx context.Context, q *db.Queries) (int64, error) {
+	blocks, err := q.BooksBlocksLong(ctx, db.BooksBlocksLongParams{MaxReason: projects.MaxBlockReason, MaxNick: projects.MaxBlockNick})
+	if err != nil {
+		return 0, fmt.Errorf("blocks: %w", err)
+	}
+	targets, err := q.BooksUploadTargetsLong(ctx, projects.MaxURL)
+	if err != nil {
+		return 0, fmt.Errorf("upload targets: %w", err)
+	}
+	ps, err := q.BooksProjectsLong(ctx, db.BooksProjectsLongParams{MaxTitle: projects.MaxTitle, MaxText: projects.MaxText,
+		MaxUrl: projects.MaxURL, MaxHost: projects.MaxHost, MaxMinVersion: projects.MaxMinVersion, MaxListed: projects.MaxListed})
+	if err != nil {
+		return 0, fmt.Errorf("projects: %w", err)
+	}
+	settings, err := q.BooksSettingsLong(ctx, projects.MaxText)
+	if err != nil {
+		return 0, fmt.Errorf("settings: %w", err)
+	}
+	return blocks + targets + ps + settings, nil
 }
 
 // Politeness is how a project's sites were served, read back from its

@@ -100,3 +100,24 @@ func (q *Queries) BlocksForProject(ctx context.Context, projectID *int32) ([]Blo
 	}
 	return items, nil
 }
+
+const booksBlocksLong = `-- name: BooksBlocksLong :one
+SELECT count(*) FROM blocks
+WHERE octet_length(reason) > $1::int OR reason ~ '[[:cntrl:]]'
+   OR (kind = 'nick' AND octet_length(value) > $2::int)
+`
+
+type BooksBlocksLongParams struct {
+	MaxReason int32
+	MaxNick   int32
+}
+
+// The books of the tracker: blocks holding a text past what an admin may
+// enter (projects.AddBlock, ParseBlock): a reason longer than @max_reason
+// bytes or of more than one line, a nick longer than @max_nick bytes.
+func (q *Queries) BooksBlocksLong(ctx context.Context, arg BooksBlocksLongParams) (int64, error) {
+	row := q.db.QueryRow(ctx, booksBlocksLong, arg.MaxReason, arg.MaxNick)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}

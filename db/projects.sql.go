@@ -173,6 +173,47 @@ func (q *Queries) BooksOrphans(ctx context.Context) ([]BooksOrphansRow, error) {
 	return items, nil
 }
 
+const booksProjectsLong = `-- name: BooksProjectsLong :one
+SELECT count(*) FROM projects
+WHERE octet_length(title) > $1::int
+   OR octet_length(config->>'description') > $2::int
+   OR octet_length(config->>'marker_html') > $2::int
+   OR octet_length(config->>'repository') > $3::int
+   OR octet_length(config->>'logo') > $3::int
+   OR octet_length(config->>'host') > $4::int
+   OR octet_length(config->>'min_version') > $5::int
+   OR (jsonb_typeof(config->'domains') = 'array' AND jsonb_array_length(config->'domains') > $6::int)
+   OR (jsonb_typeof(config->'type_limits') = 'object'
+       AND (SELECT count(*) FROM jsonb_object_keys(config->'type_limits')) > $6::int)
+`
+
+type BooksProjectsLongParams struct {
+	MaxTitle      int32
+	MaxText       int32
+	MaxUrl        int32
+	MaxHost       int32
+	MaxMinVersion int32
+	MaxListed     int32
+}
+
+// The books of the tracker: projects holding a text past what an admin may
+// enter (projects.Create and the configuration keys): the title, the free
+// text of the pages, the URLs, the host, the lowest script version, and
+// the entries of the list keys.
+func (q *Queries) BooksProjectsLong(ctx context.Context, arg BooksProjectsLongParams) (int64, error) {
+	row := q.db.QueryRow(ctx, booksProjectsLong,
+		arg.MaxTitle,
+		arg.MaxText,
+		arg.MaxUrl,
+		arg.MaxHost,
+		arg.MaxMinVersion,
+		arg.MaxListed,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const projectDeleteByID = `-- name: ProjectDeleteByID :exec
 DELETE FROM projects WHERE id = $1
 `

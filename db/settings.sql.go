@@ -9,6 +9,19 @@ import (
 	"context"
 )
 
+const booksSettingsLong = `-- name: BooksSettingsLong :one
+SELECT count(*) FROM settings WHERE octet_length(value) > $1::int
+`
+
+// The books of the tracker: settings longer than the longest an admin may
+// enter (projects.SettingKeys: free text of @max_text bytes at most).
+func (q *Queries) BooksSettingsLong(ctx context.Context, maxText int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksSettingsLong, maxText)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const settingPut = `-- name: SettingPut :exec
 INSERT INTO settings (key, value) VALUES ($1, $2)
 ON CONFLICT (key) DO UPDATE SET value = excluded.value

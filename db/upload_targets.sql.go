@@ -9,6 +9,19 @@ import (
 	"context"
 )
 
+const booksUploadTargetsLong = `-- name: BooksUploadTargetsLong :one
+SELECT count(*) FROM upload_targets WHERE octet_length(url) > $1::int
+`
+
+// The books of the tracker: upload targets longer than an admin may enter
+// (projects.ValidTargetURL).
+func (q *Queries) BooksUploadTargetsLong(ctx context.Context, maxUrl int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksUploadTargetsLong, maxUrl)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const uploadTargetDelete = `-- name: UploadTargetDelete :execrows
 DELETE FROM upload_targets WHERE project_id = $1 AND url = $2
 `

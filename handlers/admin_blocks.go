@@ -53,6 +53,9 @@ func (h *Handler) blockAction(w http.ResponseWriter, r *http.Request, action str
 		return h.askLift(w, r, p, b)
 	}
 	if err := fn(p, b); err != nil {
+		if e := textRefusal(err); e != nil {
+			return h.renderLimits(w, r, p, refused(e.Reason, e.Msg))
+		}
 		return err
 	}
 	return h.toSection(w, r, p, "limits", "Block "+action+": "+b.Kind+" "+b.Value+".")

@@ -18,9 +18,16 @@ func (h *Handler) adminDictionarySet(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	// The file plus the form's overhead.
-	r.Body = http.MaxBytesReader(w, r.Body, dictionaries.MaxSize+64<<10)
-	if err := r.ParseMultipartForm(dictionaries.MaxSize + 64<<10); err != nil {
+	// The file plus the form's overhead, read once it has its share of
+	// the admin uploads' budget.
+	const limit = dictionaries.MaxSize + 64<<10
+	release, err := h.bodies.admin.reserve(r, limit)
+	if err != nil {
+		return err
+	}
+	defer release()
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	if err := r.ParseMultipartForm(limit); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return h.refuseDictionary(w, r, fmt.Sprintf("Dictionary: larger than %d bytes.", dictionaries.MaxSize))

@@ -37,6 +37,13 @@ func (h *Handler) adminItemsAdd(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// However long the upload, the import holds at most items.AddMemory of
+	// it at once: that is its share of the admin uploads' budget.
+	release, err := h.bodies.admin.take(r.Context(), items.AddMemory)
+	if err != nil {
+		return err
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	r.Body = &flowingBody{ReadCloser: http.MaxBytesReader(w, r.Body, 8<<30), rc: rc, idle: h.uploadIdle}
 	mr, err := r.MultipartReader()

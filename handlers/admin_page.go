@@ -247,6 +247,21 @@ func parseSmallForm(w http.ResponseWriter, r *http.Request) error {
 	return validForm(r.PostForm)
 }
 
+// textRefusal is the answer to a text an admin entered that the store
+// refuses (too long, or no one line), naming the field and its bound; nil
+// for any other error.
+func textRefusal(err error) *Error {
+	var long *projects.TooLongError
+	if errors.As(err, &long) {
+		return errorf(http.StatusBadRequest, "too-long", "%v", err)
+	}
+	var field *projects.FieldError
+	if errors.As(err, &field) {
+		return errorf(http.StatusBadRequest, "invalid-form", "%v", err)
+	}
+	return nil
+}
+
 // selection is the items a bulk action's form picks by name.
 func selection(form url.Values) items.Selection {
 	return items.Selection{Prefix: form.Get("prefix"), Pattern: strings.TrimSpace(form.Get("pattern"))}

@@ -24,6 +24,9 @@ func (h *Handler) adminProjectCreate(w http.ResponseWriter, r *http.Request) err
 	if errors.Is(err, projects.ErrExists) {
 		return errorf(http.StatusConflict, "project-exists", "a project %q exists already", slug)
 	}
+	if e := textRefusal(err); e != nil {
+		return e
+	}
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,11 @@ func (h *Handler) adminTargetAdd(w http.ResponseWriter, r *http.Request) error {
 	}
 	enabled := r.PostForm.Get("enabled") == "true"
 	if err := h.projects.AddTarget(r.Context(), p, projects.Target{URL: u, Weight: int32(weight), Enabled: enabled}); err != nil {
-		return h.renderWarriors(w, r, p, refused("invalid-target", err.Error()))
+		reason := "invalid-target"
+		if e := textRefusal(err); e != nil {
+			reason = e.Reason
+		}
+		return h.renderWarriors(w, r, p, refused(reason, err.Error()))
 	}
 	return h.toSection(w, r, p, "warriors", "Upload target added: "+u+".")
 }

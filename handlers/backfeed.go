@@ -59,6 +59,14 @@ func (h *Handler) backfeed(w http.ResponseWriter, r *http.Request) error {
 	if v := query.Get("skipbloom"); v != "" && v != "0" && v != "1" {
 		return backfeedError(http.StatusBadRequest, "invalid-skipbloom", "skipbloom is 1 or 0")
 	}
+	// The body and the entries parsed from it are held until the post is
+	// written, which may wait for a write slot: the post reads its body
+	// only once it has its share of the backfeed budget (body_budget.go).
+	release, err := h.bodies.backfeed.reserve(r, items.MaxBackfeedBody)
+	if err != nil {
+		return err
+	}
+	defer release()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody))
 	if err != nil {
 		// The client's failure (too big, cut short), answered in the JSON

@@ -70,6 +70,36 @@ func TestOutcomeFactorsClampedToTheProjects(t *testing.T) {
 	}
 }
 
+// An outcome of any JSON number, however far past what a float holds
+// (1e309, -1e309) or however small (1e-400), is clamped as any other
+// number and the done answered OK; an outcome that is no number nor word
+// is still malformed, and refuses the done whole.
+func TestOutcomeOfAnyNumberClamped(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "tor:1", "tor:2", "tor:3")
+	f.set(t, "mode=recurring", "revisit_after=60", "retire_below=0.01")
+	f.request(t, "alice", 3)
+	for _, bad := range []string{`true`, `{}`, `[1]`} {
+		if a := f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"tor:1","bytes":{"data":1},"outcome":{"tor:1":`+bad+`}}`); a.status != 400 || a.reason != "malformed-json" {
+			t.Fatalf("an outcome of %s: %d %q %q", bad, a.status, a.reason, a.body)
+		}
+	}
+	if s := f.summary(t); s.Done != 0 || s.Claims != 3 {
+		t.Fatalf("refused dones changed something: %+v", s)
+	}
+	if a := f.do(t, "POST", "/test/done", `{"downloader":"alice","item":"tor:1\u0000tor:2\u0000tor:3","bytes":{"data":3},"outcome":{"tor:1":1e309,"tor:2":-1e309,"tor:3":1e-400}}`); a.status != 200 || a.body != "OK" {
+		t.Fatalf("done: %d %q %q", a.status, a.reason, a.body)
+	}
+	c := f.project.Config
+	for name, want := range map[string]float64{"tor:1": c.ScoreFull, "tor:2": c.ScoreNone, "tor:3": c.ScoreNone} {
+		var st items.ItemStatus
+		if a := f.do(t, "GET", "/test/items/"+name+".json", ""); a.status != 200 || json.Unmarshal([]byte(a.body), &st) != nil ||
+			st.Status != items.StatusScheduled || st.Score == nil || *st.Score != want {
+			t.Fatalf("%s: %d %s; want scheduled, scoring %v", name, a.status, a.body, want)
+		}
+	}
+}
+
 // However many domains dones name, and whatever their names, stats.json
 // shows at most stats.DomainsKept of them and "other", and the project keeps
 // no more rows: 300 domains of 60 characters, and names that are no host

@@ -80,3 +80,19 @@ func (h *Handler) HoldReaderSlots() (release func() time.Duration) {
 		}
 	}
 }
+
+// LimitBodies gives each kind of route a body budget of size bytes, waited
+// for at most wait.
+func (h *Handler) LimitBodies(size int64, wait time.Duration) {
+	h.bodies = bodyBudgets{backfeed: newBodyBudget(size, wait), warrior: newBodyBudget(size, wait), admin: newBodyBudget(size, wait)}
+}
+
+// BodiesWaiting is how many requests wait for their share of a body
+// budget, BodiesHeld how many bytes the budgets have reserved.
+func (h *Handler) BodiesWaiting() int64 {
+	return h.bodies.backfeed.waiting.Load() + h.bodies.warrior.waiting.Load() + h.bodies.admin.waiting.Load()
+}
+
+func (h *Handler) BodiesHeld() int64 {
+	return h.bodies.backfeed.held.Load() + h.bodies.warrior.held.Load() + h.bodies.admin.held.Load()
+}

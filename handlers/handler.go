@@ -68,7 +68,10 @@ type Handler struct {
 	// uploadIdle is how long an admin's items upload may go without a byte
 	// arriving (SetUploadIdle).
 	uploadIdle time.Duration
-	endOnce    sync.Once
+	// bodies are the budgets of bytes the bodies being read and held
+	// take, by kind of route (body_budget.go).
+	bodies  bodyBudgets
+	endOnce sync.Once
 	// cacheTTL is how stale what the routes keep may be (New).
 	cacheTTL time.Duration
 	// reads is the public read routes' side of the database (readers.go).
@@ -110,6 +113,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		proxied:         conns.NewInFlight(DefaultConnLimits.PerAddress),
 		backfeedStrikes: newStrikes(backfeedMaxWrong, backfeedWrongWindow),
 		uploadIdle:      DefaultUploadIdle,
+		bodies:          newBodyBudgets(bodyWait),
 		cacheTTL:        cacheTTL,
 		reads:           newReadSide(pool, cacheTTL, DefaultReaderLimits, log),
 		adm:             newAdminSide(pool, cacheTTL, DefaultAdminLimits, log),

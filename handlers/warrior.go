@@ -185,13 +185,20 @@ func parseMulti(s string) (int, bool) {
 }
 
 // warriorCall reads what every warrior call starts with: its project, then
-// its JSON body, at most limit bytes. The project comes first, so a call
-// to a project that is not there is 404 whatever its body.
-func warriorCall[B any](h *Handler, w http.ResponseWriter, r *http.Request, limit int64) (*projects.Live, B, error) {
-	var body B
-	live, err := h.project(r)
-	if err != nil {
-		return nil, body, err
+// its JSON body, at most limit bytes, read once the body has its share of
+// the warrior calls' budget. The project comes first, so a call to a
+// project that is not there is 404 whatever its body. The caller calls
+// release once it no longer holds the body.
+func warriorCall[B any](h *Handler, w http.ResponseWriter, r *http.Request, limit int64) (live *projects.Live, body B, release func(), err error) {
+	if live, err = h.project(r); err != nil {
+		return nil, body, nil, err
 	}
-	return live, body, decodeJSON(w, r, limit, &body)
+	if release, err = h.bodies.warrior.reserve(r, limit); err != nil {
+		return nil, body, nil, err
+	}
+	if err := decodeJSON(w, r, limit, &body); err != nil {
+		release()
+		return nil, body, nil, err
+	}
+	return live, body, release, nil
 }

@@ -30,10 +30,11 @@ type doneBody struct {
 // OK as well and not counted again: anything but OK makes the client retry
 // the same done forever.
 func (h *Handler) warriorDone(w http.ResponseWriter, r *http.Request) error {
-	live, body, err := warriorCall[doneBody](h, w, r, maxWarriorBody)
+	live, body, release, err := warriorCall[doneBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
+	defer release()
 	p := live.Project
 	if err := h.complete(r, p, body); err != nil {
 		return err
@@ -68,10 +69,11 @@ type doneRequestBody struct {
 // warriorDoneRequest is done, then request, in one call: the answer is the
 // request's.
 func (h *Handler) warriorDoneRequest(w http.ResponseWriter, r *http.Request) error {
-	live, body, err := warriorCall[doneRequestBody](h, w, r, maxWarriorBody)
+	live, body, release, err := warriorCall[doneRequestBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
+	defer release()
 	p := live.Project
 	if err := h.complete(r, p, body.doneBody); err != nil {
 		return err

@@ -21,10 +21,11 @@ type releaseBody struct {
 // network, nothing is released (403 not-your-claim): admins release
 // anyone's claims from the panel.
 func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
-	live, body, err := warriorCall[releaseBody](h, w, r, maxWarriorBody)
+	live, body, release, err := warriorCall[releaseBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
+	defer release()
 	p := live.Project
 	names := strings.Split(body.Item, "\x00")
 	for _, n := range names {

@@ -31,10 +31,11 @@ type requestAnswer struct {
 // warriorRequest hands out an item, or with multi={N} up to N items joined
 // by NUL, as {"item_name": "..."}; 404 with an empty body when there is none.
 func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
-	live, body, err := warriorCall[requestBody](h, w, r, maxWarriorBody)
+	live, body, release, err := warriorCall[requestBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
+	defer release()
 	return h.handOut(w, r, live, body)
 }
 

@@ -20,10 +20,11 @@ type uploadBody struct {
 // warriorUpload tells a warrior where to upload: one of the project's
 // enabled targets, picked by weight, with ":downloader" filled in.
 func (h *Handler) warriorUpload(w http.ResponseWriter, r *http.Request) error {
-	live, body, err := warriorCall[uploadBody](h, w, r, maxWarriorBody)
+	live, body, release, err := warriorCall[uploadBody](h, w, r, maxWarriorBody)
 	if err != nil {
 		return err
 	}
+	defer release()
 	p := live.Project
 	if err := naming.ValidNick(body.Downloader); err != nil {
 		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
@@ -56,10 +57,11 @@ type receiptBody struct {
 // warriorUploaded records an upload receipt, for an item the project has
 // out or done only.
 func (h *Handler) warriorUploaded(w http.ResponseWriter, r *http.Request) error {
-	live, body, err := warriorCall[receiptBody](h, w, r, maxReceiptBody)
+	live, body, release, err := warriorCall[receiptBody](h, w, r, maxReceiptBody)
 	if err != nil {
 		return err
 	}
+	defer release()
 	p := live.Project
 	if body.Item == "" {
 		body.Item = body.User

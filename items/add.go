@@ -33,6 +33,14 @@ const addBatchBytes = 8 << 20
 // most 40 MiB of them however large its input and however many writers.
 const addInFlightBytes = 32 << 20
 
+// addReadBuffer is the buffer an import reads its input through.
+const addReadBuffer = 1 << 20
+
+// AddMemory bounds the names and parameters one import holds at once,
+// however large its input: its batches sent and not yet written, the
+// batch being read and the buffer it is read through.
+const AddMemory = addInFlightBytes + addBatchBytes + addReadBuffer
+
 // addWriters is how many batches of one import are written at once: enough
 // to keep every core of the database busy while the next lines are read.
 var addWriters = max(2, runtime.GOMAXPROCS(0))
@@ -180,7 +188,7 @@ func (b *lineBatches) flush() error {
 // readNames calls add for each valid name of r, and its parameters ("" for
 // none: see splitParams), counting invalid lines.
 func (e *Engine) readNames(r io.Reader, res *AddResult, add func(name, params string) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, addReadBuffer)
 	for lineNo := int64(1); ; lineNo++ {
 		line, err := readLine(br)
 		if errors.Is(err, io.EOF) {

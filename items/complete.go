@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -44,15 +45,25 @@ type Outcome struct {
 	Number float64
 }
 
-// UnmarshalJSON takes "none", "some", "full" or a number.
+// UnmarshalJSON takes "none", "some", "full" or any JSON number. A number
+// past a float64's range is read as ±Inf, one too small for it as 0: the
+// project clamps either to its span (projects.Config.Outcome) as any other,
+// where a decoder's refusal would have refused the done, which its client
+// retries forever.
 func (o *Outcome) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &o.Word); err == nil {
 		return nil
 	}
 	o.Word = ""
-	if err := json.Unmarshal(b, &o.Number); err != nil {
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
 		return errors.New(`an outcome is "none", "some", "full" or a number`)
 	}
+	f, err := strconv.ParseFloat(n.String(), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return errors.New(`an outcome is "none", "some", "full" or a number`)
+	}
+	o.Number = f
 	return nil
 }
 

@@ -57,7 +57,7 @@ func NickKey(nick string) string {
 func ParseBlock(kind, value string) (Block, error) {
 	switch kind {
 	case BlockNick:
-		if value == "" || len(value) > 256 || NickKey(value) == "" {
+		if value == "" || len(value) > MaxBlockNick || NickKey(value) == "" {
 			return Block{}, errors.New("a nick block needs a nick")
 		}
 		return Block{Kind: kind, Value: value}, nil
@@ -76,7 +76,11 @@ func ParseBlock(kind, value string) (Block, error) {
 }
 
 // AddBlock stores a block (its reason and setter replaced if it exists).
+// Its reason is one line of at most MaxBlockReason bytes.
 func (s *Store) AddBlock(ctx context.Context, b Block) error {
+	if err := boundedLine("reason", b.Reason, MaxBlockReason); err != nil {
+		return err
+	}
 	return db.WithTx(ctx, s.pool, func(q *db.Queries) error {
 		_, err := q.BlockInsert(ctx, db.BlockInsertParams{ProjectID: b.ProjectID, Kind: b.Kind, Value: b.Value, Reason: b.Reason,
 			CreatedBy: b.CreatedBy})

@@ -203,9 +203,6 @@ const (
 	MaxFactor = 100
 )
 
-// maxText bounds the free-text keys.
-const maxText = 16 << 10
-
 // MaxMultiLimit bounds max_multi and the N a warrior path's multi={N} may
 // name (a larger N is refused): a request's answer must stay a sane size.
 const MaxMultiLimit = 10_000
@@ -221,7 +218,7 @@ var (
 var Keys = []Key[Project]{
 	{Name: "title", Label: "Title", Section: SectionWarriors, Input: InputText,
 		Help: "The project's name on the pages and in the warriors' project list; the slug when empty.",
-		set:  func(p *Project, s string) error { return setText(&p.Title, s, 1024) },
+		set:  func(p *Project, s string) error { return setText(&p.Title, s, MaxTitle) },
 		get:  func(p Project) string { return p.Title }},
 	{Name: "paused", Label: "Paused", Section: SectionQueues, Input: InputBool,
 		Help: "A paused project hands out no items; completions and backfeed are still taken.",
@@ -271,7 +268,7 @@ var Keys = []Key[Project]{
 		set:  setBool(func(c *Config) *bool { return &c.ClaimerNetwork }), get: getBool(func(c *Config) *bool { return &c.ClaimerNetwork })},
 	{Name: "min_version", Label: "Lowest script version", Section: SectionLimits, Input: InputText,
 		Help: "The lowest grab-script version served (compared number by number); older scripts are told to update (455). Empty: any.",
-		set:  func(p *Project, s string) error { return setText(&p.Config.MinVersion, s, 64) },
+		set:  func(p *Project, s string) error { return setText(&p.Config.MinVersion, s, MaxMinVersion) },
 		get:  func(p Project) string { return p.Config.MinVersion }},
 	{Name: "rate_limit", Label: "Rate limit", Section: SectionLimits, Input: InputCount, Unit: "items a minute",
 		Help: "Items handed out per minute across every tracker process, spread evenly (0: no limit; at most 1000000000).",
@@ -333,11 +330,11 @@ var Keys = []Key[Project]{
 		set:  setBool(func(c *Config) *bool { return &c.PublicItems }), get: getBool(func(c *Config) *bool { return &c.PublicItems })},
 	{Name: "description", Label: "Description", Section: SectionWarriors, Input: InputHTML, GlobalOnly: true,
 		Help: "HTML the warrior shows for the project. Trusted: every warrior's web interface shows it as it is.",
-		set:  func(p *Project, s string) error { return setText(&p.Config.Description, s, maxText) },
+		set:  func(p *Project, s string) error { return setText(&p.Config.Description, s, MaxText) },
 		get:  func(p Project) string { return p.Config.Description }},
 	{Name: "marker_html", Label: "Map marker", Section: SectionWarriors, Input: InputHTML, GlobalOnly: true,
 		Help: "HTML the warrior shows on the project's map marker. Trusted, like the description.",
-		set:  func(p *Project, s string) error { return setText(&p.Config.MarkerHTML, s, maxText) },
+		set:  func(p *Project, s string) error { return setText(&p.Config.MarkerHTML, s, MaxText) },
 		get:  func(p Project) string { return p.Config.MarkerHTML }},
 	{Name: "repository", Label: "Repository", Section: SectionWarriors, Input: InputURL,
 		Help: "The git repository of the grab script the warriors run.",
@@ -355,7 +352,7 @@ var Keys = []Key[Project]{
 		get: func(p Project) string { return p.Config.Deadline }},
 	{Name: "host", Label: "Host", Section: SectionWarriors, Input: InputText,
 		Help: "The site's host name, shown by the warrior.",
-		set:  func(p *Project, s string) error { return setText(&p.Config.Host, s, 255) },
+		set:  func(p *Project, s string) error { return setText(&p.Config.Host, s, MaxHost) },
 		get:  func(p Project) string { return p.Config.Host }},
 	{Name: "lat_lng", Label: "Place on the map", Section: SectionWarriors, Input: InputText,
 		Help: "Where the warrior's map puts the project: LATITUDE,LONGITUDE such as 51.5,-0.12. Empty: nowhere.",
@@ -598,6 +595,9 @@ func parseDomains(s string) ([]string, error) {
 			return nil, fmt.Errorf("invalid domain %.80q: 1-%d lowercase letters, digits, '-', '.' and '_'", d, MaxDomainLen)
 		}
 		if !slices.Contains(domains, d) {
+			if len(domains) == MaxListed {
+				return nil, fmt.Errorf("at most %d domains", MaxListed)
+			}
 			domains = append(domains, d)
 		}
 	}
@@ -608,6 +608,9 @@ func parseDomains(s string) ([]string, error) {
 func parseURL(s string) (string, error) {
 	if s == "" {
 		return "", nil
+	}
+	if len(s) > MaxURL {
+		return "", fmt.Errorf("at most %d bytes", MaxURL)
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -661,6 +664,9 @@ func parseTypeLimits(s string) (map[string]int64, error) {
 		v, err := strconv.ParseInt(n, 10, 64)
 		if err != nil || v < 1 || v > maxItems {
 			return nil, fmt.Errorf("%q: the limit must be a whole number from 1 to %d", part, maxItems)
+		}
+		if _, ok := limits[typ]; !ok && len(limits) == MaxListed {
+			return nil, fmt.Errorf("at most %d types", MaxListed)
 		}
 		limits[typ] = v
 	}

@@ -165,3 +165,39 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// Every text key is held to its bound, and the list keys to their most
+// entries: one past it is refused naming the bound, the bound itself is
+// taken.
+func TestTextKeysBounded(t *testing.T) {
+	t.Parallel()
+	base := projects.Project{Slug: "demo", Config: projects.DefaultConfig()}
+	list := func(n int, entry string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = strings.ReplaceAll(entry, "N", strconv.Itoa(i))
+		}
+		return strings.Join(parts, ",")
+	}
+	for _, tc := range []struct {
+		key         string
+		at, past    string
+		bound, what string
+	}{
+		{"title", strings.Repeat("x", projects.MaxTitle), strings.Repeat("x", projects.MaxTitle+1), strconv.Itoa(projects.MaxTitle), "bytes"},
+		{"repository", "https://example.org/" + strings.Repeat("x", projects.MaxURL-20), "https://example.org/" + strings.Repeat("x", projects.MaxURL-19), strconv.Itoa(projects.MaxURL), "bytes"},
+		{"logo", "https://example.org/" + strings.Repeat("x", projects.MaxURL-20), "https://example.org/" + strings.Repeat("x", projects.MaxURL-19), strconv.Itoa(projects.MaxURL), "bytes"},
+		{"description", strings.Repeat("x", projects.MaxText), strings.Repeat("x", projects.MaxText+1), strconv.Itoa(projects.MaxText), "bytes"},
+		{"domains", list(projects.MaxListed, "dN"), list(projects.MaxListed+1, "dN"), strconv.Itoa(projects.MaxListed), "domains"},
+		{"type_limits", list(projects.MaxListed, "tN:1"), list(projects.MaxListed+1, "tN:1"), strconv.Itoa(projects.MaxListed), "types"},
+	} {
+		if _, err := base.With([]string{tc.key + "=" + tc.at}); err != nil {
+			t.Errorf("%s at its bound: %v", tc.key, err)
+		}
+		_, err := base.With([]string{tc.key + "=" + tc.past})
+		var fe projects.FieldErrors
+		if !errors.As(err, &fe) || !strings.Contains(fe[tc.key], "at most "+tc.bound+" "+tc.what) {
+			t.Errorf("%s past its bound: %.200v; want a refusal naming %s %s", tc.key, err, tc.bound, tc.what)
+		}
+	}
+}

@@ -67,6 +67,9 @@ func (s *Store) Create(ctx context.Context, slug, title string) (Project, error)
 	if err := ValidSlug(slug); err != nil {
 		return Project{}, err
 	}
+	if len(title) > MaxTitle {
+		return Project{}, &TooLongError{Field: "title", Max: MaxTitle}
+	}
 	cfg := DefaultConfig()
 	cfg.BackfeedKey = newKey()
 	doc, err := json.Marshal(cfg)

@@ -60,11 +60,11 @@ var SettingKeys = []Key[Settings]{
 		get: func(s Settings) string { return s.AutoProject }},
 	{Name: "broadcast_message", Label: "Broadcast message", Input: InputHTML,
 		Help: "HTML every warrior shows its user.",
-		set:  func(s *Settings, v string) error { return setText(&s.BroadcastMessage, v, maxText) },
+		set:  func(s *Settings, v string) error { return setText(&s.BroadcastMessage, v, MaxText) },
 		get:  func(s Settings) string { return s.BroadcastMessage }},
 	{Name: "tracker_banner_html", Label: "Banner", Input: InputHTML,
 		Help: "HTML shown at the top of every page and in the warriors' project list.",
-		set:  func(s *Settings, v string) error { return setText(&s.BannerHTML, v, maxText) },
+		set:  func(s *Settings, v string) error { return setText(&s.BannerHTML, v, MaxText) },
 		get:  func(s Settings) string { return s.BannerHTML }},
 }
 

@@ -33,6 +33,9 @@ var (
 // rsync for rsync://…/ and curl for http(s)://…/, each naming the directory
 // the files go into, and knows nothing else.
 func ValidTargetURL(u string) error {
+	if len(u) > MaxURL {
+		return &TooLongError{Field: "upload target", Max: MaxURL}
+	}
 	parsed, err := url.Parse(u)
 	if err != nil || parsed.Host == "" {
 		return fmt.Errorf("%q is not an absolute URL", u)

@@ -19,6 +19,7 @@ import (
 
 	"tracker/db"
 	"tracker/db/dbtest"
+	"tracker/projects"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -659,5 +660,35 @@ func TestDefaultFileNamesEveryServeFlag(t *testing.T) {
 				t.Errorf("packaging/tracker.default has no line for --%s ($%s)", f.Name, envName(f.Name))
 			}
 		})
+	}
+}
+
+// The texts the shell takes are held to the bounds the panel's are: one
+// past its bound is refused, naming the field and the bound, and nothing
+// is stored.
+func TestTextsBounded(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewDSN(t)
+	trackerOK(t, dsn, "", "project", "create", "demo")
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"block", "add", "demo", "nick", "mallory", "--reason", strings.Repeat("x", projects.MaxBlockReason+1)}, 1, fmt.Sprintf("reason: at most %d bytes", projects.MaxBlockReason)},
+		{[]string{"block", "add", "demo", "nick", "mallory", "--reason", "two\nlines"}, 1, "reason: one line"},
+		{[]string{"target", "add", "demo", "rsync://up.example/" + strings.Repeat("x", projects.MaxURL) + "/"}, 2, fmt.Sprintf("upload target: at most %d bytes", projects.MaxURL)},
+		{[]string{"project", "create", "long", "--title", strings.Repeat("x", projects.MaxTitle+1)}, 1, fmt.Sprintf("title: at most %d bytes", projects.MaxTitle)},
+		{[]string{"project", "set", "demo", "repository=https://example.org/" + strings.Repeat("x", projects.MaxURL)}, 1, fmt.Sprintf("repository: at most %d bytes", projects.MaxURL)},
+	} {
+		code, _, errOut := tracker(t, dsn, "", nil, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%.80q: exit %d %.200q, want %d %q", tc.args, code, errOut, tc.code, tc.msg)
+		}
+	}
+	pool := openPool(t, dsn)
+	if n := dbtest.Count(t, pool, "SELECT count(*) FROM blocks") + dbtest.Count(t, pool, "SELECT count(*) FROM upload_targets") +
+		dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE slug = 'long' OR config->>'repository' <> ''"); n != 0 {
+		t.Fatalf("%d rows stored past their bounds", n)
 	}
 }

@@ -9,3 +9,8 @@ DELETE FROM upload_targets WHERE project_id = @project_id AND url = @url;
 
 -- name: UploadTargetsForProject :many
 SELECT * FROM upload_targets WHERE project_id = @project_id ORDER BY id;
+
+-- name: BooksUploadTargetsLong :one
+-- The books of the tracker: upload targets longer than an admin may enter
+-- (projects.ValidTargetURL).
+SELECT count(*) FROM upload_targets WHERE octet_length(url) > @max_url::int;

@@ -15,3 +15,11 @@ WHERE coalesce(project_id, 0) = coalesce(sqlc.narg('project_id')::integer, 0) AN
 -- name: BlocksForProject :many
 -- The project's own blocks and the global ones.
 SELECT * FROM blocks WHERE project_id = @project_id OR project_id IS NULL ORDER BY id;
+
+-- name: BooksBlocksLong :one
+-- The books of the tracker: blocks holding a text past what an admin may
+-- enter (projects.AddBlock, ParseBlock): a reason longer than @max_reason
+-- bytes or of more than one line, a nick longer than @max_nick bytes.
+SELECT count(*) FROM blocks
+WHERE octet_length(reason) > @max_reason::int OR reason ~ '[[:cntrl:]]'
+   OR (kind = 'nick' AND octet_length(value) > @max_nick::int);

@@ -231,3 +231,20 @@ SELECT f.table_name::text AS table_name,
 FROM found f
 GROUP BY f.table_name
 ORDER BY f.table_name;
+
+-- name: BooksProjectsLong :one
+-- The books of the tracker: projects holding a text past what an admin may
+-- enter (projects.Create and the configuration keys): the title, the free
+-- text of the pages, the URLs, the host, the lowest script version, and
+-- the entries of the list keys.
+SELECT count(*) FROM projects
+WHERE octet_length(title) > @max_title::int
+   OR octet_length(config->>'description') > @max_text::int
+   OR octet_length(config->>'marker_html') > @max_text::int
+   OR octet_length(config->>'repository') > @max_url::int
+   OR octet_length(config->>'logo') > @max_url::int
+   OR octet_length(config->>'host') > @max_host::int
+   OR octet_length(config->>'min_version') > @max_min_version::int
+   OR (jsonb_typeof(config->'domains') = 'array' AND jsonb_array_length(config->'domains') > @max_listed::int)
+   OR (jsonb_typeof(config->'type_limits') = 'object'
+       AND (SELECT count(*) FROM jsonb_object_keys(config->'type_limits')) > @max_listed::int);
