@@ -15,6 +15,11 @@ TEMPL := $(TOOLS)/templ-$(TEMPL_VERSION)
 # nfpm builds the Debian package (make package).
 NFPM_VERSION := v2.45.2
 NFPM  := $(TOOLS)/nfpm-$(NFPM_VERSION)
+# Pebble, the ACME CA Let's Encrypt tests clients with, and its name
+# server: the test of certificates from an ACME CA runs them.
+PEBBLE_VERSION := v2.10.3
+PEBBLE     := $(TOOLS)/pebble-$(PEBBLE_VERSION)
+PEBBLE_DNS := $(TOOLS)/pebble-challtestsrv-$(PEBBLE_VERSION)
 
 .PHONY: soak run build test test-citus bench lighthouse check generate tools postgres clean package
 
@@ -41,9 +46,10 @@ build:
 FUZZ_BACKFEED     ?= 50000x
 FUZZ_WARRIOR_PATH ?= 30000x
 FUZZ_ROUTES       ?= 5000x
-## The package's test installs what make package builds, as root.
-test: postgres check $(NFPM)
-	TRACKER_NFPM=$(NFPM) $(GO) test -count=1 -race -timeout 30m ./...
+## The package's test installs what make package builds, as root; the
+## ACME test gets its certificates from a Pebble CA.
+test: postgres check $(NFPM) $(PEBBLE) $(PEBBLE_DNS)
+	TRACKER_NFPM=$(NFPM) TRACKER_PEBBLE=$(PEBBLE) TRACKER_PEBBLE_DNS=$(PEBBLE_DNS) $(GO) test -count=1 -race -timeout 30m ./...
 	$(MAKE) test-citus
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBackfeed$$' -fuzztime $(or $(FUZZTIME),$(FUZZ_BACKFEED)) ./items
 	$(GO) test -run '^$$' -fuzz '^FuzzParseWarriorPath$$' -fuzztime $(or $(FUZZTIME),$(FUZZ_WARRIOR_PATH)) ./handlers
@@ -131,7 +137,7 @@ generate: $(SQLC) $(TEMPL)
 	$(SQLC) generate
 	$(TEMPL) generate -path views
 
-tools: $(SQLC) $(TEMPL) $(NFPM)
+tools: $(SQLC) $(TEMPL) $(NFPM) $(PEBBLE) $(PEBBLE_DNS)
 
 # sqlc builds with cgo and takes minutes the first time.
 $(SQLC):
@@ -143,6 +149,11 @@ $(NFPM):
 	@mkdir -p $(TOOLS)/tmp
 	GOBIN=$(TOOLS)/tmp $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
 	mv $(TOOLS)/tmp/nfpm $@
+
+$(PEBBLE) $(PEBBLE_DNS):
+	@mkdir -p $(TOOLS)/tmp
+	GOBIN=$(TOOLS)/tmp $(GO) install github.com/letsencrypt/pebble/v2/cmd/$(patsubst %-$(PEBBLE_VERSION),%,$(notdir $@))@$(PEBBLE_VERSION)
+	mv $(TOOLS)/tmp/$(patsubst %-$(PEBBLE_VERSION),%,$(notdir $@)) $@
 
 $(TEMPL):
 	@mkdir -p $(TOOLS)/tmp
