@@ -40,6 +40,7 @@ type options struct {
 	queue     int // 0: enough for the scenario's run
 	multi     int
 	floor     bool
+	river     bool
 	sweep     bool
 	large     int
 	longTx    time.Duration
@@ -80,6 +81,7 @@ func main() {
 	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")
 	flag.IntVar(&o.multi, "multi", 100, "items per multi request")
 	flag.BoolVar(&o.floor, "floor", true, "measure the raw SQL floor beside the warrior scenarios")
+	flag.BoolVar(&o.river, "river", true, "with -floor: run River, the Go job queue on PostgreSQL, beside the warrior scenarios, with as many workers as each holds items")
 	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, the import of 10,000,000 names against a COPY of them, and backfeed into a project that has seen 1,000,000 vs 100,000,000 names")
 	flag.IntVar(&o.large, "large-queue", 10_000_000, "the large queue of the sweep, against 100,000")
 	flag.IntVar(&o.dedupSeen, "dedup-seen", 100_000_000, "names a project has seen in the second backfeed run of the sweep, against 1,000,000")

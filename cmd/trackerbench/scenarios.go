@@ -34,6 +34,7 @@ type row struct {
 	rssMB     float64
 	floor     float64 // raw SQL items/s, 0 when not measured
 	yardstick float64 // the yardstick's items/s (yardsticks.go), 0 when not measured
+	river     float64 // River's jobs/s with as many workers as the scenario holds items (river.go), 0 when not measured
 	note      string
 	top       []string // the statements PostgreSQL spent the most time on
 	secs      float64  // how long the run took
@@ -205,7 +206,10 @@ func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond
 		return err
 	}
 	r.floor = floor
-	r.yardstick, err = b.cycleYardstick(ctx, clients, n, perSecond)
+	if r.yardstick, err = b.cycleYardstick(ctx, clients, n, perSecond); err != nil || !b.o.river {
+		return err
+	}
+	r.river, err = b.riverYardstick(ctx, clients*n, perSecond)
 	return err
 }
 
@@ -418,8 +422,8 @@ func (b *bench) longTxSweep(ctx context.Context, run func(name string) (*row, er
 
 // print writes the result table as Markdown.
 func (b *bench) print(w io.Writer) {
-	fmt.Fprintf(w, "| scenario | clients | items/s | requests/s | request p50/p90/p99 ms | done p50/p90/p99 ms | other p50/p90/p99 ms | non-2xx | tracker CPU | PostgreSQL CPU | tracker + PostgreSQL CPU per item | load CPU | tracker peak RSS | SQL floor items/s | tracker/floor | yardstick items/s | tracker/yardstick |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| scenario | clients | items/s | requests/s | request p50/p90/p99 ms | done p50/p90/p99 ms | other p50/p90/p99 ms | non-2xx | tracker CPU | PostgreSQL CPU | tracker + PostgreSQL CPU per item | load CPU | tracker peak RSS | SQL floor items/s | tracker/floor | yardstick items/s | tracker/yardstick | River jobs/s | tracker/River |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.rows {
 		lat := func(e string) string {
 			l, ok := r.latency[e]
@@ -450,9 +454,13 @@ func (b *bench) print(w io.Writer) {
 		if r.yardstick > 0 {
 			yard, yardRatio = fmt.Sprintf("%.0f", r.yardstick), fmt.Sprintf("%.2f", r.itemsPerS/r.yardstick)
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %s | %s | %s | %s | %.2f cores | %.2f cores | %s | %.2f cores | %.0f MB | %s | %s | %s | %s |\n",
+		peer, peerRatio := "-", "-"
+		if r.river > 0 {
+			peer, peerRatio = fmt.Sprintf("%.0f", r.river), fmt.Sprintf("%.2f", r.itemsPerS/r.river)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %s | %s | %s | %s | %.2f cores | %.2f cores | %s | %.2f cores | %.0f MB | %s | %s | %s | %s | %s | %s |\n",
 			r.name, r.clients, r.itemsPerS, r.reqPerS, lat("request"), lat("done"), other, r.errors,
-			r.trackerS, r.postgresS, perItem, r.loadS, r.rssMB, floor, ratio, yard, yardRatio)
+			r.trackerS, r.postgresS, perItem, r.loadS, r.rssMB, floor, ratio, yard, yardRatio, peer, peerRatio)
 	}
 	for _, r := range b.rows {
 		if r.note != "" {
