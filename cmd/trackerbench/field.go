@@ -679,12 +679,20 @@ func (b *bench) moreTrackers(ctx context.Context, n int) ([]*exec.Cmd, []string,
 	return cmds, urls, nil
 }
 
-// raiseOpenFiles raises the soft limit on open files to the hard one and
-// fails when that is below need.
+// raiseOpenFiles raises the limit on open files to need (the hard limit
+// too, which root may), or at least to the hard limit, and fails when
+// that is below need. Processes started after inherit it (Go raises their
+// soft limit to the hard one).
 func raiseOpenFiles(need uint64) error {
 	var l syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
 		return err
+	}
+	if l.Max < need && os.Geteuid() == 0 {
+		raised := syscall.Rlimit{Cur: need, Max: need}
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised); err == nil {
+			return nil
+		}
 	}
 	if l.Cur < l.Max {
 		l.Cur = l.Max

@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -100,7 +101,7 @@ func main() {
 	flag.IntVar(&o.frontierItems, "frontier-items", 2_000_000, "URL items of each of the frontier scenario's projects")
 	flag.IntVar(&o.frontierSites, "frontier-sites", 200_000, "sites the frontier scenario's items are drawn from (Zipf, s=1.1)")
 	flag.IntVar(&o.frontierFewSites, "frontier-few-sites", 0, "sites of the frontier project its claim cost is compared with, as many items (0: a tenth of -frontier-sites)")
-	flag.IntVar(&o.fieldWarriors, "field-warriors", 10_000, "warriors of the field scenario, each holding a keep-alive connection to one of its 3 tracker processes")
+	flag.IntVar(&o.fieldWarriors, "field-warriors", 100_000, "warriors of the field scenario, each holding a keep-alive connection to one of its 3 tracker processes")
 	flag.Float64Var(&o.fieldRate, "field-rate", 50, "the field scenario's first arrival rate, item requests per second; each step raises it by half")
 	flag.Float64Var(&o.fieldWorkScale, "field-work-scale", 1, "scale of the field warriors' work times (1: 5-60 s an item; 0.1 for short runs)")
 	flag.BoolVar(&o.fieldClaimerNetwork, "field-claimer-network", false, "the field project refuses dones from another network than their claim's (claimer_network); off, it counts them")
@@ -168,6 +169,13 @@ func run(ctx context.Context, o options) error {
 		// After the tracker's: it leaves the nodes first.
 		defer b.nodes.stop()
 		log.Print(b.nodes.describe())
+	}
+	if slices.Contains(o.scenarios, "field") {
+		// The tracker processes inherit the limit: every one of them
+		// holds its share of the field's connections.
+		if err := raiseOpenFiles(uint64(o.fieldWarriors + fieldGrabScripts + 1000)); err != nil {
+			return err
+		}
 	}
 	if err := b.start(ctx); err != nil {
 		return err
@@ -267,6 +275,12 @@ func (b *bench) env() []string {
 	env := benchEnv()
 	if b.nodes != nil && b.nodes.databaseURL() != "" {
 		env = append(env, "DATABASE_URL="+b.nodes.databaseURL())
+	}
+	if slices.Contains(b.o.scenarios, "field") {
+		// A process takes a third of the field's warriors, each on a
+		// keep-alive connection of its own: past the default of 10,000
+		// at 30,000 warriors and more.
+		env = append(env, fmt.Sprintf("TRACKER_MAX_CONNS=%d", max(10_000, b.o.fieldWarriors/fieldTrackers*5/4+2*fieldGrabScripts+1000)))
 	}
 	return env
 }
