@@ -701,7 +701,11 @@ func raiseOpenFiles(need uint64) error {
 		}
 	}
 	if l.Cur < need {
-		return fmt.Errorf("the field needs %d open files and the limit is %d: raise the hard limit (ulimit -Hn)", need, l.Cur)
+		// Every warrior's connection is a file here, whatever the
+		// processes: the population this machine allows is the limit's.
+		return fmt.Errorf("the field needs %d open files and the limit is %d, which this machine does not let be raised (ulimit -Hn): "+
+			"at most -field-warriors %d here; a smaller -field-work-scale lets as many warriors arrive more often",
+			need, l.Cur, l.Cur-fieldGrabScripts-1000)
 	}
 	return nil
 }
