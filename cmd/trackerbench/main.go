@@ -42,6 +42,7 @@ type options struct {
 	multi     int
 	floor     bool
 	river     bool
+	viewers   int
 	sweep     bool
 	large     int
 	longTx    time.Duration
@@ -76,12 +77,13 @@ func main() {
 	var o options
 	var scenarios string
 	flag.StringVar(&o.binary, "tracker", "bin/tracker", "the tracker binary to start")
-	flag.StringVar(&scenarios, "scenarios", "disk,single,single:8,single:4,single-lifecycle,multi,multi-lifecycle,multi-documents,backfeed,mixed,lookup,readers,readers-200,connection-hog,admin-search,recurring,pages,frontier", "scenarios to run, in order")
+	flag.StringVar(&scenarios, "scenarios", "disk,single,single:8,single:4,single-lifecycle,multi,multi-lifecycle,multi-documents,backfeed,mixed,lookup,readers,readers-200,connection-hog,admin-search,viewers,recurring,pages,frontier", "scenarios to run, in order")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long each scenario runs")
 	flag.IntVar(&o.clients, "clients", 0, "clients per scenario (0: single 64, multi 16, backfeed 8, mixed 64, lookup 32+8, readers 32 (+8 readers), readers-200 32 (+200 readers), connection-hog 32 (+ a client holding 10,000 connections), admin-search 32 (+30 admins), frontier 64+16: a fifth multi)")
 	flag.IntVar(&o.queue, "queue", 0, "items queued before each warrior scenario (0: enough for its run)")
 	flag.IntVar(&o.multi, "multi", 100, "items per multi request")
 	flag.BoolVar(&o.floor, "floor", true, "measure the raw SQL floor beside the warrior scenarios")
+	flag.IntVar(&o.viewers, "viewers", 10_000, "viewers of the viewers scenario, each holding the board's live stream from an address of its own beside 32 single warriors (the tracker started with streams and connections enough for them)")
 	flag.BoolVar(&o.river, "river", true, "with -floor: run River, the Go job queue on PostgreSQL, beside the warrior scenarios, with as many workers as each holds items")
 	flag.BoolVar(&o.sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, the import of 10,000,000 names against a COPY of them, and backfeed into a project that has seen 1,000,000 vs 100,000,000 names")
 	flag.IntVar(&o.large, "large-queue", 10_000_000, "the large queue of the sweep, against 100,000")
@@ -275,6 +277,11 @@ func (b *bench) env() []string {
 	env := benchEnv()
 	if b.nodes != nil && b.nodes.databaseURL() != "" {
 		env = append(env, "DATABASE_URL="+b.nodes.databaseURL())
+	}
+	if slices.ContainsFunc(b.o.scenarios, func(s string) bool { return strings.HasPrefix(s, "viewers") }) {
+		// One process holds every viewer's stream: past the defaults
+		// (1,000 streams, 10,000 connections less the warriors' reserve).
+		env = append(env, fmt.Sprintf("TRACKER_MAX_STREAMS=%d", b.o.viewers+100), fmt.Sprintf("TRACKER_MAX_CONNS=%d", max(10_000, b.o.viewers+2_000)))
 	}
 	if slices.Contains(b.o.scenarios, "field") {
 		// A process takes a third of the field's warriors, each on a

@@ -153,6 +153,8 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		// 30 admins searching, as many as once took every connection of
 		// the web pool.
 		return b.adminSearch(ctx, name, clients(32), 30)
+	case "viewers":
+		return b.viewersScenario(ctx, name, clients(32), b.o.viewers)
 	case "pages":
 		return b.pages(ctx)
 	case "disk":
