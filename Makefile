@@ -116,11 +116,12 @@ lighthouse: postgres build
 	./e2e/lighthouse.sh
 
 ## check: formatting, vet, and generated code that matches its sources
-check: $(SQLC) $(TEMPL)
+check: postgres $(SQLC) $(TEMPL)
 	@unformatted=$$(gofmt -l . | grep -v '_templ\.go$$'); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	@$(GO) run ./cmd/sqlinclude -check
+	@$(GO) run ./cmd/schemadump -check
 	@$(SQLC) diff || { echo "sqlc output is stale: run 'make generate' and commit"; exit 1; }
 	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && cp views/*.templ $$tmp/ && \
 	$(TEMPL) generate -path $$tmp >/dev/null 2>&1 && \
@@ -131,9 +132,10 @@ check: $(SQLC) $(TEMPL)
 		[ -e $$tmp/$$(basename $$f) ] || { echo "$$f has no .templ source: remove it"; exit 1; }; \
 	done
 
-## generate: regenerate the sqlc and templ code
+## generate: regenerate the sqlc and templ code, and db/schema.sql
 generate: $(SQLC) $(TEMPL)
 	$(GO) run ./cmd/sqlinclude
+	$(GO) run ./cmd/schemadump
 	$(SQLC) generate
 	$(TEMPL) generate -path views
 
