@@ -7,6 +7,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"tracker/static"
 	"tracker/users"
 )
 
@@ -57,7 +58,7 @@ func TestSiteFilesAndErrorPages(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("%s: %d", path, status)
 		}
-		if href, _ := doc.Find(`link[rel="icon"]`).Attr("href"); href != "/static/favicon.svg" {
+		if href, _ := doc.Find(`link[rel="icon"]`).Attr("href"); href != static.URL("favicon.svg") {
 			t.Errorf("%s: icon %q", path, href)
 		}
 		d, _ := doc.Find(`meta[name="description"]`).Attr("content")

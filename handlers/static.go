@@ -4,10 +4,15 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+
+	"tracker/static"
 )
 
-// staticFiles serves the embedded assets. They change only with a new
-// binary, so browsers may keep them for an hour without asking.
+// staticFiles serves the embedded assets. Pages load them by URLs with
+// their fingerprint (static.URL): asked for by the current one, a file is
+// kept by browsers for a year without asking, since another binary's file
+// has another URL; asked for without it, or by an older one (a page loaded
+// before the tracker was upgraded), it is kept an hour.
 func staticFiles(fsys fs.FS) http.Handler {
 	files := http.FileServerFS(fsys)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -18,7 +23,11 @@ func staticFiles(fsys fs.FS) http.Handler {
 			writeError(w, errorf(http.StatusNotFound, "not-found", "no such file"))
 			return
 		}
-		w.Header().Set("Cache-Control", "public, max-age=3600")
+		if v := r.URL.Query().Get("v"); v != "" && v == static.Version(name) {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "public, max-age=3600")
+		}
 		files.ServeHTTP(w, r)
 	})
 }
