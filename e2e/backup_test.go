@@ -122,6 +122,13 @@ pg1-user=tracker
 	refill := addItems(t, func() string { return binary }, withURL, "demo", 5000)
 	refill()
 	s := serveCmd(t, exec.Command(binary, "serve", "--addr", "127.0.0.1:0"), withURL)
+	// The two items to be completed on either side of the restore point,
+	// claimed before the warriors start (no claim runs out here).
+	claim := func() string {
+		t.Helper()
+		return strings.TrimSuffix(strings.TrimPrefix(requestAt(t, s.url, "known"), `{"item_name":"`), `"}`)
+	}
+	first, second := claim(), claim()
 	warriors := startFleet(t, "demo", 6, func() string { return s.url }, refill)
 
 	warriors.waitFor(200, "before the backup")
@@ -137,15 +144,6 @@ pg1-user=tracker
 			t.Fatalf("done %s: %d %q", item, code, body)
 		}
 	}
-	claim := func() string {
-		t.Helper()
-		code, body := post(t, s.url+"/demo/request", `{"downloader":"known"}`)
-		if code != 200 {
-			t.Fatalf("request: %d %q", code, body)
-		}
-		return strings.TrimSuffix(strings.TrimPrefix(body, `{"item_name":"`), `"}`)
-	}
-	first, second := claim(), claim()
 	complete(first)
 	pointSet := time.Now()
 	psql(t, port, "SELECT pg_create_restore_point('between')")

@@ -239,3 +239,13 @@ func addItems(t *testing.T, bin func() string, env []string, project string, n i
 		}
 	}
 }
+
+// requestAt asks the tracker at base for one item of demo for nick.
+func requestAt(t *testing.T, base, nick string) string {
+	t.Helper()
+	code, body := post(t, base+"/demo/request", `{"downloader":"`+nick+`"}`)
+	if code != 200 {
+		t.Fatalf("request at %s: %d %q", base, code, body)
+	}
+	return body
+}

@@ -131,7 +131,7 @@ func TestRollingUpgrade(t *testing.T) {
 	t.Logf("migrated from %s to %s under load", strings.TrimSpace(was), strings.TrimSpace(is))
 	warriors.waitFor(100, "from the previous release on the migrated schema")
 	for i, p := range procs {
-		item := strings.TrimSuffix(strings.TrimPrefix(requestAt(t, p.url), `{"item_name":"`), `"}`)
+		item := strings.TrimSuffix(strings.TrimPrefix(requestAt(t, p.url, "direct"), `{"item_name":"`), `"}`)
 		if code, body := post(t, p.url+"/demo/done", `{"downloader":"direct","item":"`+item+`","bytes":{"data":1}}`); code != 200 || body != "OK" {
 			t.Fatalf("process %d of the previous release on the migrated schema: done %d %q", i, code, body)
 		}
@@ -195,14 +195,4 @@ func dones(t *testing.T, base string) int {
 		}
 	}
 	return n
-}
-
-// requestAt asks the tracker at base for one item of demo.
-func requestAt(t *testing.T, base string) string {
-	t.Helper()
-	code, body := post(t, base+"/demo/request", `{"downloader":"direct"}`)
-	if code != 200 {
-		t.Fatalf("request at %s: %d %q", base, code, body)
-	}
-	return body
 }
