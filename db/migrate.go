@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
@@ -22,7 +23,24 @@ import (
 // schema had the batch types (registerBatchTypes), here or while another
 // process was migrating, could not pass batches.
 func MigrateUp(pool *pgxpool.Pool) (changed bool, err error) {
-	err = withMigrate(pool, func(m *migrate.Migrate) error { return m.Up() })
+	err = withMigrate(pool, func(m *migrate.Migrate) error {
+		newest, err := newestMigration()
+		if err != nil {
+			return err
+		}
+		// A newer release has migrated the database while this one still
+		// runs (a rolling upgrade, see docs/OPERATIONS.md): its migrations
+		// keep the schema usable by the release before, so this process
+		// starts on it rather than refuse, as golang-migrate would, not
+		// knowing the version.
+		if v, dirty, err := m.Version(); err == nil && !dirty && v > newest {
+			return fmt.Errorf("%w: version %d, this release knows up to %d", ErrSchemaNewer, v, newest)
+		}
+		return m.Up()
+	})
+	if errors.Is(err, ErrSchemaNewer) {
+		return false, err
+	}
 	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return false, err
 	}
@@ -32,6 +50,31 @@ func MigrateUp(pool *pgxpool.Pool) (changed bool, err error) {
 	defer cancel()
 	laid, err := CitusLayout(ctx, pool)
 	return changed || laid, err
+}
+
+// ErrSchemaNewer is MigrateUp's answer when the database is at a version
+// newer than this release's migrations: nothing was migrated, and the
+// schema may be used as it is.
+var ErrSchemaNewer = errors.New("the database schema is newer than this release")
+
+// newestMigration is the version of the newest embedded migration.
+func newestMigration() (uint, error) {
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	v, err := src.First()
+	for err == nil {
+		var next uint
+		if next, err = src.Next(v); err == nil {
+			v = next
+		}
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	return v, nil
 }
 
 // MigrateDown undoes every migration.

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -161,3 +162,30 @@ func mustDate(t *testing.T, s string) time.Time {
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// A database migrated by a newer release (a rolling upgrade, this
+// process the release before) is used as it is: MigrateUp says so and
+// leaves it, rather than failing on a version it does not know.
+func TestMigrateUpOnANewerSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dbtest.NewEmptyDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := db.MigrateUp(pool); err != nil {
+		t.Fatal(err)
+	}
+	newer := latestMigration(t) + 1
+	if _, err := pool.Exec(ctx, `UPDATE schema_migrations SET version = $1`, newer); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := db.MigrateUp(pool)
+	if changed || !errors.Is(err, db.ErrSchemaNewer) {
+		t.Fatalf("up on a newer schema: changed=%v err=%v, want ErrSchemaNewer", changed, err)
+	}
+	if v, dirty, err := db.SchemaVersion(pool); err != nil || dirty || v != newer {
+		t.Fatalf("version %d dirty=%v err=%v, want %d untouched", v, dirty, err, newer)
+	}
+}

@@ -37,12 +37,18 @@ func nginx(t *testing.T) string {
 	return ""
 }
 
-// startNginx runs nginx in front of upstream (host:port) and returns its
-// address. It ends with the test.
-func startNginx(t *testing.T, path, upstream string) string {
+// startNginx runs nginx in front of upstreams (host:port each, taken in
+// turns, the next tried when one refuses the connection) and returns its
+// address. It ends with the test. When no upstream answers it says 503
+// with Retry-After, which warriors wait on, as docs/OPERATIONS.md advises.
+func startNginx(t *testing.T, path string, upstreams ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	var servers string
+	for _, u := range upstreams {
+		servers += "        server " + u + ";\n"
+	}
 	conf := fmt.Sprintf(`daemon off;
 master_process off;
 worker_processes 1;
@@ -56,10 +62,17 @@ http {
     fastcgi_temp_path %[1]s/fastcgi;
     uwsgi_temp_path %[1]s/uwsgi;
     scgi_temp_path %[1]s/scgi;
+    upstream trackers {
+%[3]s    }
     server {
         listen %[2]s;
+        error_page 502 504 =503 @unavailable;
+        location @unavailable {
+            add_header Retry-After 10 always;
+            return 503;
+        }
         location / {
-            proxy_pass http://%[3]s;
+            proxy_pass http://trackers;
             proxy_http_version 1.1;
             proxy_set_header Host $host;
             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
@@ -69,7 +82,7 @@ http {
         }
     }
 }
-`, dir, addr, upstream)
+`, dir, addr, servers)
 	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}

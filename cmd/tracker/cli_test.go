@@ -223,6 +223,21 @@ func TestMigrateCommand(t *testing.T) {
 	}
 }
 
+// A command of the release before, its database migrated by a newer one
+// during a rolling upgrade, runs on it and says so.
+func TestCommandsOnANewerSchema(t *testing.T) {
+	t.Parallel()
+	dsn := dbtest.NewEmptyDSN(t)
+	trackerOK(t, dsn, "", "project", "create", "demo")
+	if _, err := openPool(t, dsn).Exec(context.Background(), `UPDATE schema_migrations SET version = version + 1`); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := tracker(t, dsn, "a:1\n", nil, "items", "add", "demo")
+	if code != 0 || out != "added 1, skipped 0\n" || !strings.Contains(errOut, "a newer release has migrated the database") {
+		t.Fatalf("items add on a newer schema: exit %d %q %q", code, out, errOut)
+	}
+}
+
 func TestUsage(t *testing.T) {
 	t.Parallel()
 	if code, _, errOut := tracker(t, "", "", nil); code != 2 || !strings.Contains(errOut, "usage: tracker") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,6 +39,12 @@ func (a *app) openDatabase(ctx context.Context) (*database, error) {
 	}
 	d.pool, d.dsn = pool, dsn
 	changed, err := db.MigrateUp(pool)
+	if errors.Is(err, db.ErrSchemaNewer) {
+		// A rolling upgrade under way: the newer release's migrations
+		// leave the schema usable by this one.
+		a.log.Warn("a newer release has migrated the database; running on it", "err", err)
+		err = nil
+	}
 	if err != nil {
 		d.close(a)
 		return nil, err
