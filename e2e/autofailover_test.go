@@ -234,10 +234,12 @@ func TestAutomaticFailover(t *testing.T) {
 	monitorURI := f.createMonitor(t, pm)
 	f.createNode(t, "n1", p1, monitorURI)
 	dbtest.Eventually(t, func() bool { return f.is(t, map[string]string{"n1": "single"}) }, "n1 the single node")
+	t.Logf("monitor and primary up in %s", time.Since(began).Round(time.Second))
 	f.createNode(t, "n2", p2, monitorURI)
 	dbtest.EventuallyWithin(t, 2*time.Minute, func() bool {
 		return f.is(t, map[string]string{"n1": "primary", "n2": "secondary"})
 	}, "n2 the synchronous standby of n1")
+	t.Logf("standby up in %s", time.Since(began).Round(time.Second))
 
 	// The URI the operator gives the tracker, as pg_autoctl prints it,
 	// with the account to connect as.
@@ -251,7 +253,7 @@ func TestAutomaticFailover(t *testing.T) {
 	uri.User = url.User(f.superuser(t))
 	withURL := env("DATABASE_URL=" + uri.String())
 
-	const items = 20000
+	const items = 5000
 	cliEnv(t, withURL, "", "project", "create", "demo")
 	cliEnv(t, withURL, "", "project", "set", "demo", "backfeed_key=failover_key")
 	var names strings.Builder
@@ -281,12 +283,23 @@ func TestAutomaticFailover(t *testing.T) {
 	dbtest.EventuallyWithin(t, 2*time.Minute, func() bool {
 		return f.is(t, map[string]string{"n1": "secondary", "n2": "primary"})
 	}, "n1 back as n2's standby")
+	t.Logf("n1 rejoined as a standby at %s", time.Since(began).Round(time.Second))
 	l.waitDone(t, l.doneCount()+100)
 
 	// And the operator fails over back to it.
 	switched := time.Now()
-	f.do(t, "perform", "failover", "--pgdata", f.monitor)
+	perform := f.command("perform", "failover", "--pgdata", f.monitor)
+	performed := make(chan error, 1)
+	var performOut []byte
+	go func() {
+		var err error
+		performOut, err = perform.CombinedOutput()
+		performed <- err
+	}()
 	promoted = f.waitPrimary(t, "n1", switched)
+	if err := <-performed; err != nil {
+		t.Fatalf("pg_autoctl perform failover: %v\n%s", err, performOut)
+	}
 	l.waitServed(t, switched)
 	dbtest.EventuallyWithin(t, 2*time.Minute, func() bool {
 		return f.is(t, map[string]string{"n1": "primary", "n2": "secondary"})
@@ -302,7 +315,9 @@ func TestAutomaticFailover(t *testing.T) {
 		default:
 		}
 	}
+	checking := time.Now()
 	l.check(t, servers[0].url)
+	t.Logf("read back in %s", time.Since(checking).Round(time.Second))
 	cliEnv(t, withURL, "", "jobs", "run", "rollup")
 	if out := cliEnv(t, withURL, "", "check", "demo"); !strings.Contains(out, `"balanced": true`) {
 		t.Errorf("the books after the failovers:\n%s", out)
@@ -356,7 +371,7 @@ func startLoad(t *testing.T, servers []*server) *load {
 			defer l.wg.Done()
 			path := "/demo/request"
 			if w%2 == 1 {
-				path = "/demo/multi=5//request"
+				path = "/demo/multi=3//request"
 			}
 			l.warrior(servers, w, path)
 		}()
@@ -425,10 +440,16 @@ func (l *load) fail(format string, args ...any) {
 // pause is a warrior's wait before it tries again after a 503 (it would
 // wait its Retry-After; a tenth of a second here, to see the tracker
 // answer again the moment it does).
-func (l *load) pause() {
+func (l *load) pause() { l.wait(100 * time.Millisecond) }
+
+// work is the time a warrior takes over an item, or a grab script between
+// posts: the load's pace, not a synchronisation.
+func (l *load) work() { l.wait(400 * time.Millisecond) }
+
+func (l *load) wait(d time.Duration) {
 	select {
 	case <-l.quit:
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(d):
 	}
 }
 
@@ -452,6 +473,7 @@ func (l *load) warrior(servers []*server, w int, path string) {
 			l.fail("%s: %q: %v", path, body, err)
 			return
 		}
+		l.work()
 		done, _ := json.Marshal(map[string]any{"downloader": nick, "item": got.Item, "bytes": map[string]int{"data": 10}})
 		// The done is sent until it is answered OK, stopped or not: a
 		// claim is not left half-reported.
@@ -482,8 +504,8 @@ func (l *load) warrior(servers []*server, w int, path string) {
 func (l *load) grabScript(servers []*server) {
 	for k := 0; !l.stopped(); k++ {
 		var entries []string
-		for j := range 10 {
-			entries = append(entries, fmt.Sprintf("found:%d", 10*k+j))
+		for j := range 5 {
+			entries = append(entries, fmt.Sprintf("found:%d", 5*k+j))
 		}
 		for try := k; ; try++ {
 			code, body, ok := l.post(servers, try, "/backfeed/legacy/demo-failover_key", strings.Join(entries, "\x00")+"\x00")
@@ -506,7 +528,7 @@ func (l *load) grabScript(servers []*server) {
 			}
 			l.pause()
 		}
-		l.pause()
+		l.work()
 	}
 }
 
