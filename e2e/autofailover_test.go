@@ -21,9 +21,8 @@ import (
 
 // formation is a pg_auto_failover formation in dir: a monitor and data
 // nodes on loopback, each node's `pg_autoctl run` in a process group of its
-// own, so that a test can kill a node whole (its keeper with its
-// PostgreSQL: PostgreSQL killed alone is started again by its keeper in a
-// second, and nothing fails over).
+// own, so that a test can kill a node whole, its keeper with its
+// PostgreSQL (PostgreSQL killed alone is started again by its keeper).
 type formation struct {
 	dir, pgctl string
 	env        []string
@@ -258,7 +257,8 @@ func TestAutomaticFailover(t *testing.T) {
 	}
 
 	// The URI the operator gives the tracker, as pg_autoctl prints it,
-	// with the account to connect as.
+	// with the account to connect as and a connect timeout (a host that
+	// does not answer is given up for the next after 3 s).
 	uri, err := url.Parse(strings.TrimSpace(f.do(t, "show", "uri", "--pgdata", f.monitor, "--formation", "default")))
 	if err != nil {
 		t.Fatal(err)
@@ -267,6 +267,9 @@ func TestAutomaticFailover(t *testing.T) {
 		t.Fatalf("pg_autoctl show uri: %s", uri)
 	}
 	uri.User = url.User(f.superuser(t))
+	q := uri.Query()
+	q.Set("connect_timeout", "3")
+	uri.RawQuery = q.Encode()
 	withURL := env("DATABASE_URL=" + uri.String())
 
 	const items = 5000
@@ -380,7 +383,8 @@ type answer struct {
 	at     time.Time
 	server int
 	status int
-	reason string // X-Tracker-Reason
+	reason string        // X-Tracker-Reason
+	took   time.Duration // from the request sent to the answer read
 }
 
 func startLoad(t *testing.T, servers []*server) *load {
@@ -428,6 +432,7 @@ func (l *load) stopped() bool {
 // may give), which is recorded as a failure.
 func (l *load) post(servers []*server, k int, path, body string) (status int, text string, ok bool) {
 	i := k % len(servers)
+	sent := time.Now()
 	resp, err := l.client.Post(servers[i].url+path, "application/json", strings.NewReader(body))
 	if err != nil {
 		l.fail("%s: no answer: %v", path, err)
@@ -436,7 +441,7 @@ func (l *load) post(servers []*server, k int, path, body string) (status int, te
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	l.mu.Lock()
-	l.answers = append(l.answers, answer{at: time.Now(), server: i, status: resp.StatusCode, reason: resp.Header.Get("X-Tracker-Reason")})
+	l.answers = append(l.answers, answer{at: time.Now(), server: i, status: resp.StatusCode, reason: resp.Header.Get("X-Tracker-Reason"), took: time.Since(sent)})
 	l.mu.Unlock()
 	switch {
 	case err != nil:
@@ -599,10 +604,12 @@ func (l *load) gap(start, promoted time.Time) string {
 	var refused, served int
 	var last time.Time
 	reasons := map[string]int{}
+	var slowest time.Duration
 	for _, a := range l.answers {
 		if a.at.Before(start) {
 			continue
 		}
+		slowest = max(slowest, a.took)
 		if a.status == 503 {
 			refused++
 			reasons[a.reason]++
@@ -615,12 +622,8 @@ func (l *load) gap(start, promoted time.Time) string {
 	if refused > 0 {
 		lastRefusal = last.Sub(start).Round(100*time.Millisecond).String() + " after"
 	}
-	primary := "the same primary"
-	if !promoted.IsZero() {
-		primary = "new primary " + promoted.Sub(start).Round(100*time.Millisecond).String() + " after"
-	}
-	return fmt.Sprintf("%s, last 503 %s, %d requests answered 503 %v and %d 200 since",
-		primary, lastRefusal, refused, reasons, served)
+	return fmt.Sprintf("new primary %s after, last 503 %s, %d requests answered 503 %v and %d 200 since, the slowest in %s",
+		promoted.Sub(start).Round(100*time.Millisecond), lastRefusal, refused, reasons, served, slowest.Round(time.Millisecond))
 }
 
 // check reads every item answered OK, and every item backfed, from
