@@ -21,7 +21,7 @@ PEBBLE_VERSION := v2.10.3
 PEBBLE     := $(TOOLS)/pebble-$(PEBBLE_VERSION)
 PEBBLE_DNS := $(TOOLS)/pebble-challtestsrv-$(PEBBLE_VERSION)
 
-.PHONY: soak run build test test-citus bench lighthouse check generate tools postgres clean package
+.PHONY: soak run build test test-citus test-ha bench lighthouse check generate tools postgres clean package
 
 ## run: start the tracker on the embedded PostgreSQL cluster in $(DATA_DIR)
 run: postgres build
@@ -79,6 +79,18 @@ test-citus: postgres
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) $(CITUS_PACKAGES) && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./jobs -run '$(CITUS_JOBS_RUN)' && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./e2e -run 'TestCitus'
+
+## test-ha: automatic failover on pg_auto_failover (Debian's
+## postgresql-15-auto-failover): a monitor, a primary and a synchronous
+## standby on loopback, two tracker processes under warriors and backfeed,
+## the primary's node killed, then an orchestrated failover back. It waits
+## out the monitor's timeouts (a minute or more), so it is kept out of
+## `make test`; skipped when pg_autoctl is not installed (.ci/run installs it).
+test-ha: postgres
+	@if ! command -v pg_autoctl >/dev/null 2>&1; then \
+		echo "pg_auto_failover is not installed: skipping the failover test"; exit 0; \
+	fi; \
+	TRACKER_TEST_HA=1 $(GO) test -count=1 -timeout 15m -run '^TestAutomaticFailover$$' -v ./e2e
 
 ## bench: the tracker under warrior load, on a fresh embedded cluster; one table
 ## on stdout. BENCH_FLAGS="-duration 60s -sweep" for the long run with the
