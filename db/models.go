@@ -100,6 +100,7 @@ type Dictionary struct {
 	CreatedAt time.Time
 	CreatedBy string
 	Token     string
+	LegacyID  pgtype.Int8
 }
 
 type DomainTotal struct {
