@@ -216,7 +216,7 @@ func faults() []fault {
 			sql:   []string{`UPDATE dictionaries SET bytes = bytes || '\x00'::bytea WHERE project_id = $1`},
 			fails: []string{"every dictionary's SHA-256 is that of its bytes"}},
 		{name: "a dictionary id the packer cannot read from a file's name", project: "once",
-			sql:   []string{`UPDATE dictionaries SET id = 42 WHERE project_id = $1`},
+			sql:   []string{`UPDATE dictionaries SET public_id = 42 WHERE project_id = $1`},
 			fails: []string{"every dictionary's id is ten digits (a Unix second), and no old id is"}},
 		{name: "a dictionary's old id of ten digits", project: "once",
 			sql:   []string{`UPDATE dictionaries SET legacy_id = 1000000000 WHERE project_id = $1`},

@@ -27,7 +27,7 @@ func (q *Queries) BooksDictionariesMismatched(ctx context.Context, projectID int
 const booksDictionariesMisnumbered = `-- name: BooksDictionariesMisnumbered :one
 SELECT count(*) FROM dictionaries
 WHERE project_id = $1
-  AND (id NOT BETWEEN 1000000000 AND 9999999999 OR legacy_id BETWEEN 1000000000 AND 9999999999)
+  AND (public_id NOT BETWEEN 1000000000 AND 9999999999 OR legacy_id BETWEEN 1000000000 AND 9999999999)
 `
 
 // The books: the project's dictionaries whose id is not ten digits (the
@@ -41,8 +41,8 @@ func (q *Queries) BooksDictionariesMisnumbered(ctx context.Context, projectID in
 }
 
 const dictionariesForProject = `-- name: DictionariesForProject :many
-SELECT id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
-FROM dictionaries WHERE project_id = $1 ORDER BY id DESC
+SELECT public_id AS id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
+FROM dictionaries WHERE project_id = $1 ORDER BY public_id DESC
 `
 
 type DictionariesForProjectRow struct {
@@ -86,7 +86,7 @@ func (q *Queries) DictionariesForProject(ctx context.Context, projectID int32) (
 }
 
 const dictionaryBytes = `-- name: DictionaryBytes :one
-SELECT bytes FROM dictionaries WHERE id = $1
+SELECT bytes FROM dictionaries WHERE public_id = $1
 `
 
 func (q *Queries) DictionaryBytes(ctx context.Context, id int64) ([]byte, error) {
@@ -97,10 +97,11 @@ func (q *Queries) DictionaryBytes(ctx context.Context, id int64) ([]byte, error)
 }
 
 const dictionaryInsert = `-- name: DictionaryInsert :one
-INSERT INTO dictionaries (id, project_id, bytes, sha256, created_by)
-VALUES (greatest(floor(extract(epoch FROM now()))::bigint, (SELECT coalesce(max(id), 0) + 1 FROM dictionaries)),
-        $1, $2, $3, $4)
-RETURNING id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
+INSERT INTO dictionaries (public_id, project_id, bytes, sha256, created_by)
+SELECT greatest(floor(extract(epoch FROM now()))::bigint, coalesce(max(d.public_id), 0) + 1),
+       $1::integer, $2::bytea, $3::text, $4::text
+FROM dictionaries d
+RETURNING public_id AS id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
 `
 
 type DictionaryInsertParams struct {
@@ -121,9 +122,10 @@ type DictionaryInsertRow struct {
 	CreatedBy string
 }
 
-// Its id is the second it is installed, or the second after the newest id
-// when that one is taken (taken under DictionaryInsertLock): ids are
-// distinct Unix seconds, in the order dictionaries were installed.
+// Its id (public_id) is the second it is installed, or the second after
+// the newest id when that one is taken (taken under DictionaryInsertLock):
+// ids are distinct Unix seconds, in the order dictionaries were installed.
+// An INSERT ... SELECT: Citus takes no subquery in an INSERT's VALUES.
 func (q *Queries) DictionaryInsert(ctx context.Context, arg DictionaryInsertParams) (DictionaryInsertRow, error) {
 	row := q.db.QueryRow(ctx, dictionaryInsert,
 		arg.ProjectID,
@@ -156,8 +158,8 @@ func (q *Queries) DictionaryInsertLock(ctx context.Context) error {
 }
 
 const dictionaryLatest = `-- name: DictionaryLatest :one
-SELECT id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
-FROM dictionaries WHERE project_id = $1 ORDER BY id DESC LIMIT 1
+SELECT public_id AS id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
+FROM dictionaries WHERE project_id = $1 ORDER BY public_id DESC LIMIT 1
 `
 
 type DictionaryLatestRow struct {
@@ -188,9 +190,9 @@ func (q *Queries) DictionaryLatest(ctx context.Context, projectID int32) (Dictio
 }
 
 const dictionaryMeta = `-- name: DictionaryMeta :one
-SELECT d.id, coalesce(d.legacy_id, 0)::bigint AS legacy_id, d.project_id, p.slug, d.sha256, d.token, octet_length(d.bytes)::integer AS size
-FROM dictionaries d JOIN projects p ON p.id = d.project_id WHERE d.id = $1 OR d.legacy_id = $1
-ORDER BY d.id = $1 DESC LIMIT 1
+SELECT d.public_id AS id, coalesce(d.legacy_id, 0)::bigint AS legacy_id, d.project_id, p.slug, d.sha256, d.token, octet_length(d.bytes)::integer AS size
+FROM dictionaries d JOIN projects p ON p.id = d.project_id WHERE d.public_id = $1 OR d.legacy_id = $1
+ORDER BY d.public_id = $1 DESC LIMIT 1
 `
 
 type DictionaryMetaRow struct {
@@ -222,9 +224,9 @@ func (q *Queries) DictionaryMeta(ctx context.Context, id int64) (DictionaryMetaR
 }
 
 const dictionaryOfProject = `-- name: DictionaryOfProject :one
-SELECT id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
-FROM dictionaries WHERE project_id = $1 AND (id = $2 OR legacy_id = $2)
-ORDER BY id = $2 DESC LIMIT 1
+SELECT public_id AS id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
+FROM dictionaries WHERE project_id = $1 AND (public_id = $2 OR legacy_id = $2)
+ORDER BY public_id = $2 DESC LIMIT 1
 `
 
 type DictionaryOfProjectParams struct {

@@ -100,6 +100,7 @@ type Dictionary struct {
 	CreatedAt time.Time
 	CreatedBy string
 	Token     string
+	PublicID  int64
 	LegacyID  pgtype.Int8
 }
 

@@ -271,7 +271,7 @@ func TestDictionaryByID(t *testing.T) {
 	// A dictionary installed before ids were Unix seconds answers to its
 	// old id too, as the old id (what a name written with it holds), and
 	// its bytes are served at its old address.
-	dbtest.MustExec(t, f.pool, `UPDATE dictionaries SET legacy_id = 7 WHERE id = $1`, mine.ID)
+	dbtest.MustExec(t, f.pool, `UPDATE dictionaries SET legacy_id = 7 WHERE public_id = $1`, mine.ID)
 	var r map[string]any
 	if resp := getJSON(t, f.srv.URL+"/dictionary?project=test&id=7", nil, &r); resp.StatusCode != 200 || r["id"] != "7" || r["sha256"] != mine.SHA256 {
 		t.Fatalf("by the old id: %d %v", resp.StatusCode, r)
