@@ -209,8 +209,8 @@ func (s *Store) List(ctx context.Context, projectID int32) ([]Dictionary, error)
 }
 
 // Meta is a dictionary by id or old id without its bytes, with its
-// project's slug; ErrNotFound when there is none. It reads no more than a row's head:
-// enough to answer a conditional request or refuse one.
+// project's slug; ErrNotFound when there is none. It reads no more than a
+// row's head: enough to answer a conditional request or refuse one.
 func (s *Store) Meta(ctx context.Context, id int64) (Dictionary, string, error) {
 	r, err := s.q.DictionaryMeta(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
