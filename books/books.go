@@ -118,7 +118,7 @@ type ledger struct {
 	queuesOff, revisitsElsewhere, sitesOff, sitesGone int64
 	outOfStretch, paramsUntracked, scoresUntracked    int64
 	dictionaries, backfeedMinutes, feed, volunteers   int64
-	archivedElsewhere                                 int64
+	archivedElsewhere, dictionariesMisnumbered        int64
 	sitesDone                                         db.BooksSitesDoneRow
 	refs                                              db.BooksSeenReferencesRow
 	expiries                                          db.BooksClaimExpiriesRow
@@ -198,6 +198,7 @@ func read(ctx context.Context, q *db.Queries, p projects.Project, r *Report) (*l
 			return err
 		}},
 		{"dictionaries", count(&l.dictionaries, q.BooksDictionariesMismatched)},
+		{"dictionary ids", count(&l.dictionariesMisnumbered, q.BooksDictionariesMisnumbered)},
 		{"backfeed minutes", count(&l.backfeedMinutes, q.BooksBackfeedMinutesOff)},
 		{"series", func() (err error) {
 			l.series, err = q.BooksSeries(ctx, p.ID)
@@ -319,6 +320,8 @@ var projectRules = []rule[ledger]{
 	// The rest of a project's rows.
 	{"every dictionary's SHA-256 is that of its bytes", []string{"dictionaries"}, false,
 		func(l *ledger) (int64, int64) { return 0, l.dictionaries }},
+	{"every dictionary's id is ten digits (a Unix second), and no old id is", []string{"dictionaries"}, false,
+		func(l *ledger) (int64, int64) { return 0, l.dictionariesMisnumbered }},
 	{"every backfeed minute is a whole minute and counts new items", []string{"backfeed_minutes"}, false,
 		func(l *ledger) (int64, int64) { return 0, l.backfeedMinutes }},
 	{"every volunteer day counts volunteers and every mark is 16 bytes", []string{"volunteer_days", "volunteer_marks"}, false,

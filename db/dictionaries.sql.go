@@ -24,13 +24,30 @@ func (q *Queries) BooksDictionariesMismatched(ctx context.Context, projectID int
 	return count, err
 }
 
+const booksDictionariesMisnumbered = `-- name: BooksDictionariesMisnumbered :one
+SELECT count(*) FROM dictionaries
+WHERE project_id = $1
+  AND (public_id NOT BETWEEN 1000000000 AND 9999999999 OR legacy_id BETWEEN 1000000000 AND 9999999999)
+`
+
+// The books: the project's dictionaries whose id is not ten digits (the
+// packer reads no other from a file's name), or whose old id is (it could
+// be taken for another dictionary's id).
+func (q *Queries) BooksDictionariesMisnumbered(ctx context.Context, projectID int32) (int64, error) {
+	row := q.db.QueryRow(ctx, booksDictionariesMisnumbered, projectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const dictionariesForProject = `-- name: DictionariesForProject :many
-SELECT id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
-FROM dictionaries WHERE project_id = $1 ORDER BY id DESC
+SELECT public_id AS id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
+FROM dictionaries WHERE project_id = $1 ORDER BY public_id DESC
 `
 
 type DictionariesForProjectRow struct {
 	ID        int64
+	LegacyID  int64
 	ProjectID int32
 	Sha256    string
 	Token     string
@@ -50,6 +67,7 @@ func (q *Queries) DictionariesForProject(ctx context.Context, projectID int32) (
 		var i DictionariesForProjectRow
 		if err := rows.Scan(
 			&i.ID,
+			&i.LegacyID,
 			&i.ProjectID,
 			&i.Sha256,
 			&i.Token,
@@ -68,7 +86,7 @@ func (q *Queries) DictionariesForProject(ctx context.Context, projectID int32) (
 }
 
 const dictionaryBytes = `-- name: DictionaryBytes :one
-SELECT bytes FROM dictionaries WHERE id = $1
+SELECT bytes FROM dictionaries WHERE public_id = $1
 `
 
 func (q *Queries) DictionaryBytes(ctx context.Context, id int64) ([]byte, error) {
@@ -79,9 +97,11 @@ func (q *Queries) DictionaryBytes(ctx context.Context, id int64) ([]byte, error)
 }
 
 const dictionaryInsert = `-- name: DictionaryInsert :one
-INSERT INTO dictionaries (project_id, bytes, sha256, created_by)
-VALUES ($1, $2, $3, $4)
-RETURNING id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
+INSERT INTO dictionaries (public_id, project_id, bytes, sha256, created_by)
+SELECT greatest(floor(extract(epoch FROM now()))::bigint, coalesce(max(d.public_id), 0) + 1),
+       $1::integer, $2::bytea, $3::text, $4::text
+FROM dictionaries d
+RETURNING public_id AS id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
 `
 
 type DictionaryInsertParams struct {
@@ -93,6 +113,7 @@ type DictionaryInsertParams struct {
 
 type DictionaryInsertRow struct {
 	ID        int64
+	LegacyID  int64
 	ProjectID int32
 	Sha256    string
 	Token     string
@@ -101,6 +122,10 @@ type DictionaryInsertRow struct {
 	CreatedBy string
 }
 
+// Its id (public_id) is the second it is installed, or the second after
+// the newest id when that one is taken (taken under DictionaryInsertLock):
+// ids are distinct Unix seconds, in the order dictionaries were installed.
+// An INSERT ... SELECT: Citus takes no subquery in an INSERT's VALUES.
 func (q *Queries) DictionaryInsert(ctx context.Context, arg DictionaryInsertParams) (DictionaryInsertRow, error) {
 	row := q.db.QueryRow(ctx, dictionaryInsert,
 		arg.ProjectID,
@@ -111,6 +136,7 @@ func (q *Queries) DictionaryInsert(ctx context.Context, arg DictionaryInsertPara
 	var i DictionaryInsertRow
 	err := row.Scan(
 		&i.ID,
+		&i.LegacyID,
 		&i.ProjectID,
 		&i.Sha256,
 		&i.Token,
@@ -121,13 +147,24 @@ func (q *Queries) DictionaryInsert(ctx context.Context, arg DictionaryInsertPara
 	return i, err
 }
 
+const dictionaryInsertLock = `-- name: DictionaryInsertLock :exec
+SELECT pg_advisory_xact_lock(hashtext('dictionaries'))
+`
+
+// Installs one at a time: each takes the id after the newest.
+func (q *Queries) DictionaryInsertLock(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, dictionaryInsertLock)
+	return err
+}
+
 const dictionaryLatest = `-- name: DictionaryLatest :one
-SELECT id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
-FROM dictionaries WHERE project_id = $1 ORDER BY id DESC LIMIT 1
+SELECT public_id AS id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
+FROM dictionaries WHERE project_id = $1 ORDER BY public_id DESC LIMIT 1
 `
 
 type DictionaryLatestRow struct {
 	ID        int64
+	LegacyID  int64
 	ProjectID int32
 	Sha256    string
 	Token     string
@@ -141,6 +178,7 @@ func (q *Queries) DictionaryLatest(ctx context.Context, projectID int32) (Dictio
 	var i DictionaryLatestRow
 	err := row.Scan(
 		&i.ID,
+		&i.LegacyID,
 		&i.ProjectID,
 		&i.Sha256,
 		&i.Token,
@@ -152,12 +190,14 @@ func (q *Queries) DictionaryLatest(ctx context.Context, projectID int32) (Dictio
 }
 
 const dictionaryMeta = `-- name: DictionaryMeta :one
-SELECT d.id, d.project_id, p.slug, d.sha256, d.token, octet_length(d.bytes)::integer AS size
-FROM dictionaries d JOIN projects p ON p.id = d.project_id WHERE d.id = $1
+SELECT d.public_id AS id, coalesce(d.legacy_id, 0)::bigint AS legacy_id, d.project_id, p.slug, d.sha256, d.token, octet_length(d.bytes)::integer AS size
+FROM dictionaries d JOIN projects p ON p.id = d.project_id WHERE d.public_id = $1 OR d.legacy_id = $1
+ORDER BY d.public_id = $1 DESC LIMIT 1
 `
 
 type DictionaryMetaRow struct {
 	ID        int64
+	LegacyID  int64
 	ProjectID int32
 	Slug      string
 	Sha256    string
@@ -165,19 +205,60 @@ type DictionaryMetaRow struct {
 	Size      int32
 }
 
-// A dictionary without its bytes (octet_length reads a stored value's
-// length from its header): what answering a conditional request, or
-// refusing one, takes. With its project's slug.
+// A dictionary by id or old id, without its bytes (octet_length reads a
+// stored value's length from its header): what answering a conditional
+// request, or refusing one, takes. With its project's slug.
 func (q *Queries) DictionaryMeta(ctx context.Context, id int64) (DictionaryMetaRow, error) {
 	row := q.db.QueryRow(ctx, dictionaryMeta, id)
 	var i DictionaryMetaRow
 	err := row.Scan(
 		&i.ID,
+		&i.LegacyID,
 		&i.ProjectID,
 		&i.Slug,
 		&i.Sha256,
 		&i.Token,
 		&i.Size,
+	)
+	return i, err
+}
+
+const dictionaryOfProject = `-- name: DictionaryOfProject :one
+SELECT public_id AS id, coalesce(legacy_id, 0)::bigint AS legacy_id, project_id, sha256, token, octet_length(bytes)::integer AS size, created_at, created_by
+FROM dictionaries WHERE project_id = $1 AND (public_id = $2 OR legacy_id = $2)
+ORDER BY public_id = $2 DESC LIMIT 1
+`
+
+type DictionaryOfProjectParams struct {
+	ProjectID int32
+	ID        int64
+}
+
+type DictionaryOfProjectRow struct {
+	ID        int64
+	LegacyID  int64
+	ProjectID int32
+	Sha256    string
+	Token     string
+	Size      int32
+	CreatedAt time.Time
+	CreatedBy string
+}
+
+// The project's dictionary of id @id, or of old id @id (one installed
+// before ids were Unix seconds).
+func (q *Queries) DictionaryOfProject(ctx context.Context, arg DictionaryOfProjectParams) (DictionaryOfProjectRow, error) {
+	row := q.db.QueryRow(ctx, dictionaryOfProject, arg.ProjectID, arg.ID)
+	var i DictionaryOfProjectRow
+	err := row.Scan(
+		&i.ID,
+		&i.LegacyID,
+		&i.ProjectID,
+		&i.Sha256,
+		&i.Token,
+		&i.Size,
+		&i.CreatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }

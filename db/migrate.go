@@ -86,6 +86,18 @@ func MigrateDown(pool *pgxpool.Pool) error {
 	return err
 }
 
+// MigrateTo moves the schema up or down to version: what a test of one
+// migration's data starts from. The pool's connections are made anew, as
+// after MigrateUp.
+func MigrateTo(pool *pgxpool.Pool, version uint) error {
+	err := withMigrate(pool, func(m *migrate.Migrate) error { return m.Migrate(version) })
+	pool.Reset()
+	if errors.Is(err, migrate.ErrNoChange) {
+		return nil
+	}
+	return err
+}
+
 // SchemaVersion returns the applied migration and whether a failed migration
 // left the schema dirty.
 func SchemaVersion(pool *pgxpool.Pool) (version uint, dirty bool, err error) {

@@ -100,6 +100,8 @@ type Dictionary struct {
 	CreatedAt time.Time
 	CreatedBy string
 	Token     string
+	PublicID  int64
+	LegacyID  pgtype.Int8
 }
 
 type DomainTotal struct {

@@ -48,13 +48,22 @@ func (e *InvalidError) Error() string { return "not a zstd dictionary: " + e.Rea
 
 // Dictionary is one upload, without its bytes.
 type Dictionary struct {
-	ID        int64
+	// ID is the Unix second the dictionary was installed, or the second
+	// after the newest id when that one was taken: ten digits, distinct,
+	// in the order dictionaries were installed. Grab scripts name their
+	// files with it and the staging servers' packer reads it back
+	// (docs/PROTOCOL.md, "GET /dictionary").
+	ID int64
+	// LegacyID is the id a dictionary installed before ids were Unix
+	// seconds had then (they counted up from 1), which still names it;
+	// 0 for those installed since.
+	LegacyID  int64
 	ProjectID int32
 	// SHA256 is the hex SHA-256 of the bytes as uploaded and served.
 	SHA256 string
 	// Token is a random string that goes into the dictionary's address
-	// with its id: ids count up, and a hidden project's dictionaries are
-	// served only to those given the token.
+	// with its id: ids are seconds, easily guessed, and a hidden project's
+	// dictionaries are served only to those given the token.
 	Token     string
 	Size      int
 	CreatedAt time.Time
@@ -128,8 +137,10 @@ type Store struct {
 
 func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.New(pool)} }
 
-// Add validates b and stores it as the project's newest dictionary, under
-// a new id.
+// Add validates b and installs it as the project's newest dictionary, the
+// one served, under a new id: the Unix second it is installed, or the
+// second after the newest id when that one is taken. by is the account
+// that installed it ("" from the shell); the audit log records it.
 func (s *Store) Add(ctx context.Context, projectID int32, b []byte, by string) (Dictionary, error) {
 	if err := Validate(b); err != nil {
 		return Dictionary{}, err
@@ -137,6 +148,9 @@ func (s *Store) Add(ctx context.Context, projectID int32, b []byte, by string) (
 	sum := sha256.Sum256(b)
 	var r db.DictionaryInsertRow
 	err := db.WithTx(ctx, s.pool, func(q *db.Queries) error {
+		if err := q.DictionaryInsertLock(ctx); err != nil {
+			return err
+		}
 		var err error
 		r, err = q.DictionaryInsert(ctx, db.DictionaryInsertParams{ProjectID: projectID, Bytes: b, Sha256: hex.EncodeToString(sum[:]), CreatedBy: by})
 		if err != nil {
@@ -147,7 +161,12 @@ func (s *Store) Add(ctx context.Context, projectID int32, b []byte, by string) (
 	if err != nil {
 		return Dictionary{}, err
 	}
-	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}, nil
+	return fromRow(db.DictionaryLatestRow(r)), nil
+}
+
+// fromRow is a dictionary as a statement read it.
+func fromRow(r db.DictionaryLatestRow) Dictionary {
+	return Dictionary{ID: r.ID, LegacyID: r.LegacyID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}
 }
 
 // Latest is the project's newest dictionary, the one served; ErrNone when
@@ -160,7 +179,20 @@ func (s *Store) Latest(ctx context.Context, projectID int32) (Dictionary, error)
 	if err != nil {
 		return Dictionary{}, err
 	}
-	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}, nil
+	return fromRow(r), nil
+}
+
+// Of is the project's dictionary of id id, or of old id id (LegacyID);
+// ErrNotFound when the project never had it.
+func (s *Store) Of(ctx context.Context, projectID int32, id int64) (Dictionary, error) {
+	r, err := s.q.DictionaryOfProject(ctx, db.DictionaryOfProjectParams{ProjectID: projectID, ID: id})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Dictionary{}, ErrNotFound
+	}
+	if err != nil {
+		return Dictionary{}, err
+	}
+	return fromRow(db.DictionaryLatestRow(r)), nil
 }
 
 // List is every dictionary of the project, newest first.
@@ -171,14 +203,14 @@ func (s *Store) List(ctx context.Context, projectID int32) ([]Dictionary, error)
 	}
 	out := make([]Dictionary, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size), CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy})
+		out = append(out, fromRow(db.DictionaryLatestRow(r)))
 	}
 	return out, nil
 }
 
-// Meta is a dictionary by id without its bytes, with its project's slug;
-// ErrNotFound when there is none. It reads no more than a row's head:
-// enough to answer a conditional request or refuse one.
+// Meta is a dictionary by id or old id without its bytes, with its
+// project's slug; ErrNotFound when there is none. It reads no more than a
+// row's head: enough to answer a conditional request or refuse one.
 func (s *Store) Meta(ctx context.Context, id int64) (Dictionary, string, error) {
 	r, err := s.q.DictionaryMeta(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -187,11 +219,11 @@ func (s *Store) Meta(ctx context.Context, id int64) (Dictionary, string, error) 
 	if err != nil {
 		return Dictionary{}, "", err
 	}
-	return Dictionary{ID: r.ID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size)}, r.Slug, nil
+	return Dictionary{ID: r.ID, LegacyID: r.LegacyID, ProjectID: r.ProjectID, SHA256: r.Sha256, Token: r.Token, Size: int(r.Size)}, r.Slug, nil
 }
 
-// Bytes are a dictionary's bytes, up to MaxSize; ErrNotFound when there is
-// none.
+// Bytes are the bytes of the dictionary of id id (not an old id), up to
+// MaxSize; ErrNotFound when there is none.
 func (s *Store) Bytes(ctx context.Context, id int64) ([]byte, error) {
 	b, err := s.q.DictionaryBytes(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {

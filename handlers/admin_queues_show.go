@@ -26,8 +26,13 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 	v := views.AdminQueuesView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionQueues, st),
 		BackfeedURL:   h.baseURL(w, r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey,
 		DictionaryURL: h.baseURL(w, r) + "/dictionary?project=" + p.Slug}
+	if !dictionaries.Packable(p.Slug) {
+		v.DictionaryWarning = fmt.Sprintf("The staging servers' packer cannot pack this project's zstd WARCs: grab scripts name them "+
+			"{base}.%s.{id}.warc.zst, and the packer reads the project from that name as letters, digits and '-' only, so it refuses "+
+			"every file. A project whose WARCs are compressed with a dictionary needs a slug without '_'.", p.Slug)
+	}
 	for _, d := range dicts {
-		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, SHA256: d.SHA256, Size: int64(d.Size),
+		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, LegacyID: d.LegacyID, SHA256: d.SHA256, Size: int64(d.Size),
 			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: h.dictionaryURL(w, r, d)})
 	}
 	stopped := []views.AdminStoppedList{{Queue: naming.ErrorQueue, Title: "failed items", Count: sum.Errors(),

@@ -17,10 +17,13 @@ import (
 // then decompress a zstd frame themselves). A dictionary never changes
 // under its id, so it may be cached for good.
 //
-// Ids count up: a hidden project's dictionaries are served only with their
-// token, which only GET /dictionary?project=SLUG hands out (to the scripts,
-// which know the slug), so they cannot be found by counting. A wrong token,
-// or none, is answered as an id that does not exist.
+// Ids are Unix seconds (and old ones counted up): a hidden project's
+// dictionaries are served only with their token, which only
+// GET /dictionary?project=SLUG hands out (to the scripts, which know the
+// slug), so they cannot be found by guessing ids. A wrong token, or none,
+// is answered as an id that does not exist. A dictionary installed before
+// ids were Unix seconds is served under its old id too, as the addresses
+// handed out then name it.
 //
 // Everything but the bytes comes from the row's head (its checksum, its
 // length): a revalidation (304) or a HEAD never reads the dictionary.
@@ -68,7 +71,7 @@ func (h *Handler) dictionaryBytes(w http.ResponseWriter, r *http.Request) error 
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	b, err := store.Bytes(r.Context(), id)
+	b, err := store.Bytes(r.Context(), d.ID)
 	if errors.Is(err, dictionaries.ErrNotFound) {
 		hdr.Del("Content-Length")
 		return notFound // deleted with its project meanwhile

@@ -83,15 +83,19 @@ func TestDictionaryRoundTrip(t *testing.T) {
 	}
 
 	var got struct {
-		ID     *int64 `json:"id"`
-		URL    string `json:"url"`
-		SHA256 string `json:"sha256"`
+		ID     *string `json:"id"`
+		URL    string  `json:"url"`
+		SHA256 string  `json:"sha256"`
 	}
 	resp := getJSON(t, f.srv.URL+"/dictionary?project=test", nil, &got)
 	if resp.StatusCode != 200 || got.ID == nil || !strings.HasPrefix(got.URL, f.srv.URL+"/") {
 		t.Fatalf("GET /dictionary: %d %+v", resp.StatusCode, got)
 	}
-	first := *got.ID - 1
+	listed, err := dictionaries.NewStore(f.pool).List(t.Context(), f.project.ID)
+	if err != nil || len(listed) != 2 || strconv.FormatInt(listed[0].ID, 10) != *got.ID {
+		t.Fatalf("listed %+v (%v), served %s", listed, err, *got.ID)
+	}
+	first := listed[1].ID
 
 	// What the script does: download, check, decompress when compressed.
 	resp, err = http.Get(got.URL)
@@ -141,7 +145,7 @@ func TestDictionaryRoundTrip(t *testing.T) {
 	if a := c.send(t, req); a.status != 304 {
 		t.Errorf("If-None-Match: %d", a.status)
 	}
-	if a := f.do(t, "GET", fmt.Sprintf("/dictionary/%d", *got.ID+10), ""); a.status != 404 {
+	if a := f.do(t, "GET", fmt.Sprintf("/dictionary/%d", listed[0].ID+10), ""); a.status != 404 {
 		t.Errorf("a missing id: %d", a.status)
 	}
 	if a := f.do(t, "GET", "/dictionary/x", ""); a.status != 404 {
@@ -215,7 +219,7 @@ func TestDictionaryConditionalAndHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		ID     int64  `json:"id"`
+		ID     string `json:"id"`
 		URL    string `json:"url"`
 		SHA256 string `json:"sha256"`
 	}
@@ -223,7 +227,7 @@ func TestDictionaryConditionalAndHidden(t *testing.T) {
 		t.Fatalf("GET /dictionary: %d", resp.StatusCode)
 	}
 	address := strings.TrimPrefix(got.URL, g.srv.URL)
-	if !strings.HasPrefix(address, fmt.Sprintf("/dictionary/%d-", got.ID)) || len(address) < len("/dictionary/1-")+32 {
+	if !strings.HasPrefix(address, "/dictionary/"+got.ID+"-") || len(address) < len("/dictionary/1-")+32 {
 		t.Fatalf("url %q: want the id and a token", got.URL)
 	}
 
@@ -271,14 +275,14 @@ func TestDictionaryConditionalAndHidden(t *testing.T) {
 	// Hidden: by id alone, or with a wrong token, no dictionary is found,
 	// not even a revalidation; at the address handed out, it is served.
 	f.set(t, "hidden=true")
-	for id := int64(1); id <= got.ID+3; id++ {
+	for id := older.ID - 3; id <= older.ID+6; id++ {
 		for _, path := range []string{fmt.Sprintf("/dictionary/%d", id), fmt.Sprintf("/dictionary/%d-%s", id, strings.Repeat("0", 32))} {
 			if a := fetch("GET", path, map[string]string{"If-None-Match": "*"}); a.status != 404 || a.body == string(raw) {
 				t.Fatalf("hidden, %s: %d", path, a.status)
 			}
 		}
 	}
-	if a := fetch("GET", fmt.Sprintf("/dictionary/%d-%s", got.ID, older.Token), nil); a.status != 404 {
+	if a := fetch("GET", fmt.Sprintf("/dictionary/%s-%s", got.ID, older.Token), nil); a.status != 404 {
 		t.Fatalf("hidden, another dictionary's token: %d", a.status)
 	}
 	if resp := getJSON(t, g.srv.URL+"/dictionary?project=test", nil, &got); resp.StatusCode != 200 || strings.TrimPrefix(got.URL, g.srv.URL) != address {

@@ -171,6 +171,9 @@ type AdminQueuesView struct {
 	BackfeedURL string
 	// DictionaryURL is where grab scripts ask for the project's dictionary.
 	DictionaryURL string
+	// DictionaryWarning says why the staging servers' packer cannot pack
+	// the files compressed with the project's dictionaries; "" when it can.
+	DictionaryWarning string
 	// Dictionaries are the project's zstd dictionaries, newest (the one
 	// served) first.
 	Dictionaries []AdminDictionary
@@ -201,7 +204,9 @@ type AdminStoppedItem struct {
 
 // AdminDictionary is one uploaded zstd dictionary.
 type AdminDictionary struct {
-	ID        int64
+	ID int64
+	// LegacyID is the id it had before ids were Unix seconds, 0 for none.
+	LegacyID  int64
 	SHA256    string
 	Size      int64
 	CreatedAt time.Time

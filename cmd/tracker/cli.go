@@ -130,7 +130,7 @@ func commands(getenv func(string) string) []command {
 				fs.BoolVar(&o.Disabled, "disabled", false, "keep the target but send no uploads to it")
 			}, runTargetAdd)},
 		{name: "target remove", args: "SLUG URL", summary: "remove an upload target", nargs: [2]int{2, 2}, setup: noOptions(runTargetRemove)},
-		{name: "dictionary set", args: "SLUG FILE", summary: "install FILE, a zstd dictionary (raw or zstd-compressed), as the one grab scripts fetch; each gets a new id", nargs: [2]int{2, 2}, setup: noOptions(runDictionarySet)},
+		{name: "dictionary set", args: "SLUG FILE", summary: "install FILE, a zstd dictionary (raw or zstd-compressed), as the one grab scripts fetch; each gets a new id, the Unix second it is installed", nargs: [2]int{2, 2}, setup: noOptions(runDictionarySet)},
 		{name: "dictionary list", args: "SLUG", summary: "print a project's dictionaries as JSON, newest (the one served) first", nargs: [2]int{1, 1}, setup: noOptions(runDictionaryList)},
 		{name: "dictionary train", args: "SLUG FILE...", summary: "build a zstd dictionary from sample files and install it", nargs: [2]int{2, -1},
 			setup: options(func(fs *flag.FlagSet, o *dictionaryTrainOptions) {

@@ -48,7 +48,11 @@ func (a *app) installDictionary(ctx context.Context, slug string, b []byte) erro
 
 // dictionaryJSON is a dictionary as `tracker dictionary list` prints it.
 type dictionaryJSON struct {
-	ID        int64     `json:"id"`
+	// ID is the ten-digit id the scripts name files with.
+	ID int64 `json:"id"`
+	// LegacyID is the id a dictionary installed before ids were Unix
+	// seconds had then, which still names it.
+	LegacyID  int64     `json:"legacy_id,omitempty"`
 	SHA256    string    `json:"sha256"`
 	Bytes     int       `json:"bytes"`
 	CreatedAt time.Time `json:"created_at"`
@@ -66,7 +70,7 @@ func runDictionaryList(ctx context.Context, a *app, args []string) error {
 		}
 		out := make([]dictionaryJSON, 0, len(ds))
 		for i, d := range ds {
-			out = append(out, dictionaryJSON{ID: d.ID, SHA256: d.SHA256, Bytes: d.Size, CreatedAt: d.CreatedAt.UTC(), CreatedBy: d.CreatedBy, Served: i == 0})
+			out = append(out, dictionaryJSON{ID: d.ID, LegacyID: d.LegacyID, SHA256: d.SHA256, Bytes: d.Size, CreatedAt: d.CreatedAt.UTC(), CreatedBy: d.CreatedBy, Served: i == 0})
 		}
 		return printJSON(a, out)
 	})

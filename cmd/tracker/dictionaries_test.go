@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -33,10 +34,10 @@ func TestDictionaryCommands(t *testing.T) {
 	if code, stdout, errOut := tracker(t, dsn, "", nil, append([]string{"dictionary", "train", "demo", "--max-size", "4096", "--out", out}, sampleFiles...)...); code != 0 || !strings.Contains(stdout, "written to") {
 		t.Fatalf("train --out: exit %d: %s%s", code, stdout, errOut)
 	}
-	if code, stdout, errOut := tracker(t, dsn, "", nil, "dictionary", "set", "demo", out); code != 0 || !strings.HasPrefix(stdout, "dictionary 1 installed for demo") {
+	if code, stdout, errOut := tracker(t, dsn, "", nil, "dictionary", "set", "demo", out); code != 0 || !regexp.MustCompile(`^dictionary [0-9]{10} installed for demo `).MatchString(stdout) {
 		t.Fatalf("set: exit %d: %s%s", code, stdout, errOut)
 	}
-	if code, stdout, errOut := tracker(t, dsn, "", nil, append([]string{"dictionary", "train", "demo"}, sampleFiles...)...); code != 0 || !strings.HasPrefix(stdout, "dictionary 2 installed") {
+	if code, stdout, errOut := tracker(t, dsn, "", nil, append([]string{"dictionary", "train", "demo"}, sampleFiles...)...); code != 0 || !regexp.MustCompile(`^dictionary [0-9]{10} installed for demo `).MatchString(stdout) {
 		t.Fatalf("train: exit %d: %s%s", code, stdout, errOut)
 	}
 
@@ -63,7 +64,7 @@ func TestDictionaryCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
 		t.Fatalf("list printed %q: %v", stdout, err)
 	}
-	if len(list) != 2 || list[0].ID != 2 || !list[0].Served || list[1].Served || len(list[0].SHA256) != 64 || list[1].Bytes > 4096 {
+	if len(list) != 2 || list[0].ID <= list[1].ID || list[1].ID < 1e9 || list[0].ID > 1e10-1 || !list[0].Served || list[1].Served || len(list[0].SHA256) != 64 || list[1].Bytes > 4096 {
 		t.Fatalf("list %+v", list)
 	}
 }
