@@ -173,3 +173,39 @@ func TestAutoProjectListRefused(t *testing.T) {
 		t.Fatalf("after refusals: %q %v", s.AutoProject, err)
 	}
 }
+
+// With few items about: when the chosen project runs dry and only a
+// project ahead of it has items, fewer than auto_project_refill, warriors
+// go there rather than idle; with none queued anywhere they wait on the
+// project chosen, which still runs, instead of being stopped by a null.
+func TestAutoProjectWithFewItems(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	second := f
+	second.project = dbtest.Project(t, f.pool, "second", "Second")
+	second.add(t, "todo", "s:1", "s:2")
+	if _, err := f.store.SetSettings(context.Background(), []string{"auto_project=test,second", "auto_project_refill=3"}); err != nil {
+		t.Fatal(err)
+	}
+	w := &autoWarrior{}
+	want := func(what, slug string) {
+		t.Helper()
+		if auto, runs := w.update(t, f); auto != slug || runs != slug {
+			t.Fatalf("%s: auto_project %q, the warrior runs %q; want %q", what, auto, runs, slug)
+		}
+	}
+	want("only second has items", "second")
+	if a := f.do(t, "POST", "/second/request", `{"downloader":"alice"}`); a.status != 200 {
+		t.Fatalf("request: %d %s", a.status, a.reason)
+	}
+	f.minutePasses(t)
+	want("second still has an item", "second")
+	if a := f.do(t, "POST", "/second/request", `{"downloader":"alice"}`); a.status != 200 {
+		t.Fatalf("request: %d %s", a.status, a.reason)
+	}
+	f.minutePasses(t)
+	want("nothing queued anywhere", "second")
+	f.add(t, "todo", "t:1", "t:2")
+	f.minutePasses(t)
+	want("second dry, test ahead with fewer than the refill", "test")
+}
