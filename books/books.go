@@ -375,7 +375,7 @@ var trackerRules = func() []rule[trackerLedger] {
 	}
 	return append(rs, rule[trackerLedger]{"every warrior record is well-formed", []string{"warriors"}, false,
 		func(l *trackerLedger) (int64, int64) { return 0, l.warriors }},
-		rule[trackerLedger]{"every text an admin entered is within its bound", []string{"blocks", "upload_targets", "projects", "settings"}, false,
+		rule[trackerLedger]{"every text an admin entered is within its bound", []string{"blocks", "upload_targets", "projects", "settings", "auto_choice"}, false,
 			func(l *trackerLedger) (int64, int64) { return 0, l.long }})
 }()
 
@@ -434,7 +434,14 @@ func longTexts(ctx context.Context, q *db.Queries) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("settings: %w", err)
 	}
-	return blocks + targets + ps + settings, nil
+	// The auto project's choice: its list is a setting, its reason made
+	// of the list's notes.
+	auto, err := q.BooksAutoChoiceLong(ctx, db.BooksAutoChoiceLongParams{MaxText: projects.MaxText,
+		MaxSlug: projects.MaxSlug, MaxReason: projects.MaxAutoReason})
+	if err != nil {
+		return 0, fmt.Errorf("auto choice: %w", err)
+	}
+	return blocks + targets + ps + settings + auto, nil
 }
 
 // Politeness is how a project's sites were served, read back from its

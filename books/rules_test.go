@@ -265,6 +265,9 @@ func faults() []fault {
 		{name: "a setting past its bound", project: "",
 			sql:   []string{`INSERT INTO settings (key, value) VALUES ('tracker_banner_html', repeat('x', 16385)) ON CONFLICT (key) DO UPDATE SET value = excluded.value`},
 			fails: []string{"every text an admin entered is within its bound"}},
+		{name: "an auto project choice whose reason is past its bound", project: "",
+			sql:   []string{`UPDATE auto_choice SET reason = repeat('x', 4097)`},
+			fails: []string{"every text an admin entered is within its bound"}},
 		{name: "a project deleted without its purge", project: "", noTriggers: true,
 			sql: []string{`DELETE FROM projects WHERE id = $1`},
 			// Every table but those only the other projects have rows in.

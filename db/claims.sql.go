@@ -842,6 +842,10 @@ WITH named AS (
     SELECT named.name FROM named WHERE $3::text <> '' AND named.downloader <> $3::text
     UNION ALL
     SELECT away.name FROM away WHERE $5::boolean
+    UNION ALL
+    SELECT named.name FROM named
+    WHERE $6::boolean
+      AND (named.ip IS NULL OR $4::inet IS NULL OR NOT same_network($4::inet, named.ip))
 ), released AS (
     -- Locked by named: still as read there.
     DELETE FROM claims
@@ -905,6 +909,7 @@ type ClaimsReleaseParams struct {
 	Downloader     string
 	IP             *netip.Addr
 	ClaimerNetwork bool
+	ByNetwork      bool
 }
 
 type ClaimsReleaseRow struct {
@@ -920,7 +925,10 @@ type ClaimsReleaseRow struct {
 // from (same_network), nothing is released and the answer names those
 // items (refused). The downloader's claims named from another network are
 // counted (release_other_network), refused or not: what the check refuses,
-// or would.
+// or would. With @by_network (a warrior's release naming no downloader),
+// only claims made from @ip's network may be released, whoever holds
+// them: one of another network, or made or released from an address not
+// known, refuses the release as another's does.
 func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([]ClaimsReleaseRow, error) {
 	rows, err := q.db.Query(ctx, claimsRelease,
 		arg.ProjectID,
@@ -928,6 +936,7 @@ func (q *Queries) ClaimsRelease(ctx context.Context, arg ClaimsReleaseParams) ([
 		arg.Downloader,
 		arg.IP,
 		arg.ClaimerNetwork,
+		arg.ByNetwork,
 	)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,14 @@ type AuditLog struct {
 	Detail    []byte
 }
 
+type AutoChoice struct {
+	One       bool
+	List      string
+	Slug      string
+	Reason    string
+	DecidedAt time.Time
+}
+
 type BackfeedMinute struct {
 	ProjectID int32
 	Shard     string

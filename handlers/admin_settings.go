@@ -57,14 +57,19 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, s proje
 		v.Flash, v.Error = "", st.err
 	}
 	if s.AutoProject != "" {
-		p, err := h.adm.projects.Get(r.Context(), s.AutoProject)
-		switch {
-		case errors.Is(err, projects.ErrNotFound):
-			v.AutoProjectWarning = "auto_project names no project: the projects file says null, and warriors on auto run nothing."
-		case err != nil:
+		// The choice the projects file serves, made now if it is due.
+		c, err := h.adm.projects.AutoChoice(r.Context())
+		if err != nil {
 			return err
-		case !p.Config.Listed():
-			v.AutoProjectWarning = "auto_project names a project that is not in the warriors' list (finished or hidden): the projects file says null, and warriors on auto run nothing. Name a project that runs."
+		}
+		v.Auto = views.AutoChoiceView{Slug: c.Slug, Reason: c.Reason, DecidedAt: c.DecidedAt}
+		if c.Slug == "" {
+			v.AutoProjectWarning = "No project of auto_project runs (each is paused, finished, hidden or deleted): the projects file says null, and warriors on auto run nothing. Name a project that runs."
+		} else if p, err := h.adm.projects.Get(r.Context(), c.Slug); errors.Is(err, projects.ErrNotFound) || err == nil && !p.Config.Listed() {
+			// Finished, hidden or deleted since it was chosen.
+			v.AutoProjectWarning = c.Slug + " has left the warriors' list since it was chosen: the projects file says null, and warriors on auto run nothing, until the choice is made again within a minute."
+		} else if err != nil {
+			return err
 		}
 	}
 	return renderForm(w, r, st, views.AdminLayout("Settings", views.AdminSettings(v)))

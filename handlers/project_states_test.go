@@ -49,8 +49,9 @@ func seesawSelects(f seesawFile, chosen, running string) string {
 // "Project states"): a finished project leaves the projects file and is
 // never its auto_project, so warriors running it stop and those on "auto"
 // move to the auto project; it hands out nothing (404 finished) but takes
-// what warriors still report. A paused one stays listed, so its warriors
-// keep it and resume by themselves.
+// what warriors still report. A paused one stays listed, so warriors that
+// chose it keep it and resume by themselves, but is no auto project: those
+// on "auto" move on.
 func TestProjectStates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -68,7 +69,7 @@ func TestProjectStates(t *testing.T) {
 		chosen, onAuto string
 	}{
 		{"open", true, true, 200, 200, 200, 200, "", "test", "test"},
-		{"paused", true, true, 404, 200, 200, 200, "paused", "test", "test"},
+		{"paused", true, false, 404, 200, 200, 200, "paused", "test", "other"},
 		{"finished", false, false, 404, 200, 200, 200, "finished", "", "other"},
 		{"hidden", false, false, 200, 200, 200, 200, "", "", "other"},
 		{"deleted", false, false, 404, 404, 404, 404, "unknown-project", "", "other"},

@@ -96,6 +96,10 @@ func (h *Handler) projectsFile(w http.ResponseWriter, r *http.Request) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
+	auto, err := h.readAuto(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var f projectsFile
 	f.Warrior.SeesawVersion = settings.SeesawVersion
 	f.BroadcastMessage, f.BannerHTML = settings.BroadcastMessage, settings.BannerHTML
@@ -108,10 +112,11 @@ func (h *Handler) projectsFile(w http.ResponseWriter, r *http.Request) ([]byte, 
 		if !p.Config.Listed() {
 			continue
 		}
-		// auto_project only when it names a project of the list: a
-		// warrior on "auto" then moves to it, and with null stops.
-		if p.Slug == settings.AutoProject {
-			f.AutoProject = &settings.AutoProject
+		// auto_project, chosen from the setting's list, only when it
+		// names a project of the file: a warrior on "auto" then moves to
+		// it, and with null stops.
+		if p.Slug == auto.Slug {
+			f.AutoProject = &auto.Slug
 		}
 		item := projectsFileItem{
 			Name: p.Slug, Title: displayTitle(p), Description: p.Config.Description, Repository: p.Config.Repository,

@@ -96,6 +96,7 @@ type readSide struct {
 	// viewer (pageKey).
 	list     *kept[struct{}, []projects.Project]
 	settings *kept[struct{}, projects.Settings]
+	auto     *kept[struct{}, projects.AutoChoice]
 	counts   *kept[struct{}, volunteers.Counts]
 	pages    *kept[pageKey, keptPage]
 }
@@ -117,6 +118,7 @@ func newReadSide(pool *pgxpool.Pool, ttl time.Duration, l ReaderLimits, log *slo
 		volunteers: volunteers.New(pool),
 		list:       newKept[struct{}, []projects.Project](ttl, 1),
 		settings:   newKept[struct{}, projects.Settings](ttl, 1),
+		auto:       newKept[struct{}, projects.AutoChoice](ttl, 1),
 		counts:     newKept[struct{}, volunteers.Counts](ttl, 1),
 		pages:      newKept[pageKey, keptPage](ttl, readerCachePages),
 	}
@@ -286,6 +288,12 @@ func (h *Handler) readList(ctx context.Context) ([]projects.Project, error) {
 // lifetime.
 func (h *Handler) readSettings(ctx context.Context) (projects.Settings, error) {
 	return h.reads.settings.get(ctx, struct{}{}, h.reads.store.Settings)
+}
+
+// readAuto is the auto project the projects file names, kept for the
+// cache's lifetime.
+func (h *Handler) readAuto(ctx context.Context) (projects.AutoChoice, error) {
+	return h.reads.auto.get(ctx, struct{}{}, h.reads.store.AutoChoice)
 }
 
 // kept holds values by key for ttl, each read again by one of the requests

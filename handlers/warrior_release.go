@@ -16,10 +16,14 @@ type releaseBody struct {
 }
 
 // warriorRelease gives claimed items back to their queue: only the
-// claims of the "downloader" the body names. Without one, or naming an
-// item someone else holds, or (claimer_network) one claimed from another
-// network, nothing is released (403 not-your-claim): admins release
-// anyone's claims from the panel.
+// claims of the "downloader" the body names. Naming an item someone else
+// holds, or (claimer_network) one claimed from another network, releases
+// nothing (403 not-your-claim): admins release anyone's claims from the
+// panel. Without a downloader (what a grab script turning an item down may
+// send), the claims made from the caller's network are released, and
+// nothing when any named was claimed elsewhere: the item goes to another
+// warrior at once instead of waiting for its claim to run out, which
+// would count against the warrior under expired_claims_limit.
 func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 	live, body, release, err := warriorCall[releaseBody](h, w, r, maxWarriorBody)
 	if err != nil {
@@ -33,15 +37,20 @@ func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 			return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
 		}
 	}
+	var released []string
 	if body.Downloader == "" {
-		return errorf(http.StatusForbidden, "not-your-claim", "A release names the downloader whose claims it gives back.")
-	}
-	if err := naming.ValidNick(body.Downloader); err != nil {
-		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
-	}
-	released, err := h.items.ReleaseFrom(r.Context(), p, names, body.Downloader, clientIP(r))
-	if errors.Is(err, items.ErrNotHeld) {
-		return errorf(http.StatusForbidden, "not-your-claim", "Another downloader holds this item, or it was claimed from another network.")
+		released, err = h.items.ReleaseOwn(r.Context(), p, names, clientIP(r))
+		if errors.Is(err, items.ErrNotHeld) {
+			return errorf(http.StatusForbidden, "not-your-claim", "A release without a downloader gives back only items claimed from its own network.")
+		}
+	} else {
+		if err := naming.ValidNick(body.Downloader); err != nil {
+			return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
+		}
+		released, err = h.items.ReleaseFrom(r.Context(), p, names, body.Downloader, clientIP(r))
+		if errors.Is(err, items.ErrNotHeld) {
+			return errorf(http.StatusForbidden, "not-your-claim", "Another downloader holds this item, or it was claimed from another network.")
+		}
 	}
 	if err != nil {
 		return err

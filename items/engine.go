@@ -143,6 +143,21 @@ func (e *Engine) Release(ctx context.Context, p projects.Project, names []string
 // /48) are counted (release_other_network), and in a project with
 // claimer_network refused as another downloader's are (ErrNotHeld).
 func (e *Engine) ReleaseFrom(ctx context.Context, p projects.Project, names []string, downloader string, from netip.Addr) ([]string, error) {
+	return e.release(ctx, p, names, downloader, from, false)
+}
+
+// ReleaseOwn is a warrior's release that names no downloader, as a grab
+// script may send for an item it turns down: the claims made from from's
+// network (an IPv4 /24, an IPv6 /48) are given back, whoever holds them.
+// When any item named was claimed from another network, or from an
+// address not known, nothing is released and the error is ErrNotHeld: a
+// stranger elsewhere releases nothing. A release is no expiry, so none
+// counts towards expired_claims_limit.
+func (e *Engine) ReleaseOwn(ctx context.Context, p projects.Project, names []string, from netip.Addr) ([]string, error) {
+	return e.release(ctx, p, names, "", from, true)
+}
+
+func (e *Engine) release(ctx context.Context, p projects.Project, names []string, downloader string, from netip.Addr, byNetwork bool) ([]string, error) {
 	var rows []db.ClaimsReleaseRow
 	err := db.WithTx(ctx, e.pool, func(q *db.Queries) error {
 		if err := q.ProjectStretchesShare(ctx, p.ID); err != nil {
@@ -150,7 +165,7 @@ func (e *Engine) ReleaseFrom(ctx context.Context, p projects.Project, names []st
 		}
 		var err error
 		rows, err = q.ClaimsRelease(ctx, db.ClaimsReleaseParams{ProjectID: p.ID, Names: names, Downloader: downloader,
-			IP: addrOrNil(from), ClaimerNetwork: p.Config.ClaimerNetwork})
+			IP: addrOrNil(from), ClaimerNetwork: p.Config.ClaimerNetwork, ByNetwork: byNetwork})
 		return err
 	})
 	if err != nil {

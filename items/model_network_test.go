@@ -17,8 +17,10 @@ import (
 // an address, first its home one; a step moves it to another (in its
 // network, in another, of the other family), so its dones and releases
 // may come from elsewhere than its claims; a stranger sends dones and
-// releases under a holder's nick; and claimer_network is switched on and
-// off at any moment, claims out included.
+// releases under a holder's nick; a release naming no downloader (an item
+// a grab script turned down) comes from a holder or a stranger; and
+// claimer_network is switched on and off at any moment, claims out
+// included.
 
 // modelAddrs are the addresses each nick may call from, its home first:
 // one in the same network, one in another, one of the other family (one
@@ -137,4 +139,37 @@ func (w *modelWorld) impostorRelease(rt *rapid.T) {
 // claimerNetwork switches claimer_network, whatever is out.
 func (w *modelWorld) claimerNetwork(rt *rapid.T) {
 	w.set(rt, fmt.Sprintf("claimer_network=%v", rapid.Bool().Draw(rt, "on")))
+}
+
+// rejectedRelease sends a release naming no downloader, as a grab script
+// turning an item down may, from where a nick calls now or from a
+// stranger's address: it gives the item back when made from the network
+// the item was claimed from, claimer_network or not, and else nothing.
+func (w *modelWorld) rejectedRelease(rt *rapid.T) {
+	pr := w.proc(rt)
+	var out []string
+	for _, key := range slices.Sorted(maps.Keys(w.items)) {
+		if w.items[key].where == mOut {
+			out = append(out, key)
+		}
+	}
+	if len(out) == 0 {
+		rt.Skip("nothing out")
+	}
+	it := w.items[rapid.SampledFrom(out).Draw(rt, "item")]
+	from := strangerAddr
+	if caller := rapid.SampledFrom(append(slices.Clone(modelNicks), "")).Draw(rt, "caller"); caller != "" {
+		from = w.addr(caller)
+	}
+	released, err := pr.engine.ReleaseOwn(w.ctx, pr.live.Project, []string{it.name}, netip.MustParseAddr(from))
+	if it.net == "" || netOf(from) != it.net {
+		if !errors.Is(err, items.ErrNotHeld) {
+			rt.Fatalf("a release of %s without downloader from %s, claimed from %q: %v, %v", it.name, from, it.net, released, err)
+		}
+		return
+	}
+	if err != nil || len(released) != 1 {
+		rt.Fatalf("a release of %s without downloader from its network: %v, %v", it.name, released, err)
+	}
+	it.where, it.last, it.lastNet, it.holder, it.expired = mQueued, it.holder, it.net, "", false
 }

@@ -275,6 +275,7 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 		"roam":           w.roam,
 		"impostor":       w.impostor,
 		"impostorLet":    w.impostorRelease,
+		"rejected":       w.rejectedRelease,
 		"claimerNetwork": w.claimerNetwork,
 	}
 }

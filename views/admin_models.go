@@ -381,6 +381,15 @@ type AdminSettingsView struct {
 	// AutoProjectWarning says why warriors on "auto" get no project
 	// ("" when they get one).
 	AutoProjectWarning string
+	// Auto is the project of the auto_project list the projects file
+	// names now, and why (Auto.Reason "" when the list is empty).
+	Auto AutoChoiceView
+}
+
+// AutoChoiceView is the auto project chosen, why, and when.
+type AutoChoiceView struct {
+	Slug, Reason string
+	DecidedAt    time.Time
 }
 
 // AdminAuditEntry is one entry of the audit log.

@@ -154,7 +154,7 @@ func commands(getenv func(string) string) []command {
 			setup: options(queueSelectFlags, runQueueDrain)},
 		{name: "check", args: "[SLUG]", summary: "check a project's books (every project's and the tracker's own without SLUG), print them as JSON; exit 1 when they do not balance", nargs: [2]int{0, 1}, setup: noOptions(runCheck)},
 		{name: "settings", summary: "print the tracker-wide settings as JSON", nargs: [2]int{0, 0}, setup: noOptions(runSettings)},
-		{name: "settings set", args: "KEY=VALUE...", summary: "change tracker-wide settings (seesaw_version, auto_project, broadcast_message, tracker_banner_html)", nargs: [2]int{1, -1}, setup: noOptions(runSettings)},
+		{name: "settings set", args: "KEY=VALUE...", summary: "change tracker-wide settings (seesaw_version, auto_project, auto_project_refill, broadcast_message, tracker_banner_html)", nargs: [2]int{1, -1}, setup: noOptions(runSettings)},
 		{name: "jobs", summary: "list the background jobs: schedule and last run", nargs: [2]int{0, 0}, setup: noOptions(runJobsList)},
 		{name: "jobs run", args: "NAME", summary: "run a background job once, now (after a run in progress elsewhere ends)", nargs: [2]int{1, 1}, setup: noOptions(runJobsRun)},
 		{name: "jobs set", args: "NAME", summary: "switch a job on or off and set its interval", nargs: [2]int{1, 1},

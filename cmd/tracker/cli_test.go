@@ -509,6 +509,14 @@ func TestSettingsCommands(t *testing.T) {
 	if code, _, _ := tracker(t, dsn, "", nil, "settings", "set", "nope=1"); code != 1 {
 		t.Fatalf("unknown key: exit %d", code)
 	}
+	// auto_project is a priority list, stored in one form.
+	code, out, errOut = tracker(t, dsn, "", nil, "settings", "set", "auto_project=demo,other  third", "auto_project_refill=500")
+	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil || s["auto_project"] != "demo, other, third" || s["auto_project_refill"] != "500" {
+		t.Fatalf("settings set of a list: exit %d %q %s", code, out, errOut)
+	}
+	if code, _, errOut := tracker(t, dsn, "", nil, "settings", "set", "auto_project=demo,demo"); code != 1 || !strings.Contains(errOut, "twice") {
+		t.Fatalf("a project listed twice: exit %d %s", code, errOut)
+	}
 	out = trackerOK(t, dsn, "", "settings")
 	if err := json.Unmarshal([]byte(out), &s); err != nil || s["seesaw_version"] != "0.8.5" || s["tracker_banner_html"] != "<b>hi</b>" {
 		t.Fatalf("settings printed %q", out)

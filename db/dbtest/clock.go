@@ -33,7 +33,7 @@ type T interface {
 // completions, sites, ...) of a project, or of the named items in it; or
 // the tracker's own (warriors, a job). Make one with Claims,
 // ExpiredClaims, Completions, CompletionsWithin, Revisits, Sites,
-// BackfeedMinutes, SeriesMinutes, Warriors or Job.
+// BackfeedMinutes, SeriesMinutes, Warriors, Job or AutoChoice.
 type Rows struct {
 	what  string // what the rows are, for a failure's message
 	table string
@@ -157,6 +157,12 @@ func Warriors(ids ...string) Rows {
 // (next_run_at), Age moves that too.
 func Job(name string) Rows {
 	return Rows{what: "job " + name, table: "jobs", times: []string{"next_run_at"}, due: "next_run_at"}.named("name", []string{name})
+}
+
+// AutoChoice is the auto project's choice; Age moves when it was made
+// (decided_at), so that a minute gone by it is made again.
+func AutoChoice() Rows {
+	return Rows{what: "auto project choice", table: "auto_choice", times: []string{"decided_at"}}
 }
 
 // where renders the selection's conditions, numbering their arguments

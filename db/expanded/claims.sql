@@ -86,7 +86,10 @@ ORDER BY id;
 -- from (same_network), nothing is released and the answer names those
 -- items (refused). The downloader's claims named from another network are
 -- counted (release_other_network), refused or not: what the check refuses,
--- or would.
+-- or would. With @by_network (a warrior's release naming no downloader),
+-- only claims made from @ip's network may be released, whoever holds
+-- them: one of another network, or made or released from an address not
+-- known, refuses the release as another's does.
 WITH named AS (
     SELECT claims.hash, claims.name, claims.downloader, claims.ip FROM claims
     WHERE claims.project_id = @project_id
@@ -100,6 +103,10 @@ WITH named AS (
     SELECT named.name FROM named WHERE @downloader::text <> '' AND named.downloader <> @downloader::text
     UNION ALL
     SELECT away.name FROM away WHERE @claimer_network::boolean
+    UNION ALL
+    SELECT named.name FROM named
+    WHERE @by_network::boolean
+      AND (named.ip IS NULL OR sqlc.narg(ip)::inet IS NULL OR NOT same_network(sqlc.narg(ip)::inet, named.ip))
 ), released AS (
     -- Locked by named: still as read there.
     DELETE FROM claims
