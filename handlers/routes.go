@@ -107,7 +107,7 @@ func (h *Handler) Routes() http.Handler {
 		prefix: map[string]string{"/backfeed/legacy/": "backfeed"},
 	}
 
-	return h.realClient(securityHeaders(limitBodies(withReasons(h.metrics.measure(reserveForWarriors(validText(post.in(warrior.in(items.in(anyTarget(mux)))))))))))
+	return h.realClient(securityHeaders(limitBodies(withReasons(h.metrics.measure(reserveForWarriors(validText(apiRouter{h.apiMux()}.in(post.in(warrior.in(items.in(anyTarget(mux))))))))))))
 }
 
 // postOnly names the routes, outside the warrior protocol's, that take POST
@@ -265,5 +265,5 @@ func (u unrouted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	writeError(w, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes %s", r.URL.Path, strings.Join(allow, " or ")))
+	writeErrorFor(w, r, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes %s", r.URL.Path, strings.Join(allow, " or ")))
 }
