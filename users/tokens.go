@@ -237,3 +237,16 @@ func parseToken(s string) (int32, string, bool) {
 	}
 	return int32(id), secret, true
 }
+
+// AccountByName reads the account named username (in any case) and its
+// grants.
+func (s *Store) AccountByName(ctx context.Context, username string) (Account, error) {
+	u, err := s.q.UserGetByName(ctx, username)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, ErrNoUser
+	}
+	if err != nil {
+		return Account{}, err
+	}
+	return s.Account(ctx, u.ID)
+}
