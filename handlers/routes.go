@@ -196,6 +196,11 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/dictionary", h.adminDictionarySet},
 		{"POST /admin/projects/{slug}/delete", h.bulk(h.adminProjectDelete)},
 
+		// The account's own API tokens.
+		{"GET /admin/account/tokens", h.adminTokens},
+		{"POST /admin/account/tokens", h.adminTokenCreate},
+		{"POST /admin/account/tokens/{id}/revoke", h.adminTokenRevoke},
+
 		// The tracker's.
 		{"GET /admin/jobs", h.adminJobs},
 		{"POST /admin/jobs/run", h.adminJobRun},
