@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strings"
 
@@ -26,7 +27,9 @@ import (
 //     it names none); a read token changes nothing;
 //   - every change is in the audit log as the account's, with the token's
 //     name;
-//   - each token has its requests' rate (apiThrottle); the bulk changes
+//   - each token has its requests' rate (apiThrottle), and an address
+//     that sends tokens that are none is turned away for a while
+//     (tokenStrikes); the bulk changes
 //     and the reads take turns with the panel's (admin_reads.go).
 //
 // openapi.yaml describes every route; a test holds the two together.
@@ -121,9 +124,18 @@ func (h *Handler) apiAuth(write bool, fn func(http.ResponseWriter, *http.Request
 			return errorf(http.StatusUnauthorized, "token-required",
 				"send an API token as Authorization: Bearer TOKEN (made in the admin panel under Tokens, or by tracker token create); a session cookie does not authorise the API")
 		}
-		a, t, err := h.adm.users.Authenticate(r.Context(), presented)
+		addr := clientIP(r)
+		if wait := h.tokenStrikes.wait(addr); wait > 0 {
+			return &Error{Status: http.StatusTooManyRequests, Reason: "too-many-bad-tokens", RetryAfter: int(math.Ceil(wait.Seconds())),
+				Msg: "this address sent too many tokens that are none; wait"}
+		}
+		// On the web pool, as the panel reads its sessions' accounts: the
+		// admin reads' few connections are for the pages' turns.
+		a, t, err := h.users.Authenticate(r.Context(), presented)
 		switch {
 		case errors.Is(err, users.ErrBadToken):
+			// Guessing is slowed by address, before any token's rate.
+			h.tokenStrikes.add(addr)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="tracker", error="invalid_token"`)
 			return errorf(http.StatusUnauthorized, "invalid-token", "%v", err)
 		case errors.Is(err, users.ErrRevokedToken):

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -373,4 +374,21 @@ func TestAPIUnknownRoute(t *testing.T) {
 	f := setup(t)
 	wantAPIError(t, "no such path", f.apiCall(t, "", "GET", "/api/v1/nothing", "", nil), http.StatusNotFound, "not-found")
 	wantAPIError(t, "no such method", f.apiCall(t, "", "DELETE", "/api/v1/projects/test", "", nil), http.StatusMethodNotAllowed, "method-not-allowed")
+}
+
+// TestAPIBadTokensTurnedAway: an address that sends token after token
+// that is none is turned away, its good token too, for a while.
+func TestAPIBadTokensTurnedAway(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.user(t, "root", users.RoleAdmin)
+	token := f.apiToken(t, "root", users.ScopeRead)
+	for i := range 20 {
+		wantAPIError(t, "a guess", f.apiCall(t, token[:len(token)-2]+strconv.Itoa(10+i), "GET", "/api/v1/projects/test", "", nil), http.StatusUnauthorized, "invalid-token")
+	}
+	a := f.apiCall(t, token, "GET", "/api/v1/projects/test", "", nil)
+	wantAPIError(t, "the good token after 20 guesses", a, http.StatusTooManyRequests, "too-many-bad-tokens")
+	if a.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
 }

@@ -18,6 +18,15 @@ const (
 	APIBurst = 20
 )
 
+// An address that sends badTokenLimit tokens that are none within
+// badTokenWindow is refused 429 too-many-bad-tokens until the window
+// ends: a secret of 256 bits is not guessed, but each guess costs a read
+// of the database.
+const (
+	badTokenLimit  = 20
+	badTokenWindow = 10 * time.Minute
+)
+
 // tokenThrottle holds a rate limiter per token that made a request. Only
 // a token that authenticated gets one, so there are at most as many as
 // there are tokens.
