@@ -34,7 +34,12 @@ func (h *Handler) writeProject(w http.ResponseWriter, r *http.Request, p project
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, apiProjectDoc{Slug: p.Slug, Title: p.Title, Config: p.Config,
+	config := p.Config
+	if !apiToken(r).CanWrite() {
+		// The backfeed key queues items: a read token does not see it.
+		config.BackfeedKey = ""
+	}
+	return writeJSON(w, http.StatusOK, apiProjectDoc{Slug: p.Slug, Title: p.Title, Config: config,
 		Queues: sum.Queues, Claims: sum.Claims, Done: sum.Done, Bytes: sum.Bytes, Reclaims: sum.Reclaims,
 		Archived: sum.Archived, Discarded: sum.Discarded})
 }

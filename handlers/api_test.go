@@ -299,6 +299,11 @@ func TestAPIReadTokenCannotWrite(t *testing.T) {
 	f := setup(t, "a:1")
 	f.user(t, "root", users.RoleAdmin)
 	token := f.apiToken(t, "root", users.ScopeRead)
+	var key string
+	dbtest.MustScan(t, f.pool.QueryRow(context.Background(), "SELECT config->>'backfeed_key' FROM projects WHERE slug = 'test'"), &key)
+	if a := f.apiCall(t, token, "GET", "/api/v1/projects/test", "", nil); key == "" || strings.Contains(a.body, key) {
+		t.Errorf("a read token is shown the backfeed key (%q), which queues items: %s", key, a.body)
+	}
 	for _, path := range []string{"/api/v1/projects/test", "/api/v1/projects/test/blocks", "/api/v1/projects/test/targets", "/api/v1/audit"} {
 		if a := f.apiCall(t, token, "GET", path, "", nil); a.status != 200 {
 			t.Errorf("a read token reading %s: %d %s", path, a.status, a.body)

@@ -104,6 +104,10 @@ func (s *Store) CreateToken(ctx context.Context, owner Account, name, scope stri
 	if scope != ScopeRead && scope != ScopeWrite {
 		return Token{}, "", invalidf("unknown scope %q: read or write", scope)
 	}
+	if projects != nil && len(projects) == 0 {
+		// Stored, no list is every project: an empty one must not be.
+		return Token{}, "", invalidf("a token of some projects names at least one")
+	}
 	for _, id := range projects {
 		if !owner.CanRun(id) {
 			return Token{}, "", invalidf("%s does not run project %d", owner.Username, id)
