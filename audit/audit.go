@@ -23,6 +23,9 @@ type Actor struct {
 	UserID   int32  // 0 for the shell
 	Username string // kept when the account is deleted
 	IP       netip.Addr
+	// Token names the API token the account acted through; empty for the
+	// admin panel and the shell. Its entries say so (detail "token").
+	Token string
 }
 
 type actorKey struct{}
@@ -54,6 +57,11 @@ func params(ctx context.Context, action string, projectID int32, detail map[stri
 	a, ok := actorOf(ctx)
 	if !ok {
 		return db.AuditLogBeginParams{}, false, nil
+	}
+	if a.Token != "" {
+		named := map[string]any{"token": a.Token}
+		maps.Copy(named, detail)
+		detail = named
 	}
 	doc := []byte("{}")
 	if detail != nil {

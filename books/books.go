@@ -19,6 +19,7 @@ import (
 
 	"tracker/db"
 	"tracker/projects"
+	"tracker/users"
 )
 
 // Report is a project's books, or the tracker's (Project empty: the rules
@@ -362,6 +363,9 @@ type trackerLedger struct {
 	// long counts the rows holding a text an admin entered past its
 	// bound (projects.MaxBlockReason and the like).
 	long int64
+	// tokens counts the API tokens not of the form users.CreateToken
+	// writes.
+	tokens int64
 }
 
 // trackerRules are the rules of the tracker's books: a rule per table
@@ -376,7 +380,9 @@ var trackerRules = func() []rule[trackerLedger] {
 	return append(rs, rule[trackerLedger]{"every warrior record is well-formed", []string{"warriors"}, false,
 		func(l *trackerLedger) (int64, int64) { return 0, l.warriors }},
 		rule[trackerLedger]{"every text an admin entered is within its bound", []string{"blocks", "upload_targets", "projects", "settings", "auto_choice"}, false,
-			func(l *trackerLedger) (int64, int64) { return 0, l.long }})
+			func(l *trackerLedger) (int64, int64) { return 0, l.long }},
+		rule[trackerLedger]{"every API token is well-formed: a SHA-256, a scope, a name of one line within its bound", []string{"api_tokens"}, false,
+			func(l *trackerLedger) (int64, int64) { return 0, l.tokens }})
 }()
 
 func tracker(ctx context.Context, q *db.Queries) (Report, error) {
@@ -405,6 +411,9 @@ func tracker(ctx context.Context, q *db.Queries) (Report, error) {
 	}
 	if l.long, err = longTexts(ctx, q); err != nil {
 		return r, err
+	}
+	if l.tokens, err = q.BooksAPITokensMalformed(ctx, users.MaxTokenName); err != nil {
+		return r, fmt.Errorf("API tokens: %w", err)
 	}
 	r.Balanced = true
 	for _, rl := range trackerRules {

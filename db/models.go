@@ -11,6 +11,18 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type ApiToken struct {
+	ID         int32
+	UserID     int32
+	Name       string
+	SecretHash []byte
+	Scope      string
+	ProjectIds []int32
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
 type Archive struct {
 	ID          int32
 	ProjectID   int32

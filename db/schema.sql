@@ -259,6 +259,35 @@ END
 $$;
 
 --
+-- Name: api_tokens; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.api_tokens (
+    id integer NOT NULL,
+    user_id integer NOT NULL,
+    name text NOT NULL,
+    secret_hash bytea NOT NULL,
+    scope text NOT NULL,
+    project_ids integer[],
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_used_at timestamp with time zone,
+    revoked_at timestamp with time zone
+);
+
+--
+-- Name: api_tokens_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.api_tokens ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.api_tokens_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: archived; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -327,6 +356,19 @@ ALTER TABLE public.audit_log ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MINVALUE
     NO MAXVALUE
     CACHE 1
+);
+
+--
+-- Name: auto_choice; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.auto_choice (
+    one boolean DEFAULT true NOT NULL,
+    list text NOT NULL,
+    slug text NOT NULL,
+    reason text NOT NULL,
+    decided_at timestamp with time zone NOT NULL,
+    CONSTRAINT auto_choice_one_check CHECK (one)
 );
 
 --
@@ -425,7 +467,9 @@ CREATE TABLE public.dictionaries (
     sha256 text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     created_by text DEFAULT ''::text NOT NULL,
-    token text DEFAULT replace((gen_random_uuid())::text, '-'::text, ''::text) NOT NULL
+    token text DEFAULT replace((gen_random_uuid())::text, '-'::text, ''::text) NOT NULL,
+    public_id bigint NOT NULL,
+    legacy_id bigint
 );
 
 --
@@ -924,6 +968,13 @@ CASE
 END;
 
 --
+-- Name: api_tokens api_tokens_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.api_tokens
+    ADD CONSTRAINT api_tokens_pkey PRIMARY KEY (id);
+
+--
 -- Name: archived archived_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -950,6 +1001,13 @@ ALTER TABLE ONLY public.archives
 
 ALTER TABLE ONLY public.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
+
+--
+-- Name: auto_choice auto_choice_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.auto_choice
+    ADD CONSTRAINT auto_choice_pkey PRIMARY KEY (one);
 
 --
 -- Name: backfeed_minutes backfeed_minutes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1190,6 +1248,12 @@ ALTER TABLE ONLY public.warriors
     ADD CONSTRAINT warriors_pkey PRIMARY KEY (id);
 
 --
+-- Name: api_tokens_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX api_tokens_user ON public.api_tokens USING btree (user_id);
+
+--
 -- Name: archived_archive; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1250,10 +1314,22 @@ CREATE INDEX claims_claimed_at ON public.claims USING btree (project_id, claimed
 CREATE INDEX claims_downloader ON public.claims USING btree (project_id, downloader, claimed_at) WHERE (claim_count > 0);
 
 --
+-- Name: dictionaries_legacy_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX dictionaries_legacy_id ON public.dictionaries USING btree (legacy_id);
+
+--
 -- Name: dictionaries_project; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX dictionaries_project ON public.dictionaries USING btree (project_id, id);
+
+--
+-- Name: dictionaries_public_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX dictionaries_public_id ON public.dictionaries USING btree (public_id);
 
 --
 -- Name: done_project_id_id; Type: INDEX; Schema: public; Owner: -
@@ -1350,6 +1426,13 @@ CREATE INDEX warriors_last_seen ON public.warriors USING btree (last_seen_at);
 --
 
 CREATE INDEX warriors_registered_from ON public.warriors USING btree (registered_from, first_seen_at);
+
+--
+-- Name: api_tokens api_tokens_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.api_tokens
+    ADD CONSTRAINT api_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: archived archived_archive_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

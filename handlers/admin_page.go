@@ -32,7 +32,7 @@ func (h *Handler) adminPageOf(r *http.Request) views.AdminPage {
 
 // adminNav is the part of the panel a path is in, for the bar.
 func adminNav(path string) string {
-	for _, part := range []string{"audit", "jobs", "users", "settings"} {
+	for _, part := range []string{"audit", "jobs", "users", "settings", "account"} {
 		if path == "/admin/"+part || strings.HasPrefix(path, "/admin/"+part+"/") {
 			return part
 		}

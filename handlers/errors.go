@@ -31,6 +31,9 @@ type Error struct {
 	RetryAfter int
 	// JSON answers {"status_code": Status, "error": Msg} instead of text.
 	JSON bool
+	// Fields are the refusals of a change by field, which the admin API
+	// answers beside the message.
+	Fields map[string]string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Reason, e.Msg) }
@@ -73,6 +76,10 @@ func (h *Handler) serveError(w http.ResponseWriter, r *http.Request, err error, 
 			rec.gone = true
 		}
 		panic(http.ErrAbortHandler)
+	}
+	if isAPIPath(r.URL.Path) {
+		writeAPIError(w, e)
+		return
 	}
 	if html && !e.JSON {
 		msg := cmp.Or(e.Msg, http.StatusText(e.Status))
@@ -225,6 +232,33 @@ func setErrorHeaders(w http.ResponseWriter, e *Error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
+}
+
+// apiError is a refusal as the admin API answers it (openapi.yaml, Error).
+type apiError struct {
+	Status int               `json:"status"`
+	Reason string            `json:"reason"`
+	Error  string            `json:"error"`
+	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// writeAPIError writes e as the admin API's JSON refusal.
+func writeAPIError(w http.ResponseWriter, e *Error) {
+	setErrorHeaders(w, e)
+	b, _ := json.Marshal(apiError{Status: e.Status, Reason: e.Reason, Error: cmp.Or(e.Msg, http.StatusText(e.Status)), Fields: e.Fields})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.Status)
+	w.Write(b)
+}
+
+// writeErrorFor writes e as r's route answers refusals: JSON on the
+// admin API, else as writeError does.
+func writeErrorFor(w http.ResponseWriter, r *http.Request, e *Error) {
+	if isAPIPath(r.URL.Path) {
+		writeAPIError(w, e)
+		return
+	}
+	writeError(w, e)
 }
 
 // writeError writes e as a plain text or JSON answer.

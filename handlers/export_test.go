@@ -96,3 +96,12 @@ func (h *Handler) BodiesWaiting() int64 {
 func (h *Handler) BodiesHeld() int64 {
 	return h.bodies.backfeed.held.Load() + h.bodies.warrior.held.Load() + h.bodies.admin.held.Load()
 }
+
+// APIPatterns are the admin API's route patterns, its document's too.
+func (h *Handler) APIPatterns() []string {
+	ps := []string{"GET /api/v1/openapi.json", "GET /api/v1/openapi.yaml"}
+	for _, rt := range h.apiRoutes() {
+		ps = append(ps, rt.pattern)
+	}
+	return ps
+}

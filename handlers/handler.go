@@ -78,6 +78,10 @@ type Handler struct {
 	reads readSide
 	// adm is the admin panel's (admin_reads.go).
 	adm adminSide
+	// apiThrottle is the admin API's rate per token, tokenStrikes its
+	// count of tokens that are none by address (api_throttle.go).
+	apiThrottle  *tokenThrottle
+	tokenStrikes *strikes
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,
@@ -117,6 +121,8 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		cacheTTL:        cacheTTL,
 		reads:           newReadSide(pool, cacheTTL, DefaultReaderLimits, log),
 		adm:             newAdminSide(pool, cacheTTL, DefaultAdminLimits, log),
+		apiThrottle:     newTokenThrottle(APIRate, APIBurst),
+		tokenStrikes:    newStrikes(badTokenLimit, badTokenWindow),
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h}, connCollector{&h.listeners})
 	// A state change from another site is refused as every refusal is:

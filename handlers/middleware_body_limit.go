@@ -10,8 +10,8 @@ import (
 )
 
 // limitBodies caps the body of every request at the largest any route
-// takes (a backfeed post); the admin panel, which takes item files of any
-// size, sets its own limits. It wraps the server's own writer, outside the
+// takes (a backfeed post); the admin panel and the admin API, which take
+// item files of any size, set their own limits. It wraps the server's own writer, outside the
 // metrics' recorder: a limit hit through the recorder would not reach the
 // server, which would then cut the connection instead of closing it after
 // the answer.
@@ -22,7 +22,7 @@ import (
 // answered as an outage.
 func limitBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/admin/") {
+		if !strings.HasPrefix(r.URL.Path, "/admin/") && !isAPIPath(r.URL.Path) {
 			r.Body = http.MaxBytesReader(w, r.Body, items.MaxBackfeedBody)
 		}
 		if r.Body != nil && r.Body != http.NoBody {

@@ -75,7 +75,7 @@ func (h *Handler) realClient(next http.Handler) http.Handler {
 		// client that comes directly is by its connections.
 		leave, ok := h.proxied.Enter(client)
 		if !ok {
-			writeError(w, &Error{Status: http.StatusServiceUnavailable, Reason: "too-many-connections", RetryAfter: 10,
+			writeErrorFor(w, r, &Error{Status: http.StatusServiceUnavailable, Reason: "too-many-connections", RetryAfter: 10,
 				Msg: "this address has as many requests in flight as it may; wait for their answers"})
 			return
 		}

@@ -16,7 +16,7 @@ func reserveForWarriors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c := conns.Of(r.Context()); c != nil && c.Reserved() && !forWarriors(r) {
 			w.Header().Set("Connection", "close")
-			writeError(w, &Error{Status: http.StatusServiceUnavailable, Reason: "server-full", RetryAfter: 10,
+			writeErrorFor(w, r, &Error{Status: http.StatusServiceUnavailable, Reason: "server-full", RetryAfter: 10,
 				Msg: "the server holds as many connections as it can; try again shortly"})
 			return
 		}

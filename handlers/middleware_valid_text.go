@@ -23,18 +23,18 @@ import (
 func validText(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !validPath(r) {
-			writeError(w, errorf(http.StatusBadRequest, "invalid-path", "the path must be UTF-8 without NUL"))
+			writeErrorFor(w, r, errorf(http.StatusBadRequest, "invalid-path", "the path must be UTF-8 without NUL"))
 			return
 		}
 		query, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
-			writeError(w, errorf(http.StatusBadRequest, "invalid-query", "the query cannot be read whole (%v): parameters are separated by & alone, and %% starts an escape such as %%3B for ;", err))
+			writeErrorFor(w, r, errorf(http.StatusBadRequest, "invalid-query", "the query cannot be read whole (%v): parameters are separated by & alone, and %% starts an escape such as %%3B for ;", err))
 			return
 		}
 		raw := rawQueryKeys(r)
 		for k, vs := range query {
 			if !isText(k) {
-				writeError(w, errorf(http.StatusBadRequest, "invalid-query", "query parameter names must be UTF-8 without NUL"))
+				writeErrorFor(w, r, errorf(http.StatusBadRequest, "invalid-query", "query parameter names must be UTF-8 without NUL"))
 				return
 			}
 			if raw[k] {
@@ -42,7 +42,7 @@ func validText(next http.Handler) http.Handler {
 			}
 			for _, v := range vs {
 				if !isText(v) {
-					writeError(w, errorf(http.StatusBadRequest, "invalid-query", "the query parameter %q must be UTF-8 without NUL", k))
+					writeErrorFor(w, r, errorf(http.StatusBadRequest, "invalid-query", "the query parameter %q must be UTF-8 without NUL", k))
 					return
 				}
 			}

@@ -107,7 +107,7 @@ func (h *Handler) Routes() http.Handler {
 		prefix: map[string]string{"/backfeed/legacy/": "backfeed"},
 	}
 
-	return h.realClient(securityHeaders(limitBodies(withReasons(h.metrics.measure(reserveForWarriors(validText(post.in(warrior.in(items.in(anyTarget(mux)))))))))))
+	return h.realClient(securityHeaders(limitBodies(withReasons(h.metrics.measure(reserveForWarriors(validText(apiRouter{h.apiMux()}.in(post.in(warrior.in(items.in(anyTarget(mux))))))))))))
 }
 
 // postOnly names the routes, outside the warrior protocol's, that take POST
@@ -196,6 +196,11 @@ func (h *Handler) adminRoutes() []adminRoute {
 		{"POST /admin/projects/{slug}/dictionary", h.adminDictionarySet},
 		{"POST /admin/projects/{slug}/delete", h.bulk(h.adminProjectDelete)},
 
+		// The account's own API tokens.
+		{"GET /admin/account/tokens", h.adminTokens},
+		{"POST /admin/account/tokens", h.adminTokenCreate},
+		{"POST /admin/account/tokens/{id}/revoke", h.adminTokenRevoke},
+
 		// The tracker's.
 		{"GET /admin/jobs", h.adminJobs},
 		{"POST /admin/jobs/run", h.adminJobRun},
@@ -265,5 +270,5 @@ func (u unrouted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	writeError(w, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes %s", r.URL.Path, strings.Join(allow, " or ")))
+	writeErrorFor(w, r, errorf(http.StatusMethodNotAllowed, "method-not-allowed", "%s takes %s", r.URL.Path, strings.Join(allow, " or ")))
 }

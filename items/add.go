@@ -50,10 +50,21 @@ type AddResult struct {
 	Added   int64 // queued
 	Skipped int64 // seen in the project before (or earlier in the same input)
 	// Invalid counts lines that are no item name; InvalidLines has the
-	// first few of their line numbers and reasons.
+	// first few of their line numbers and reasons, InvalidAt the first
+	// MaxInvalidAt of them as numbers and reasons.
 	Invalid      int64
 	InvalidLines []string
+	InvalidAt    []InvalidLine
 }
+
+// InvalidLine is a line of an import that is no item name, and why.
+type InvalidLine struct {
+	Line   int64  `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// MaxInvalidAt bounds the invalid lines an import's result lists.
+const MaxInvalidAt = 100
 
 // Add queues the newline-separated names read from r into queue, skipping
 // names the project has ever seen. It streams: memory stays bounded by a
@@ -217,6 +228,9 @@ func (e *Engine) readNames(r io.Reader, res *AddResult, add func(name, params st
 			res.Invalid++
 			if len(res.InvalidLines) < 10 {
 				res.InvalidLines = append(res.InvalidLines, fmt.Sprintf("line %d: %v", lineNo, err))
+			}
+			if len(res.InvalidAt) < MaxInvalidAt {
+				res.InvalidAt = append(res.InvalidAt, InvalidLine{Line: lineNo, Reason: err.Error()})
 			}
 			continue
 		}

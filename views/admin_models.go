@@ -30,7 +30,7 @@ type AdminPage struct {
 	Flash    string
 	Error    string
 	// Nav is the part of the panel the page is in, marked in the bar:
-	// "projects", "audit", "jobs", "users" or "settings".
+	// "projects", "audit", "jobs", "users", "settings" or "account".
 	Nav string
 }
 
@@ -530,4 +530,27 @@ func secondsHint(v string) string {
 		return ""
 	}
 	return "= " + FormatDuration(time.Duration(n)*time.Second)
+}
+
+// AdminTokensView is the page of an account's API tokens.
+type AdminTokensView struct {
+	AdminPage
+	Tokens []AdminTokenRow
+	// Slugs are the projects the account runs, for the projects picker.
+	Slugs []string
+	// Secret is the token just made, shown this once.
+	Secret, SecretName string
+	// Name, Scope and Projects are the form's values after a refusal.
+	Name, Scope, Projects string
+}
+
+// AdminTokenRow is one API token, without its secret.
+type AdminTokenRow struct {
+	ID       int32
+	Name     string
+	Scope    string
+	Projects []string // empty: every project the account runs
+	Created  time.Time
+	LastUsed *time.Time
+	Revoked  *time.Time
 }

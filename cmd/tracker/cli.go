@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"tracker/handlers"
+	"tracker/users"
 )
 
 // config is what every command reads from the flags they all take and from
@@ -180,6 +181,13 @@ func commands(getenv func(string) string) []command {
 		{name: "archive list", args: "SLUG", summary: "list a project's archives (day, items, file, checksum)", nargs: [2]int{1, 1}, setup: noOptions(runArchiveList)},
 		{name: "archive verify", args: "SLUG", summary: "check every archive file of a project against its checksum", nargs: [2]int{1, 1}, setup: noOptions(runArchiveVerify)},
 		{name: "archive export", args: "SLUG", summary: "write a project's archived completions to stdout as JSON lines", nargs: [2]int{1, 1}, setup: noOptions(runArchiveExport)},
+		{name: "token create", args: "USER NAME", summary: "make an API token of USER's account for a script or bot, and print it (shown this once)", nargs: [2]int{2, 2},
+			setup: options(func(fs *flag.FlagSet, o *tokenCreateOptions) {
+				fs.StringVar(&o.Scope, "scope", users.ScopeRead, "read (configuration, counts, the audit log) or write (changes them too)")
+				fs.StringVar(&o.Projects, "projects", "", "only these projects (SLUG,SLUG,...); default every project the account runs")
+			}, runTokenCreate)},
+		{name: "token list", args: "[USER]", summary: "print the API tokens (USER's only when given) as JSON lines, newest first, revoked ones too", nargs: [2]int{0, 1}, setup: noOptions(runTokenList)},
+		{name: "token revoke", args: "ID", summary: "revoke an API token: its next request is refused", nargs: [2]int{1, 1}, setup: noOptions(runTokenRevoke)},
 		{name: "admin create", args: "USER", summary: "create a global admin (password from $TRACKER_PASSWORD, else asked for without echo at a terminal, or one line on stdin)", nargs: [2]int{1, 1}, setup: noOptions(runAdminCreate)},
 	}
 }
