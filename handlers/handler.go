@@ -78,6 +78,8 @@ type Handler struct {
 	reads readSide
 	// adm is the admin panel's (admin_reads.go).
 	adm adminSide
+	// downloads are what /downloads/ serves (SetDownloads).
+	downloads downloads
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,
@@ -117,6 +119,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		cacheTTL:        cacheTTL,
 		reads:           newReadSide(pool, cacheTTL, DefaultReaderLimits, log),
 		adm:             newAdminSide(pool, cacheTTL, DefaultAdminLimits, log),
+		downloads:       downloads{started: time.Now().UTC().Truncate(time.Second)},
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h}, connCollector{&h.listeners})
 	// A state change from another site is refused as every refusal is:

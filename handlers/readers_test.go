@@ -47,8 +47,10 @@ func (f fixture) readersWith(t *testing.T, l handlers.ReaderLimits, configure fu
 	return s, h, readers
 }
 
-// readRoutes are the public read routes of project "test".
-var readRoutes = []string{"/test/items/item:1.json", "/test/", "/test/stats.json", "/test/charts.json", "/projects.json", "/"}
+// readRoutes are the public read routes of project "test", and the
+// tracker's.
+var readRoutes = []string{"/test/items/item:1.json", "/test/", "/test/stats.json", "/test/charts.json", "/projects.json", "/",
+	"/test/downloader/alice.json", "/downloader/alice.json", "/stats.json", "/positions.json", "/downloads/"}
 
 // With every slot of the read routes taken and the readers' one connection
 // held, as a flood of readers would hold them, a warrior still gets and
