@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"tracker/handlers"
+	"tracker/projects"
 )
 
 // downloadsOn starts a tracker on f's database that serves dir at
@@ -102,6 +103,11 @@ func TestDownloadsServeTheFolderAndNothingElse(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != "/downloads/sub/" {
 		t.Errorf("a folder without its slash: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	// No project can take the folder's path.
+	if projects.ValidSlug("downloads") == nil {
+		t.Error("a project may be called downloads")
 	}
 
 	// With no folder at all, the check file and its folder are there.
