@@ -46,7 +46,14 @@ type nickTotals struct {
 // nickJSON answers GET /downloader/{nick}.json: a nick's all-time totals
 // over every public project, and each project's, as the nick's page shows
 // them (folded totals: they lag the boards by the rollup's interval).
+// /downloader/{nick} without ".json" is the nick's page without its
+// slash, where ServeMux sent it before there was a JSON: it still goes
+// there.
 func (h *Handler) nickJSON(w http.ResponseWriter, r *http.Request) error {
+	if !strings.HasSuffix(r.PathValue("nick"), ".json") {
+		http.Redirect(w, r, r.URL.EscapedPath()+"/", http.StatusTemporaryRedirect)
+		return nil
+	}
 	nick, err := jsonNick(r)
 	if err != nil {
 		return err
@@ -72,16 +79,4 @@ func jsonNick(r *http.Request) (string, error) {
 		return "", errorf(http.StatusBadRequest, "invalid-nick", "%v", err)
 	}
 	return nick, nil
-}
-
-// byJSONSuffix routes a path whose last part ends in ".json" to json, any
-// other to page: /{project}/downloader/{nick} and its JSON share a prefix.
-type byJSONSuffix struct{ page, json http.Handler }
-
-func (b byJSONSuffix) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasSuffix(r.URL.Path, ".json") {
-		b.json.ServeHTTP(w, r)
-		return
-	}
-	b.page.ServeHTTP(w, r)
 }

@@ -39,25 +39,18 @@ func (h *Handler) Routes() http.Handler {
 	// site (anyOrigin).
 	mux.Handle("GET /{project}/{rest...}", projectPages{ // projectPagesPattern
 		routes: map[string]http.Handler{
-			"":            named("leaderboard", gz(h.page(h.reader(h.leaderboardShow)))),
-			"stats.json":  named("stats.json", anyOrigin(gz(h.api(h.reader(h.statsJSON))))),
-			"charts.json": named("charts.json", anyOrigin(gz(h.api(h.reader(h.chartsJSON))))),
-			"chart":       named("chart", gz(h.api(h.reader(h.chartShow)))),
-			"events":      named("events", h.api(h.boardEvents)),
-			"downloader/": byJSONSuffix{ // downloader/{nick}, downloader/{nick}.json
-				page: named("downloader", gz(h.page(h.reader(h.downloaderShow)))),
-				json: named("downloader.json", anyOrigin(gz(h.api(h.reader(h.downloaderJSON))))),
-			},
+			"":                       named("leaderboard", gz(h.page(h.reader(h.leaderboardShow)))),
+			"stats.json":             named("stats.json", anyOrigin(gz(h.api(h.reader(h.statsJSON))))),
+			"charts.json":            named("charts.json", anyOrigin(gz(h.api(h.reader(h.chartsJSON))))),
+			"chart":                  named("chart", gz(h.api(h.reader(h.chartShow)))),
+			"events":                 named("events", h.api(h.boardEvents)),
+			"downloader/":            named("downloader", gz(h.page(h.reader(h.downloaderShow)))), // downloader/{nick}
+			"downloader/{nick}.json": named("downloader.json", anyOrigin(gz(h.api(h.reader(h.downloaderJSON))))),
 		},
 		notFound: h.page(notFound),
 	})
 	mux.Handle("GET /downloader/{nick}/{$}", named("nick", gz(h.page(h.reader(h.nickShow)))))
-	mux.Handle("GET /downloader/{nick}", byJSONSuffix{ // {nick}.json; {nick} alone goes to {nick}/
-		page: named("nick", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, r.URL.EscapedPath()+"/", http.StatusTemporaryRedirect)
-		})),
-		json: named("nick.json", anyOrigin(gz(h.api(h.reader(h.nickJSON))))),
-	})
+	mux.Handle("GET /downloader/{nick}", named("nick.json", anyOrigin(gz(h.api(h.reader(h.nickJSON)))))) // {nick}.json
 	mux.Handle("GET /warriors/{$}", named("warriors", gz(h.page(h.reader(h.warriorsShow)))))
 
 	// The live log of completions, in socket.io's protocol 0.9, and its
