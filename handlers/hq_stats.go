@@ -64,10 +64,17 @@ func (h *Handler) hqPositionsJSON(w http.ResponseWriter, r *http.Request) error 
 // made once per cache lifetime however many ask.
 func (h *Handler) hqDocument(w http.ResponseWriter, r *http.Request, route string, doc func(warriors.Online) any) error {
 	kept, err := h.reads.pages.get(r.Context(), pageKey{route: route}, func(ctx context.Context) (keptPage, error) {
-		o, _, err := h.warriorsOnline(ctx, time.Now())
+		// On the readers' side: warriorsOnline, the Warriors page's and
+		// the gauges', reads on the warriors'.
+		o, err := h.reads.warriors.Online(ctx, time.Now())
 		if err != nil {
 			return keptPage{}, err
 		}
+		ps, err := h.readList(ctx)
+		if err != nil {
+			return keptPage{}, err
+		}
+		o.Projects, _ = publicGroups(o.Projects, ps)
 		body, err := json.Marshal(doc(o))
 		if err != nil {
 			return keptPage{}, err

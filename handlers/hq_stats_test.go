@@ -5,6 +5,8 @@ import (
 	"math"
 	"net/http"
 	"testing"
+
+	"tracker/db/dbtest"
 )
 
 // Warrior HQ's own GET /stats.json and /positions.json (warrior-hq's
@@ -15,7 +17,9 @@ import (
 func TestHQStatsAndPositions(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
+	dbtest.Project(t, f.pool, "hushhush", "Hush hush", "hidden=true")
 	for _, w := range []string{
+		`{"warrior": {"warrior_id": "w5", "downloader": "erin", "selected_project": "hushhush"}}`,
 		`{"warrior": {"warrior_id": "w1", "downloader": "alice", "selected_project": "test", "lat_lng": [52.37, 4.89]}}`,
 		`{"warrior": {"warrior_id": "w2", "downloader": "bob", "selected_project": "test", "lat_lng": [52.4, 4.6]}}`,
 		`{"warrior": {"warrior_id": "w3", "downloader": "carol", "selected_project": "auto", "lat_lng": [-33.9, 151.2]}}`,
@@ -37,7 +41,8 @@ func TestHQStatsAndPositions(t *testing.T) {
 	if err := json.Unmarshal([]byte(a.body), &stats); err != nil {
 		t.Fatalf("/stats.json: %v: %s", err, a.body)
 	}
-	want := [][2]any{{"test", 2.0}, {nil, 1.0}, {"auto", 1.0}}
+	// A hidden project is not named.
+	want := [][2]any{{"test", 2.0}, {nil, 1.0}, {"(other)", 1.0}, {"auto", 1.0}}
 	if len(stats.Projects) != len(want) {
 		t.Fatalf("projects: %v, want %v", stats.Projects, want)
 	}
@@ -46,11 +51,14 @@ func TestHQStatsAndPositions(t *testing.T) {
 			t.Errorf("projects: %v, want %v", stats.Projects, want)
 		}
 	}
+	// Each point within half a degree of its place: two at 52°N 5°E, one
+	// at 34°S 151°E.
 	near := map[[2]float64]int{}
 	for _, c := range stats.Coords {
-		near[[2]float64{math.Round(c[0]), math.Round(c[1])}]++
-		if math.Abs(c[0]-math.Round(c[0])) > 0.5 || math.Abs(c[1]-math.Round(c[1])) > 0.5 {
-			t.Errorf("a point spread more than half a degree: %v", c)
+		for _, at := range [][2]float64{{52, 5}, {-34, 151}} {
+			if math.Abs(c[0]-at[0]) <= 0.5 && math.Abs(c[1]-at[1]) <= 0.5 {
+				near[at]++
+			}
 		}
 	}
 	if len(stats.Coords) != 3 || near[[2]float64{52, 5}] != 2 || near[[2]float64{-34, 151}] != 1 {
