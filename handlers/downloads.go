@@ -91,7 +91,14 @@ func (h *Handler) downloadsShow(w http.ResponseWriter, r *http.Request) error {
 			return errorf(http.StatusNotFound, "not-found", "no such file")
 		}
 		defer f.Close()
-		http.ServeContent(w, r, info.Name(), info.ModTime(), f)
+		// An appliance of gigabytes takes a slow link longer than the
+		// server's WriteTimeout: the deadline moves on as long as the
+		// client keeps reading, and a client that stops is cut off. (The
+		// request, a GET, was read whole: no read deadline is needed
+		// until the next, which the idle timeout bounds.)
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		http.ServeContent(progressWriter{w, rc}, r, info.Name(), info.ModTime(), f)
 		return nil
 	}
 	if rel != "" && !strings.HasSuffix(rel, "/") {
@@ -109,6 +116,18 @@ func (h *Handler) downloadsShow(w http.ResponseWriter, r *http.Request) error {
 		_, err = w.Write(body)
 		return err
 	})(w, r)
+}
+
+// progressWriter pushes the answer's write deadline WriteTimeout past
+// each write.
+type progressWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	_ = p.rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
+	return p.ResponseWriter.Write(b)
 }
 
 // root opens the operator's folder: a name looked up in it cannot leave it
