@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,6 +66,9 @@ func TestReaderFloodLeavesWarriorsTheirConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Given back on failure too: the pool's closing waits for it.
+	release := sync.OnceFunc(conn.Release)
+	t.Cleanup(release)
 	give := h.TakeReaderSlots()
 
 	for _, path := range readRoutes {
@@ -81,7 +85,7 @@ func TestReaderFloodLeavesWarriorsTheirConnections(t *testing.T) {
 
 	// The flood over, the read routes answer, from the readers' pool.
 	give()
-	conn.Release()
+	release()
 	a = s.do(t, "GET", "/test/items/item:1.json", "")
 	var st struct{ Status string }
 	if a.status != 200 || json.Unmarshal([]byte(a.body), &st) != nil || st.Status != "done" {
