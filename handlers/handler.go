@@ -82,6 +82,8 @@ type Handler struct {
 	// count of tokens that are none by address (api_throttle.go).
 	apiThrottle  *tokenThrottle
 	tokenStrikes *strikes
+	// downloads are what /downloads/ serves (SetDownloads).
+	downloads downloads
 }
 
 // New builds the handlers. The warrior routes see a project's configuration,
@@ -123,6 +125,7 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		adm:             newAdminSide(pool, cacheTTL, DefaultAdminLimits, log),
 		apiThrottle:     newTokenThrottle(APIRate, APIBurst),
 		tokenStrikes:    newStrikes(badTokenLimit, badTokenWindow),
+		downloads:       downloads{started: time.Now().UTC().Truncate(time.Second)},
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h}, connCollector{&h.listeners})
 	// A state change from another site is refused as every refusal is:

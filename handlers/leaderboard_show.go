@@ -149,23 +149,31 @@ func (h *Handler) downloaderShow(w http.ResponseWriter, r *http.Request) error {
 	return render(w, r, http.StatusOK, views.Page(site, nick+" on "+displayTitle(live.Project), views.Downloader(v)))
 }
 
-// nickShow is GET /downloader/{nick}/: a nick on every public project. A
-// hidden project is left out, as from the home page and /projects.json:
-// its own pages work, for those who know its slug, but no public page
-// names it.
+// nickShow is GET /downloader/{nick}/: a nick on every public project.
 func (h *Handler) nickShow(w http.ResponseWriter, r *http.Request) error {
 	nick := r.PathValue("nick")
 	site, err := h.site(r)
 	if err != nil {
 		return err
 	}
-	t, err := h.stats.Nick(r.Context(), nick)
+	t, err := h.publicNick(r, nick)
 	if err != nil {
 		return err
 	}
+	return render(w, r, http.StatusOK, views.Page(site, nick, views.Nick(views.NickView{Site: site, Totals: t, Now: time.Now()})))
+}
+
+// publicNick is a nick's totals on every public project. A hidden project
+// is left out, as from the home page and /projects.json: its own pages
+// work, for those who know its slug, but no public page names it.
+func (h *Handler) publicNick(r *http.Request, nick string) (stats.NickTotals, error) {
+	t, err := h.stats.Nick(r.Context(), nick)
+	if err != nil {
+		return t, err
+	}
 	ps, err := h.readList(r.Context())
 	if err != nil {
-		return err
+		return t, err
 	}
 	// A project not in the list kept (made or renamed this second) waits
 	// to be known public.
@@ -175,9 +183,9 @@ func (h *Handler) nickShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	t = t.Only(func(d stats.DownloaderStats) bool { return public[d.Project] })
 	if len(t.Projects) == 0 {
-		return errorf(http.StatusNotFound, "unknown-downloader", "%s has done nothing here yet", nick)
+		return t, errorf(http.StatusNotFound, "unknown-downloader", "%s has done nothing here yet", nick)
 	}
-	return render(w, r, http.StatusOK, views.Page(site, nick, views.Nick(views.NickView{Site: site, Totals: t, Now: time.Now()})))
+	return t, nil
 }
 
 // withHead puts the board's head, read this second, at the top of the

@@ -26,7 +26,8 @@ func reserveForWarriors(next http.Handler) http.Handler {
 
 // forWarriors says whether r is one of the calls warriors and grab scripts
 // make: the warrior protocol, backfeed, the warrior HQ, the clock, the
-// dictionaries, and the health check load balancers ask.
+// dictionaries, the network check warrior4 makes at boot, and the health
+// check load balancers ask.
 func forWarriors(r *http.Request) bool {
 	path := r.URL.Path
 	if p, shape := parseWarriorPath(r.URL.EscapedPath()); shape != notWarriorPath && r.Method == http.MethodPost {
@@ -36,5 +37,5 @@ func forWarriors(r *http.Request) bool {
 		}
 	}
 	return strings.HasPrefix(path, "/backfeed/") || strings.HasPrefix(path, "/api/") ||
-		path == "/now" || path == "/dictionary" || strings.HasPrefix(path, "/dictionary/") || path == "/healthz"
+		path == "/now" || path == NetworkCheckPath || path == "/dictionary" || strings.HasPrefix(path, "/dictionary/") || path == "/healthz"
 }

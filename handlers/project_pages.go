@@ -5,9 +5,11 @@ import (
 	"strings"
 )
 
-// projectPages routes GET /{project}/{rest...} by rest: an exact name, or a
+// projectPages routes GET /{project}/{rest...} by rest: an exact name, a
 // name ending in "/" for a prefix whose remainder becomes the path value
-// "nick" (downloader/{nick}). Anything else gets notFound.
+// "nick" (downloader/{nick}), or such a prefix and "{nick}.json" for a
+// remainder ending in ".json" (downloader/{nick}.json, ".json" still on).
+// Anything else gets notFound.
 type projectPages struct {
 	routes   map[string]http.Handler
 	notFound http.Handler
@@ -20,7 +22,11 @@ func (pp projectPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if prefix, nick, ok := strings.Cut(rest, "/"); ok && nick != "" && !strings.Contains(nick, "/") {
-		if h, ok := pp.routes[prefix+"/"]; ok {
+		h, ok := pp.routes[prefix+"/{nick}.json"]
+		if !ok || !strings.HasSuffix(nick, ".json") {
+			h, ok = pp.routes[prefix+"/"]
+		}
+		if ok {
 			r.SetPathValue("nick", nick)
 			h.ServeHTTP(w, r)
 			return

@@ -16,6 +16,7 @@ import (
 	"tracker/projects"
 	"tracker/stats"
 	"tracker/volunteers"
+	"tracker/warriors"
 )
 
 // The public read routes (item status, the board and stats.json, the
@@ -91,6 +92,8 @@ type readSide struct {
 	store      *projects.Store
 	statuses   *items.Statuses
 	volunteers *volunteers.Counter
+	// warriors are the warrior HQ's records, as its maps read them.
+	warriors *warriors.Store
 	// The project list, the settings and the tracker's volunteer counts,
 	// kept for the cache's lifetime; and the pages the same for every
 	// viewer (pageKey).
@@ -116,6 +119,7 @@ func newReadSide(pool *pgxpool.Pool, ttl time.Duration, l ReaderLimits, log *slo
 		store:      store,
 		statuses:   items.NewStatuses(items.NewEngine(pool, log), ttl, readerCacheEntries),
 		volunteers: volunteers.New(pool),
+		warriors:   warriors.NewStore(pool),
 		list:       newKept[struct{}, []projects.Project](ttl, 1),
 		settings:   newKept[struct{}, projects.Settings](ttl, 1),
 		auto:       newKept[struct{}, projects.AutoChoice](ttl, 1),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,8 +48,10 @@ func (f fixture) readersWith(t *testing.T, l handlers.ReaderLimits, configure fu
 	return s, h, readers
 }
 
-// readRoutes are the public read routes of project "test".
-var readRoutes = []string{"/test/items/item:1.json", "/test/", "/test/stats.json", "/test/charts.json", "/projects.json", "/"}
+// readRoutes are the public read routes of project "test", and the
+// tracker's.
+var readRoutes = []string{"/test/items/item:1.json", "/test/", "/test/stats.json", "/test/charts.json", "/projects.json", "/",
+	"/test/downloader/alice.json", "/downloader/alice.json", "/stats.json", "/positions.json", "/downloads/"}
 
 // With every slot of the read routes taken and the readers' one connection
 // held, as a flood of readers would hold them, a warrior still gets and
@@ -63,6 +66,9 @@ func TestReaderFloodLeavesWarriorsTheirConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Given back on failure too: the pool's closing waits for it.
+	release := sync.OnceFunc(conn.Release)
+	t.Cleanup(release)
 	give := h.TakeReaderSlots()
 
 	for _, path := range readRoutes {
@@ -79,7 +85,7 @@ func TestReaderFloodLeavesWarriorsTheirConnections(t *testing.T) {
 
 	// The flood over, the read routes answer, from the readers' pool.
 	give()
-	conn.Release()
+	release()
 	a = s.do(t, "GET", "/test/items/item:1.json", "")
 	var st struct{ Status string }
 	if a.status != 200 || json.Unmarshal([]byte(a.body), &st) != nil || st.Status != "done" {

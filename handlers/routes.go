@@ -26,22 +26,31 @@ func (h *Handler) Routes() http.Handler {
 	mux.Handle("GET /favicon.ico", named("favicon.ico", gz(rootFile(static.FS, "favicon.ico"))))
 	mux.Handle("GET /robots.txt", named("robots.txt", gz(rootFile(static.FS, "robots.txt"))))
 	mux.Handle("GET /projects.json", named("projects.json", gz(h.api(h.reader(h.projectsJSON)))))
+	// Warrior HQ's maps of the warriors online, and its downloads: the
+	// file warrior4 checks its network with, and what operators put in
+	// the data directory's downloads/ (downloads.go).
+	mux.Handle("GET /stats.json", named("hq.stats.json", anyOrigin(h.api(h.reader(h.hqStatsJSON)))))
+	mux.Handle("GET /positions.json", named("hq.positions.json", anyOrigin(h.api(h.reader(h.hqPositionsJSON)))))
+	mux.Handle("GET /downloads/", named("downloads", h.page(h.downloadsShow)))
 	// A project's pages. ServeMux cannot hold both "/static/" and
 	// "/{project}/stats.json" (neither is more specific than the other), so
 	// one pattern takes every GET under a project and projectPages the rest
-	// of the path.
+	// of the path. The public data (JSON) may be read by pages of any
+	// site (anyOrigin).
 	mux.Handle("GET /{project}/{rest...}", projectPages{ // projectPagesPattern
 		routes: map[string]http.Handler{
-			"":            named("leaderboard", gz(h.page(h.reader(h.leaderboardShow)))),
-			"stats.json":  named("stats.json", gz(h.api(h.reader(h.statsJSON)))),
-			"charts.json": named("charts.json", gz(h.api(h.reader(h.chartsJSON)))),
-			"chart":       named("chart", gz(h.api(h.reader(h.chartShow)))),
-			"events":      named("events", h.api(h.boardEvents)),
-			"downloader/": named("downloader", gz(h.page(h.reader(h.downloaderShow)))), // downloader/{nick}
+			"":                       named("leaderboard", gz(h.page(h.reader(h.leaderboardShow)))),
+			"stats.json":             named("stats.json", anyOrigin(gz(h.api(h.reader(h.statsJSON))))),
+			"charts.json":            named("charts.json", anyOrigin(gz(h.api(h.reader(h.chartsJSON))))),
+			"chart":                  named("chart", gz(h.api(h.reader(h.chartShow)))),
+			"events":                 named("events", h.api(h.boardEvents)),
+			"downloader/":            named("downloader", gz(h.page(h.reader(h.downloaderShow)))), // downloader/{nick}
+			"downloader/{nick}.json": named("downloader.json", anyOrigin(gz(h.api(h.reader(h.downloaderJSON))))),
 		},
 		notFound: h.page(notFound),
 	})
 	mux.Handle("GET /downloader/{nick}/{$}", named("nick", gz(h.page(h.reader(h.nickShow)))))
+	mux.Handle("GET /downloader/{nick}", named("nick.json", anyOrigin(gz(h.api(h.reader(h.nickJSON)))))) // {nick}.json
 	mux.Handle("GET /warriors/{$}", named("warriors", gz(h.page(h.reader(h.warriorsShow)))))
 
 	// The live log of completions, in socket.io's protocol 0.9, and its
@@ -98,7 +107,7 @@ func (h *Handler) Routes() http.Handler {
 	// An item's status: GET /{project}/items/{item}.json. Names are often
 	// URLs, whose "//" ServeMux would redirect away, so this route too is
 	// matched on the escaped path in front of the mux.
-	items := itemRoute{named("item", gz(h.api(h.reader(h.itemShow))))}
+	items := itemRoute{named("item", anyOrigin(gz(h.api(h.reader(h.itemShow)))))}
 
 	// The other routes that only take POST: ServeMux would give another
 	// method on them to "GET /{project}/{rest...}", a 404.

@@ -38,7 +38,7 @@ type Project struct {
 var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // reserved are first path segments the tracker's own pages use.
-var reserved = []string{"admin", "all", "api", "backfeed", "debug", "dictionary", "downloader", "healthz", "metrics", "now", "projects", "recent", "static", "stats", "warriors"}
+var reserved = []string{"admin", "all", "api", "backfeed", "debug", "dictionary", "downloader", "downloads", "healthz", "metrics", "now", "projects", "recent", "static", "stats", "warriors"}
 
 // ValidSlug says why slug cannot name a project, or returns nil.
 func ValidSlug(slug string) error {

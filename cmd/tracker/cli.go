@@ -249,7 +249,7 @@ func dispatch(ctx context.Context, args []string, std stdio, getenv func(string)
 		return &usageError{fmt.Sprintf("$TRACKER_AUDIT_RETENTION %q: a positive duration such as 8760h", retention)}
 	}
 	fs := flag.NewFlagSet("tracker "+cmd.name, flag.ContinueOnError)
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the embedded PostgreSQL cluster (also $TRACKER_DATA_DIR); unused when $DATABASE_URL is set")
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the embedded PostgreSQL cluster (unused for it when $DATABASE_URL is set), of the ACME certificates, and of downloads/, served at /downloads/ (also $TRACKER_DATA_DIR)")
 	fs.StringVar(&cfg.ArchiveDir, "archive-dir", cfg.ArchiveDir, "directory of the archive files (also $TRACKER_ARCHIVE_DIR; default DATA_DIR/archive)")
 	fs.DurationVar(&cfg.AuditRetention, "audit-retention", cfg.AuditRetention, "how long audit entries are kept (also $TRACKER_AUDIT_RETENTION)")
 	runCmd := cmd.setup(fs)

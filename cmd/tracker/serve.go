@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -136,6 +137,9 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 	h.SetStreamLimits(o.Streams)
 	h.SetTrustedProxies(trusted)
 	h.SetPublicURL(publicURL)
+	// As warrior HQ: what an operator puts in the data directory's
+	// downloads/ is served at /downloads/.
+	h.SetDownloads(filepath.Join(a.cfg.DataDir, "downloads"))
 	defer h.Close() // after the server has drained
 	if err := h.RegisterMetrics(jobs.NewCollector(d.pool)); err != nil {
 		return err
