@@ -37,7 +37,8 @@ func (h *Handler) Routes() http.Handler {
 			"charts.json": named("charts.json", gz(h.api(h.reader(h.chartsJSON)))),
 			"chart":       named("chart", gz(h.api(h.reader(h.chartShow)))),
 			"events":      named("events", h.api(h.boardEvents)),
-			"downloader/": named("downloader", gz(h.page(h.reader(h.downloaderShow)))), // downloader/{nick}
+			"downloader":  named("downloader.find", h.page(h.reader(h.downloaderFind))), // ?nick=
+			"downloader/": named("downloader", gz(h.page(h.reader(h.downloaderShow)))),  // downloader/{nick}
 		},
 		notFound: h.page(notFound),
 	})
