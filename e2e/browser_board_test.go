@@ -242,6 +242,31 @@ func TestBrowserBoardLived(t *testing.T) {
 		}
 	}
 
+	// Project states: the finished project is marked, after those with
+	// work and the paused one, and thanked; its board too, with no call
+	// to run a warrior.
+	do(chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=project]`)))
+	order := evaluate[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=project]")].map((c) => c.dataset.slug)`)
+	if fmt.Sprint(order) != "[big busy quiet over]" {
+		t.Errorf("home lists %v, want the projects with work, then the paused one, then the finished one", order)
+	}
+	if got := textOf(t, ctx, `[data-testid=project][data-slug=over] [data-testid=badge-finished]`); got != "finished" {
+		t.Errorf("the finished project's badge on home: %q", got)
+	}
+	if n := evaluate[int](t, ctx, `document.querySelectorAll("[data-testid=project]:not([data-slug=over]) [data-testid=badge-finished]").length`); n != 0 {
+		t.Errorf("%d projects not finished are marked finished", n)
+	}
+	if got := textOf(t, ctx, `[data-testid=project][data-slug=quiet] [data-testid=badge-paused]`); got != "paused" {
+		t.Errorf("the paused project's badge on home: %q", got)
+	}
+	screenshot(t, ctx, "board-home-states.png")
+	do(chromedp.Navigate(s.url+"/over/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=badge-finished]`)))
+	if got := textOf(t, ctx, `[data-testid=finished-note]`); !strings.Contains(got, "finished") || !strings.Contains(got, "Thank you") {
+		t.Errorf("the finished board says %q", got)
+	}
+	if n := evaluate[int](t, ctx, `document.querySelectorAll("[data-testid=cta]").length`); n != 0 {
+		t.Error("a finished project asks for warriors")
+	}
 	// The item box says it finds items; the nick box leads to the
 	// downloader's page: their rank, and the three above and below.
 	do(chromedp.EmulateViewport(1366, 768), chromedp.Navigate(s.url+"/big/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=lookup-input]`)))
@@ -277,31 +302,6 @@ func TestBrowserBoardLived(t *testing.T) {
 		t.Errorf("an unknown nick's page has %d nick boxes", n)
 	}
 
-	// Project states: the finished project is marked, after those with
-	// work and the paused one, and thanked; its board too, with no call
-	// to run a warrior.
-	do(chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=project]`)))
-	order := evaluate[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=project]")].map((c) => c.dataset.slug)`)
-	if fmt.Sprint(order) != "[big busy quiet over]" {
-		t.Errorf("home lists %v, want the projects with work, then the paused one, then the finished one", order)
-	}
-	if got := textOf(t, ctx, `[data-testid=project][data-slug=over] [data-testid=badge-finished]`); got != "finished" {
-		t.Errorf("the finished project's badge on home: %q", got)
-	}
-	if n := evaluate[int](t, ctx, `document.querySelectorAll("[data-testid=project]:not([data-slug=over]) [data-testid=badge-finished]").length`); n != 0 {
-		t.Errorf("%d projects not finished are marked finished", n)
-	}
-	if got := textOf(t, ctx, `[data-testid=project][data-slug=quiet] [data-testid=badge-paused]`); got != "paused" {
-		t.Errorf("the paused project's badge on home: %q", got)
-	}
-	screenshot(t, ctx, "board-home-states.png")
-	do(chromedp.Navigate(s.url+"/over/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=badge-finished]`)))
-	if got := textOf(t, ctx, `[data-testid=finished-note]`); !strings.Contains(got, "finished") || !strings.Contains(got, "Thank you") {
-		t.Errorf("the finished board says %q", got)
-	}
-	if n := evaluate[int](t, ctx, `document.querySelectorAll("[data-testid=cta]").length`); n != 0 {
-		t.Error("a finished project asks for warriors")
-	}
 	for _, e := range errs() {
 		// The unknown nick's page is a 404, which Chromium reports.
 		if !strings.Contains(e, "/big/downloader/Volunteer-12345") {
