@@ -66,8 +66,9 @@ func seedBoard(t *testing.T, dir, slug string, downloaders, queued int) {
 }
 
 // liveLoad has warriors claim and complete items of project slug until the
-// test ends, each done bigger than the last, so that they climb the board
-// past the seeded downloaders while it is watched.
+// test ends, each item of 64 GiB or more (a done may report up to 1 TiB an
+// item), so that they climb the board past the seeded downloaders while it
+// is watched.
 func liveLoad(t *testing.T, s *server, slug string, warriors int) {
 	t.Helper()
 	stop := make(chan struct{})
@@ -78,7 +79,7 @@ func liveLoad(t *testing.T, s *server, slug string, warriors int) {
 		go func() {
 			defer wg.Done()
 			nick := fmt.Sprintf("racer-%d", w)
-			for i := 1; ; i++ {
+			for {
 				select {
 				case <-stop:
 					return
@@ -90,7 +91,7 @@ func liveLoad(t *testing.T, s *server, slug string, warriors int) {
 				}
 				item := strings.TrimSuffix(strings.TrimPrefix(body, `{"item_name":"`), `"}`)
 				postQuietly(s.url+"/"+slug+"/done", fmt.Sprintf(`{"downloader":%q,"version":"20261122.01","item":%q,"bytes":{"data":%d}}`,
-					nick, item, int64(i)*int64(w+1)<<34))
+					nick, item, int64(w+1)<<36))
 			}
 		}()
 	}
@@ -136,7 +137,8 @@ const overflowing = `(() => {
 // table or cell hides a value; the first screen shows the totals, the
 // ranking and the live log; the nick box leads to the downloader's page,
 // with their rank and neighbours; a finished project is marked so on the
-// home page (after those with work) and on its board.
+// home page (after those with work) and on its board; the home page and a
+// downloader's page follow the work without a reload.
 func TestBrowserBoardLived(t *testing.T) {
 	t.Parallel()
 	browser := chromium(t)
@@ -300,6 +302,24 @@ func TestBrowserBoardLived(t *testing.T) {
 	}
 	if n := evaluate[int](t, ctx, `document.querySelectorAll("[data-testid=nick-input]").length`); n != 1 {
 		t.Errorf("an unknown nick's page has %d nick boxes", n)
+	}
+
+	// The home page and a downloader's page follow the tracker without
+	// a reload.
+	for _, page := range []struct{ path, sel string }{
+		{"/", `[data-testid=project][data-slug=busy] [data-testid=home-done]`},
+		{"/busy/downloader/racer-0", `[data-testid=items]`},
+	} {
+		do(chromedp.Navigate(s.url+page.path), chromedp.WaitVisible(chromedp.CSS(page.sel)),
+			chromedp.Evaluate[chromedp.Void](`window.samePage = true`))
+		// Read in one go: the part is swapped as a whole.
+		text := `document.querySelector(` + fmt.Sprintf("%q", page.sel) + `)?.textContent.trim()`
+		before := evaluate[string](t, ctx, text)
+		dbtest.EventuallyWithin(t, time.Minute, func() bool { return evaluate[string](t, ctx, text) != before },
+			page.path+": "+page.sel+" to change from "+before)
+		if !evaluate[bool](t, ctx, `window.samePage === true`) {
+			t.Errorf("%s was loaded again", page.path)
+		}
 	}
 
 	for _, e := range errs() {

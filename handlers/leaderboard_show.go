@@ -152,9 +152,13 @@ func (h *Handler) downloaderShow(w http.ResponseWriter, r *http.Request) error {
 	if !stats.ValidSpan(span) {
 		span = stats.SpanWeek
 	}
-	chart, err := h.stats.Chart(ctx, live.Project, span, nick)
-	if err != nil {
-		return err
+	// static/pages.js rereads the page for its numbers alone (live=1):
+	// the chart is not read for it.
+	var chart stats.Chart
+	if r.URL.Query().Get("live") != "1" {
+		if chart, err = h.stats.Chart(ctx, live.Project, span, nick); err != nil {
+			return err
+		}
 	}
 	v := views.DownloaderView{Site: site, Project: projectInfo(live.Project), Stats: d, Chart: chart, Now: time.Now()}
 	if d.Rank > 0 {
