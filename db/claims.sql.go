@@ -608,7 +608,10 @@ func (q *Queries) ClaimsNamesHeld(ctx context.Context, arg ClaimsNamesHeldParams
 }
 
 const claimsOfDownloader = `-- name: ClaimsOfDownloader :one
-SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed FROM claims
+SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed,
+       coalesce((array_agg(version ORDER BY claimed_at DESC))[1], '')::text AS version,
+       coalesce(max(claimed_at), 'epoch')::timestamptz AS last_claimed
+FROM claims
 WHERE project_id = $1 AND downloader = $2
   AND claim_count > 0
 `
@@ -619,15 +622,23 @@ type ClaimsOfDownloaderParams struct {
 }
 
 type ClaimsOfDownloaderRow struct {
-	Claims    int64
-	Reclaimed int64
+	Claims      int64
+	Reclaimed   int64
+	Version     string
+	LastClaimed time.Time
 }
 
-// A downloader's claims now, and how many of them were reclaims.
+// A downloader's claims now, how many of them were reclaims, and the
+// script version and time of the latest (epoch when none).
 func (q *Queries) ClaimsOfDownloader(ctx context.Context, arg ClaimsOfDownloaderParams) (ClaimsOfDownloaderRow, error) {
 	row := q.db.QueryRow(ctx, claimsOfDownloader, arg.ProjectID, arg.Downloader)
 	var i ClaimsOfDownloaderRow
-	err := row.Scan(&i.Claims, &i.Reclaimed)
+	err := row.Scan(
+		&i.Claims,
+		&i.Reclaimed,
+		&i.Version,
+		&i.LastClaimed,
+	)
 	return i, err
 }
 

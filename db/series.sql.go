@@ -119,6 +119,49 @@ func (q *Queries) DownloaderHoursBinned(ctx context.Context, arg DownloaderHours
 	return items, nil
 }
 
+const downloaderHoursOf = `-- name: DownloaderHoursOf :one
+SELECT coalesce(sum(items) FILTER (WHERE hour >= $1), 0)::bigint AS day_items,
+       LEAST(coalesce(sum(bytes) FILTER (WHERE hour >= $1), 0), 9223372036854775807)::bigint AS day_bytes,
+       coalesce(sum(items), 0)::bigint AS week_items,
+       LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint AS week_bytes
+FROM downloader_hours
+WHERE project_id = $2 AND downloader = $3 AND hour >= $4
+`
+
+type DownloaderHoursOfParams struct {
+	Day        time.Time
+	ProjectID  int32
+	Downloader string
+	Week       time.Time
+}
+
+type DownloaderHoursOfRow struct {
+	DayItems  int64
+	DayBytes  int64
+	WeekItems int64
+	WeekBytes int64
+}
+
+// One downloader's folded completions since @day and since @week (bytes
+// saturated at the largest bigint): the rows of their key, a week's hours
+// at most.
+func (q *Queries) DownloaderHoursOf(ctx context.Context, arg DownloaderHoursOfParams) (DownloaderHoursOfRow, error) {
+	row := q.db.QueryRow(ctx, downloaderHoursOf,
+		arg.Day,
+		arg.ProjectID,
+		arg.Downloader,
+		arg.Week,
+	)
+	var i DownloaderHoursOfRow
+	err := row.Scan(
+		&i.DayItems,
+		&i.DayBytes,
+		&i.WeekItems,
+		&i.WeekBytes,
+	)
+	return i, err
+}
+
 const downloaderHoursPurgeBatch = `-- name: DownloaderHoursPurgeBatch :execrows
 DELETE FROM downloader_hours WHERE downloader_hours.project_id = $1 AND ctid = ANY(ARRAY(SELECT p.ctid FROM downloader_hours p WHERE p.project_id = $1 LIMIT $2))
 `

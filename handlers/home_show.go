@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"net/http"
+	"slices"
 	"time"
 
 	"tracker/projects"
@@ -51,17 +53,35 @@ func (h *Handler) homePage(ctx context.Context) (keptPage, error) {
 			Slug: p.Slug, Title: p.Title, Description: info.Description, Logo: info.Logo,
 			Done: b.Totals.Done, Total: b.Totals.Total, Bytes: b.Totals.Bytes,
 			ItemsPerSec: b.Rates.ItemsPerSec5m, Active: b.Totals.Active, Deadline: info.Deadline, Paused: info.Paused,
+			Finished: info.Finished, HasWork: !info.Finished && !info.Paused && (b.Coverage != nil || b.Totals.Todo+b.Totals.Claims > 0),
 		}
 		hp.Recurring = recurringState(b)
 		v.Projects = append(v.Projects, hp)
 		v.Done += b.Totals.Done
 		v.Bytes = addBytes(v.Bytes, b.Totals.Bytes)
 	}
+	sortHome(v.Projects)
 	body, err := rendered(ctx, views.Page(site, "Projects", views.Home(v)))
 	if err != nil {
 		return keptPage{}, err
 	}
 	return keepPage(body)
+}
+
+// sortHome puts the projects with work to do first, then those paused or
+// with nothing queued, then the finished ones; each group keeps the list's
+// order.
+func sortHome(ps []views.HomeProject) {
+	group := func(p views.HomeProject) int {
+		switch {
+		case p.Finished:
+			return 2
+		case p.HasWork:
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(ps, func(a, b views.HomeProject) int { return cmp.Compare(group(a), group(b)) })
 }
 
 // recurringState is where a recurring project's items stand, from its
@@ -90,6 +110,7 @@ func projectInfo(p projects.Project) views.ProjectInfo {
 	info := views.ProjectInfo{
 		Slug: p.Slug, Title: p.Title, Description: p.Config.Description, Logo: p.Config.Logo,
 		Repository: p.Config.Repository, MinVersion: p.Config.MinVersion, Paused: p.Config.Paused,
+		Finished: p.Config.Finished,
 	}
 	if d, ok := p.Config.DeadlineTime(); ok {
 		info.Deadline = &d

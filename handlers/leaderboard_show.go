@@ -119,7 +119,13 @@ func (h *Handler) leaderboardView(ctx context.Context, live *projects.Live, peri
 	return v, err
 }
 
-// downloaderShow is GET /{project}/downloader/{nick}.
+// downloaderNeighbours is how many downloaders a downloader's page shows
+// above them on the board, and below.
+const downloaderNeighbours = 3
+
+// downloaderShow is GET /{project}/downloader/{nick}: the nick's numbers,
+// their rank and their neighbours on the board; a page saying they have
+// done nothing yet (404) for a nick the project has not seen.
 func (h *Handler) downloaderShow(w http.ResponseWriter, r *http.Request) error {
 	live, err := h.readProject(r)
 	if err != nil {
@@ -132,7 +138,12 @@ func (h *Handler) downloaderShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, err := h.stats.Downloader(ctx, live.Project, nick)
 	if errors.Is(err, stats.ErrNoDownloader) {
-		return errorf(http.StatusNotFound, "unknown-downloader", "%s has done nothing on %s yet", nick, live.Slug)
+		// A page, not a bare error: a volunteer who typed their nick
+		// before their warrior's first item learns why, and may try
+		// another spelling.
+		w.Header().Set("X-Tracker-Reason", "unknown-downloader")
+		v := views.DownloaderView{Site: site, Project: projectInfo(live.Project), Stats: stats.DownloaderStats{Nick: nick}, Now: time.Now()}
+		return render(w, r, http.StatusNotFound, views.Page(site, nick+" on "+displayTitle(live.Project), views.DownloaderUnknown(v)))
 	}
 	if err != nil {
 		return err
@@ -141,11 +152,23 @@ func (h *Handler) downloaderShow(w http.ResponseWriter, r *http.Request) error {
 	if !stats.ValidSpan(span) {
 		span = stats.SpanWeek
 	}
-	chart, err := h.stats.Chart(ctx, live.Project, span, nick)
-	if err != nil {
-		return err
+	// static/pages.js rereads the page for its numbers alone (live=1):
+	// the chart is not read for it.
+	var chart stats.Chart
+	if r.URL.Query().Get("live") != "1" {
+		if chart, err = h.stats.Chart(ctx, live.Project, span, nick); err != nil {
+			return err
+		}
 	}
 	v := views.DownloaderView{Site: site, Project: projectInfo(live.Project), Stats: d, Chart: chart, Now: time.Now()}
+	if d.Rank > 0 {
+		// The downloaders just above and below: who to catch up with.
+		v.BoardPage = (d.Rank-1)/leaderboardPageSize + 1
+		from := max(d.Rank-1-downloaderNeighbours, 0)
+		if v.Neighbours, err = h.stats.Ranking(ctx, live.Project, stats.AllTime, stats.ByBytes, from, 2*downloaderNeighbours+1); err != nil {
+			return err
+		}
+	}
 	return render(w, r, http.StatusOK, views.Page(site, nick+" on "+displayTitle(live.Project), views.Downloader(v)))
 }
 

@@ -46,6 +46,7 @@ func (h *Handler) Routes() http.Handler {
 			"events":                 named("events", h.api(h.boardEvents)),
 			"downloader/":            named("downloader", gz(h.page(h.reader(h.downloaderShow)))), // downloader/{nick}
 			"downloader/{nick}.json": named("downloader.json", anyOrigin(gz(h.api(h.reader(h.downloaderJSON))))),
+			"downloader":             named("downloader.find", h.page(h.reader(h.downloaderFind))), // ?nick=
 		},
 		notFound: h.page(notFound),
 	})

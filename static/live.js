@@ -90,6 +90,8 @@
   // them: cells 2 to 6 (rank and nick stay while the order does).
   function fillLeader(tr, l) {
     const cells = tr.cells;
+    tr.dataset.bytes = String(l.bytes);
+    cells[0].lastChild.textContent = String(l.rank);
     cells[2].textContent = int(l.items);
     cells[3].textContent = bytes(l.bytes);
     cells[4].textContent = formats.pct(l.share);
@@ -116,16 +118,30 @@
     return tr;
   }
 
-  // renderLeaders updates the rows in place while the order stands, so a
-  // focused line toggle keeps its focus; a new order rebuilds them.
-  function renderLeaders(tbody, leaders) {
+  // renderLeaders keeps every row the page was served with (the board's
+  // page holds more rows than the stream's head, stats.LeadersShown): the
+  // head's rows come from the stream, the rows after it stay as served,
+  // less those that rose into the head, plus those that fell out of it,
+  // in their place by bytes, renumbered, as many as the page holds. The
+  // rows are updated in place while the order stands, so a focused line
+  // toggle keeps its focus; a new order rebuilds them.
+  function renderLeaders(tbody, head) {
     const rows = [...tbody.rows];
-    if (rows.length === leaders.length && rows.every((tr, i) => tr.dataset.nick === leaders[i].nick)) {
-      rows.forEach((tr, i) => fillLeader(tr, leaders[i]));
+    const size = Math.max(Number(tbody.dataset.liveLeaders) || 0, head.length);
+    const inHead = new Set(head.map((l) => l.nick));
+    const rest = rows.filter((tr) => !inHead.has(tr.dataset.nick)).map((tr) => ({ tr, bytes: Number(tr.dataset.bytes) || 0 }));
+    rest.sort((a, b) => b.bytes - a.bytes || (a.tr.dataset.nick < b.tr.dataset.nick ? -1 : 1));
+    const tail = rest.slice(0, Math.max(size - head.length, 0));
+    const wanted = [...head.map((l) => l.nick), ...tail.map((x) => x.tr.dataset.nick)];
+    if (rows.length === wanted.length && rows.every((tr, i) => tr.dataset.nick === wanted[i])) {
+      rows.forEach((tr, i) => { if (i < head.length) fillLeader(tr, head[i]); else tr.cells[0].lastChild.textContent = String(i + 1); });
       return;
     }
     const focused = tbody.contains(document.activeElement) ? document.activeElement.dataset.toggleLine : undefined;
-    tbody.replaceChildren(...leaders.map(newLeader));
+    tbody.replaceChildren(...head.map(newLeader), ...tail.map((x, i) => {
+      x.tr.cells[0].lastChild.textContent = String(head.length + i + 1);
+      return x.tr;
+    }));
     decorateRows();
     if (focused !== undefined) {
       const b = [...tbody.querySelectorAll("button[data-toggle-line]")].find((x) => x.dataset.toggleLine === focused);
@@ -300,10 +316,13 @@
     if (tr && !ev.target.closest("a, button")) toggleLine(tr.dataset.nick);
   });
 
+  let updates = 0;
   function received(board) {
     lastBoard = Date.now();
     brokenSince = null;
     render(board);
+    // How many boards the page took in: for tests and the curious.
+    root.dataset.updates = String(++updates);
     tick();
   }
 

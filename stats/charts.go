@@ -233,42 +233,69 @@ func buckets(rows []Point, start, now time.Time, width time.Duration) []Point {
 // ErrNoDownloader means the nick has completed nothing on the project.
 var ErrNoDownloader = errors.New("no such downloader on this project")
 
-// Downloader is one downloader's numbers on a project.
+// Downloader is one downloader's numbers on a project, read from one
+// snapshot: the folded totals and the tallies not folded yet, so that the
+// last 24 hours and 7 days count what the items done count. Their version
+// is their latest claim's when they claimed since their latest done: a
+// warrior upgraded to the wanted version is not called outdated until its
+// first done.
 func (h *Hub) Downloader(ctx context.Context, p projects.Project, nick string) (DownloaderStats, error) {
 	out := DownloaderStats{Project: p.Slug, Nick: nick}
-	d, err := h.q.DownloaderGet(ctx, db.DownloaderGetParams{ProjectID: p.ID, Nick: nick})
-	switch {
-	case err == nil:
-		out.Items, out.Bytes, out.Version = d.Items, d.Bytes, d.Version
-		out.FirstSeen, out.LastSeen = &d.FirstSeen, &d.LastSeen
-	case !errors.Is(err, pgx.ErrNoRows):
-		return out, err
-	}
-	pending, err := h.q.DoneTalliesPending(ctx, p.ID)
-	if err != nil {
-		return out, err
-	}
-	for _, t := range pending {
-		if t.Downloader != nick {
-			continue
+	now := h.now()
+	err := pgx.BeginTxFunc(ctx, h.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		out = DownloaderStats{Project: p.Slug, Nick: nick}
+		q := h.q.WithTx(tx)
+		d, err := q.DownloaderGet(ctx, db.DownloaderGetParams{ProjectID: p.ID, Nick: nick})
+		switch {
+		case err == nil:
+			out.Items, out.Bytes, out.Version = d.Items, d.Bytes, d.Version
+			out.FirstSeen, out.LastSeen = &d.FirstSeen, &d.LastSeen
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
 		}
-		out.Items += t.Items
-		out.Bytes = db.AddBytes(out.Bytes, t.Bytes)
-		if out.LastSeen == nil || t.LastSeen.After(*out.LastSeen) {
-			last := t.LastSeen
-			out.LastSeen, out.Version = &last, t.Version
+		hours, err := q.DownloaderHoursOf(ctx, db.DownloaderHoursOfParams{ProjectID: p.ID, Downloader: nick,
+			Day: now.Add(-24 * time.Hour).Truncate(time.Hour), Week: now.Add(-7 * 24 * time.Hour).Truncate(time.Hour)})
+		if err != nil {
+			return err
 		}
-		if out.FirstSeen == nil {
-			out.FirstSeen = out.LastSeen
+		out.Day = Leader{Nick: nick, Items: hours.DayItems, Bytes: hours.DayBytes}
+		out.Week = Leader{Nick: nick, Items: hours.WeekItems, Bytes: hours.WeekBytes}
+		pending, err := q.DoneTalliesPending(ctx, p.ID)
+		if err != nil {
+			return err
 		}
-	}
-	claims, err := h.q.ClaimsOfDownloader(ctx, db.ClaimsOfDownloaderParams{ProjectID: p.ID, Downloader: nick})
-	if err != nil {
-		return out, err
-	}
-	out.Claims, out.Reclaimed = claims.Claims, claims.Reclaimed
-	out.Expired24h, err = h.q.ClaimExpiriesCountSince(ctx, db.ClaimExpiriesCountSinceParams{ProjectID: p.ID,
-		Downloader: nick, Since: h.now().Add(-24 * time.Hour)})
+		for _, t := range pending {
+			if t.Downloader != nick {
+				continue
+			}
+			// Tallies wait minutes for their fold: they are of the
+			// last 24 hours.
+			out.Items += t.Items
+			out.Bytes = db.AddBytes(out.Bytes, t.Bytes)
+			for _, l := range []*Leader{&out.Day, &out.Week} {
+				l.Items += t.Items
+				l.Bytes = db.AddBytes(l.Bytes, t.Bytes)
+			}
+			if out.LastSeen == nil || t.LastSeen.After(*out.LastSeen) {
+				last := t.LastSeen
+				out.LastSeen, out.Version = &last, t.Version
+			}
+			if out.FirstSeen == nil {
+				out.FirstSeen = out.LastSeen
+			}
+		}
+		claims, err := q.ClaimsOfDownloader(ctx, db.ClaimsOfDownloaderParams{ProjectID: p.ID, Downloader: nick})
+		if err != nil {
+			return err
+		}
+		out.Claims, out.Reclaimed = claims.Claims, claims.Reclaimed
+		if claims.Claims > 0 && (out.LastSeen == nil || claims.LastClaimed.After(*out.LastSeen)) {
+			out.Version = claims.Version
+		}
+		out.Expired24h, err = q.ClaimExpiriesCountSince(ctx, db.ClaimExpiriesCountSinceParams{ProjectID: p.ID,
+			Downloader: nick, Since: now.Add(-24 * time.Hour)})
+		return err
+	})
 	if err != nil {
 		return out, err
 	}
@@ -286,10 +313,9 @@ func (h *Hub) Downloader(ctx context.Context, p projects.Project, nick string) (
 		b   board
 		out *Leader
 	}{{r.day, &out.Day}, {r.week, &out.Week}} {
-		rank, e := x.b.rankOf(nick)
-		*x.out = Leader{Rank: rank, Nick: nick, Items: e.items, Bytes: e.bytes}
+		x.out.Rank, _ = x.b.rankOf(nick)
 		if x.b.bytes > 0 {
-			x.out.Share = float64(e.bytes) / float64(x.b.bytes)
+			x.out.Share = float64(x.out.Bytes) / float64(x.b.bytes)
 		}
 	}
 	return out, nil

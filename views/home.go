@@ -25,3 +25,9 @@ func shareWidth(n, all int64) templ.SafeCSS {
 // volunteersMeaning says what the volunteers count is (package
 // volunteers), and what it is not.
 const volunteersMeaning = "A volunteer is a network address that asked a project here for work, counted once in 30 days: not the warriors running now, which"
+
+// activeLabel says what an active downloader is (stats.ActiveWindow).
+const activeLabel = "Active, an item done in the last 15 minutes"
+
+// WarriorURL is where a volunteer learns to run a warrior.
+const WarriorURL = "https://wiki.archiveteam.org/index.php/ArchiveTeam_Warrior"

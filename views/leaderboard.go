@@ -253,3 +253,16 @@ func shardName(s stats.ShardNew) string {
 	}
 	return s.Shard
 }
+
+// ariaCurrent marks the row of the downloader a page is about.
+func ariaCurrent(on bool) string {
+	if on {
+		return "true"
+	}
+	return "false"
+}
+
+// neighboursPage is the leaderboard's page that lists the downloader.
+func neighboursPage(v DownloaderView) string {
+	return boardParams{page: v.BoardPage}.url(v.Project.Slug) + "#leaderboard"
+}

@@ -37,6 +37,9 @@ type HomeProject struct {
 	Active      int64   // warriors active in the last stats.ActiveWindow
 	Deadline    *time.Time
 	Paused      bool
+	// Finished projects are over; HasWork ones have items to hand out
+	// or out with warriors, and are neither paused nor finished.
+	Finished, HasWork bool
 	// Recurring projects never finish: they show where their items stand
 	// instead of a progress bar.
 	Recurring *RecurringState
@@ -78,6 +81,7 @@ type ProjectInfo struct {
 	MinVersion  string
 	Deadline    *time.Time
 	Paused      bool
+	Finished    bool
 }
 
 // Lookup is the answer to the item search box.
@@ -123,7 +127,11 @@ type DownloaderView struct {
 	Project ProjectInfo
 	Stats   stats.DownloaderStats
 	Chart   stats.Chart
-	Now     time.Time
+	// Neighbours are the downloaders around them on the all-time board
+	// by bytes, they included.
+	Neighbours stats.Ranking
+	BoardPage  int // the leaderboard's page that lists them
+	Now        time.Time
 }
 
 // NickView is a nick's totals over every project.

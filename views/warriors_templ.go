@@ -31,7 +31,7 @@ func Warriors(v WarriorsView) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Warriors</h1><p class=\"lede\"><strong data-testid=\"warriors-online\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Warriors</h1><p class=\"lede\" data-live-region=\"online\"><strong data-testid=\"warriors-online\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -59,7 +59,7 @@ func Warriors(v WarriorsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "online now: those that reported to this tracker in the last 15 minutes.</p><figure class=\"world-map\"><svg viewBox=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "online now: those that reported to this tracker in the last 15 minutes.</p><figure class=\"world-map\" data-live-region=\"map\"><svg viewBox=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -313,7 +313,7 @@ func Warriors(v WarriorsView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, " sent none. Outline: Natural Earth, public domain.</figcaption></figure><div class=\"columns\"><section aria-labelledby=\"by-project\"><h2 id=\"by-project\">By project</h2>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, " sent none. Outline: Natural Earth, public domain.</figcaption></figure><div class=\"columns\" data-live-region=\"groups\"><section aria-labelledby=\"by-project\"><h2 id=\"by-project\">By project</h2>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -510,7 +510,7 @@ func Warriors(v WarriorsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "</section></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "</section></div><script src=\"/static/pages.js\" defer></script>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

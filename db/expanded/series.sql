@@ -26,6 +26,17 @@ FROM downloader_hours
 WHERE project_id = @project_id AND hour >= @since
 GROUP BY downloader;
 
+-- name: DownloaderHoursOf :one
+-- One downloader's folded completions since @day and since @week (bytes
+-- saturated at the largest bigint): the rows of their key, a week's hours
+-- at most.
+SELECT coalesce(sum(items) FILTER (WHERE hour >= @day), 0)::bigint AS day_items,
+       LEAST(coalesce(sum(bytes) FILTER (WHERE hour >= @day), 0), 9223372036854775807)::bigint AS day_bytes,
+       coalesce(sum(items), 0)::bigint AS week_items,
+       LEAST(coalesce(sum(bytes), 0), 9223372036854775807)::bigint AS week_bytes
+FROM downloader_hours
+WHERE project_id = @project_id AND downloader = @downloader AND hour >= @week;
+
 -- name: SeriesMinutesPurgeBatch :execrows
 -- Deletes up to @max of a deleting project's rows (see stats.Store.Purge).
 DELETE FROM series_minutes WHERE series_minutes.project_id = @project_id AND ctid = ANY(ARRAY(SELECT p.ctid FROM series_minutes p WHERE p.project_id = @project_id LIMIT @max));

@@ -263,8 +263,12 @@ SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
 FROM queued;
 
 -- name: ClaimsOfDownloader :one
--- A downloader's claims now, and how many of them were reclaims.
-SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed FROM claims
+-- A downloader's claims now, how many of them were reclaims, and the
+-- script version and time of the latest (epoch when none).
+SELECT count(*) AS claims, count(*) FILTER (WHERE claim_count > 1) AS reclaimed,
+       coalesce((array_agg(version ORDER BY claimed_at DESC))[1], '')::text AS version,
+       coalesce(max(claimed_at), 'epoch')::timestamptz AS last_claimed
+FROM claims
 WHERE project_id = @project_id AND downloader = @downloader
   AND claim_count > 0; -- the condition of claims_downloader
 
