@@ -183,6 +183,7 @@
   let lastChartFetch = 0;
   let chartTimer = null;
   let chartFetching = false;
+  let linesChanged = false; // a line hidden or shown while reading
 
   function chartsWanted(board) {
     const done = board.totals.done;
@@ -205,13 +206,21 @@
     chartFetching = true;
     lastChartFetch = Date.now();
     try {
-      const resp = await fetch(chartsBox.dataset.chartsUrl, { cache: "no-cache" });
+      // The hidden lines are left out of the y axis by the server.
+      const url = new URL(chartsBox.dataset.chartsUrl, location.href);
+      for (const nick of hiddenLines) if (lineColour.has(nick)) url.searchParams.append("hide", nick);
+      const resp = await fetch(url, { cache: "no-cache" });
       if (resp.ok) {
         const fresh = new DOMParser().parseFromString(await resp.text(), "text/html").querySelector(".charts");
         if (fresh) swapCharts(fresh);
       }
     } catch (e) { /* the next board asks again */ }
     chartFetching = false;
+    if (linesChanged) {
+      linesChanged = false;
+      refreshCharts();
+      return;
+    }
     scheduleCharts();
   }
 
@@ -291,6 +300,13 @@
       else localStorage.removeItem(linesKey);
     } catch (e) { /* not remembered */ }
     applyLines();
+    // The y axis fits the lines shown: read the charts again now (or
+    // once the reading under way is done).
+    if (chartsBox && chartFetching) linesChanged = true;
+    else if (chartsBox) {
+      clearTimeout(chartTimer);
+      refreshCharts();
+    }
   }
 
   root.addEventListener("click", (ev) => {

@@ -155,8 +155,10 @@ func ratePlot(c stats.Chart, measure string) plot {
 }
 
 // linesPlot lays out the top downloaders' cumulative bytes over the span,
-// one line each, coloured by rank.
-func linesPlot(c stats.Chart) plot {
+// one line each, coloured by rank. The y axis fits the lines shown: those
+// of hidden (nicks whose lines a reader hid) are drawn off, and rise past
+// the top when they lead, unless every line is hidden.
+func linesPlot(c stats.Chart, hidden ...string) plot {
 	p := plot{Measure: ChartLines, Title: "Top downloaders"}
 	if c.Lines == nil || len(c.Points) == 0 {
 		p.Empty = true
@@ -164,11 +166,21 @@ func linesPlot(c stats.Chart) plot {
 	}
 	start, end := c.Points[0].At, chartEnd(c)
 	step := time.Duration(c.Lines.Bucket) * time.Second
-	var peak int64
+	off := map[string]bool{}
+	for _, n := range hidden {
+		off[n] = true
+	}
+	var peak, peakShown int64
 	for _, l := range c.Lines.Downloaders {
 		if n := len(l.Bytes); n > 0 {
 			peak = max(peak, l.Bytes[n-1])
+			if !off[l.Nick] {
+				peakShown = max(peakShown, l.Bytes[n-1])
+			}
 		}
+	}
+	if peakShown > 0 {
+		peak = peakShown
 	}
 	if peak == 0 {
 		p.Empty = true
@@ -216,7 +228,11 @@ func linesPlot(c stats.Chart) plot {
 		if n := len(l.Bytes); n > 0 {
 			total = l.Bytes[n-1]
 		}
-		p.Lines = append(p.Lines, plotLine{Nick: l.Nick, Class: "l" + strconv.Itoa(i%10), D: b.String(), Total: FormatBytes(total)})
+		class := "l" + strconv.Itoa(i%10)
+		if off[l.Nick] {
+			class += " off"
+		}
+		p.Lines = append(p.Lines, plotLine{Nick: l.Nick, Class: class, D: b.String(), Total: FormatBytes(total)})
 	}
 	p.Summary = fmt.Sprintf("Bytes downloaded from %s to %s by the %s first downloaders of all time, added up over time; %s leads with %s.",
 		When(start), When(end), FormatInt(int64(len(p.Lines))), p.Lines[0].Nick, p.Lines[0].Total)
