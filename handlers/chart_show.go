@@ -3,14 +3,18 @@ package handlers
 import (
 	"bytes"
 	"net/http"
+	"unicode/utf8"
 
+	"tracker/naming"
 	"tracker/stats"
 	"tracker/views"
 )
 
 // chartShow answers GET /{project}/chart?span=all|month|week|day: the
 // leaderboard's charts alone, as the page shows them (an HTML fragment),
-// which static/live.js swaps in as completions come. The charts are read
+// which static/live.js swaps in as completions come and as a reader hides
+// or shows lines: hide=NICK (repeated, stats.ChartLines at most) draws
+// those downloaders' lines off and scales the y axis to the others. The charts are read
 // at most every few seconds whoever asks (stats.Hub.BoardChart), and a
 // client that has them gets a 304.
 func (h *Handler) chartShow(w http.ResponseWriter, r *http.Request) error {
@@ -25,12 +29,21 @@ func (h *Handler) chartShow(w http.ResponseWriter, r *http.Request) error {
 	if !stats.ValidSpan(span) {
 		return errorf(http.StatusBadRequest, "invalid-span", "span is all, month, week or day")
 	}
+	hidden := r.URL.Query()["hide"]
+	if len(hidden) > stats.ChartLines {
+		return errorf(http.StatusBadRequest, "invalid-hide", "hide names %d lines at most", stats.ChartLines)
+	}
+	for _, nick := range hidden {
+		if utf8.RuneCountInString(nick) > naming.MaxNickRunes {
+			return errorf(http.StatusBadRequest, "invalid-hide", "hide names a nick of %d characters at most", naming.MaxNickRunes)
+		}
+	}
 	c, err := h.stats.BoardChart(r.Context(), live.Project, span)
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := views.BoardCharts(c).Render(r.Context(), &buf); err != nil {
+	if err := views.BoardChartsHiding(c, hidden).Render(r.Context(), &buf); err != nil {
 		return err
 	}
 	// A piece of a page, not one to index.

@@ -138,3 +138,58 @@ func TestHomeTotals(t *testing.T) {
 		t.Errorf("recurring project: %q", got)
 	}
 }
+
+// A reader who hides a line gets the charts with its line drawn off and
+// the y axis scaled to the lines left: hiding the leader shows the others'
+// climb. A hide naming too many lines or too long a nick is refused.
+func TestChartHidesLines(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t, "post:1", "post:2", "post:3")
+	f.do(t, "POST", "/test/multi=2//request", `{"downloader":"alice","version":"1"}`)
+	f.do(t, "POST", "/test/done", `{"downloader":"alice","version":"1","item":"post:1\u0000post:2","bytes":{"data":2000000}}`)
+	f.do(t, "POST", "/test/request", `{"downloader":"bob","version":"1"}`)
+	f.do(t, "POST", "/test/done", `{"downloader":"bob","version":"1","item":"post:3","bytes":{"data":100}}`)
+	if _, err := stats.NewStore(f.pool).Fold(ctx); err != nil {
+		t.Fatal(err)
+	}
+	chart := func(query string) *goquery.Document {
+		t.Helper()
+		resp, err := http.Get(f.srv.URL + "/test/chart" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("chart%s: %d", query, resp.StatusCode)
+		}
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	top := func(doc *goquery.Document) string {
+		return strings.TrimSpace(doc.Find(`#chart-lines .y-axis .tick`).Last().Text())
+	}
+	all, hiding := chart(""), chart("?hide=alice")
+	if got := top(all); !strings.Contains(got, "MiB") {
+		t.Errorf("the lines' top with every line: %q", got)
+	}
+	if got := top(hiding); got == "" || strings.Contains(got, "iB") {
+		t.Errorf("the lines' top with alice's hidden: %q, want bob's 100 B's scale", got)
+	}
+	if !hiding.Find(`path.line[data-line="alice"]`).HasClass("off") || hiding.Find(`path.line[data-line="bob"]`).HasClass("off") {
+		t.Error("alice's line is not drawn off, or bob's is")
+	}
+	// Every line hidden: the axis stays that of them all.
+	if got := top(chart("?hide=alice&hide=bob")); got != top(all) {
+		t.Errorf("every line hidden: top %q, with them all %q", got, top(all))
+	}
+	if a := f.do(t, "GET", "/test/chart?"+strings.Repeat("hide=x&", stats.ChartLines+1), ""); a.status != 400 || a.reason != "invalid-hide" {
+		t.Errorf("too many lines hidden: %d %s", a.status, a.reason)
+	}
+	if a := f.do(t, "GET", "/test/chart?hide="+strings.Repeat("n", 65), ""); a.status != 400 || a.reason != "invalid-hide" {
+		t.Errorf("a nick too long: %d %s", a.status, a.reason)
+	}
+}

@@ -153,6 +153,7 @@ func TestBoardEvents(t *testing.T) {
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		var id, event string
+		var last []byte // the board so far, as JSON
 		for sc.Scan() {
 			line := sc.Text()
 			switch {
@@ -161,11 +162,20 @@ func TestBoardEvents(t *testing.T) {
 			case strings.HasPrefix(line, "event: "):
 				event = strings.TrimPrefix(line, "event: ")
 			case strings.HasPrefix(line, "data: "):
+				// The whole board first, then patches to it.
+				data := []byte(strings.TrimPrefix(line, "data: "))
+				var js []byte
+				if event == "board" && id != "" {
+					js = data
+				} else if event == "patch" && id != "" && last != nil {
+					js, _ = stats.Apply(last, data)
+				}
 				var b stats.Board
-				if event != "board" || id == "" || json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &b) != nil {
+				if js == nil || json.Unmarshal(js, &b) != nil {
 					t.Errorf("bad event %q %q %q", id, event, line)
 					return
 				}
+				last = js
 				select {
 				case events <- b:
 				case <-ctx.Done():

@@ -199,6 +199,7 @@
   let lastChartFetch = 0;
   let chartTimer = null;
   let chartFetching = false;
+  let linesChanged = false; // a line hidden or shown while reading
 
   function chartsWanted(board) {
     const done = board.totals.done;
@@ -221,13 +222,21 @@
     chartFetching = true;
     lastChartFetch = Date.now();
     try {
-      const resp = await fetch(chartsBox.dataset.chartsUrl, { cache: "no-cache" });
+      // The hidden lines are left out of the y axis by the server.
+      const url = new URL(chartsBox.dataset.chartsUrl, location.href);
+      for (const nick of hiddenLines) if (lineColour.has(nick)) url.searchParams.append("hide", nick);
+      const resp = await fetch(url, { cache: "no-cache" });
       if (resp.ok) {
         const fresh = new DOMParser().parseFromString(await resp.text(), "text/html").querySelector(".charts");
         if (fresh) swapCharts(fresh);
       }
     } catch (e) { /* the next board asks again */ }
     chartFetching = false;
+    if (linesChanged) {
+      linesChanged = false;
+      refreshCharts();
+      return;
+    }
     scheduleCharts();
   }
 
@@ -307,6 +316,13 @@
       else localStorage.removeItem(linesKey);
     } catch (e) { /* not remembered */ }
     applyLines();
+    // The y axis fits the lines shown: read the charts again now (or
+    // once the reading under way is done).
+    if (chartsBox && chartFetching) linesChanged = true;
+    else if (chartsBox) {
+      clearTimeout(chartTimer);
+      refreshCharts();
+    }
   }
 
   root.addEventListener("click", (ev) => {
@@ -338,11 +354,71 @@
     if (brokenSince && Date.now() - brokenSince > pollAfter && !pollTimer) startPolling();
   }
 
+  // The stream sends the whole board first, then patches: each names the
+  // board it applies to ("from") and leads to the next ("id"); see
+  // docs/PROTOCOL.md. A patch that does not apply to the board kept here
+  // means a board was lost: a new stream starts with a whole one.
+  let board = null;
+  let boardId = null;
+  let feedSkipped = 0;
+
+  // patchValue applies a merge patch (RFC 7386), arrays sent as their
+  // length and the elements that changed, each patched in turn.
+  function patchValue(old, p) {
+    if (p === null || typeof p !== "object" || Array.isArray(p)) return p;
+    if ("$len" in p) {
+      const out = Array.isArray(old) ? old.slice(0, p.$len) : [];
+      while (out.length < p.$len) out.push(null);
+      for (const [i, v] of p.$set) out[i] = patchValue(out[i], v);
+      return out;
+    }
+    const out = old !== null && typeof old === "object" && !Array.isArray(old) ? { ...old } : {};
+    for (const [k, v] of Object.entries(p)) {
+      if (v === null) delete out[k]; else out[k] = patchValue(out[k], v);
+    }
+    return out;
+  }
+
+  function applyPatch(b, p) {
+    const next = p.board ? patchValue(b, p.board) : { ...b };
+    if (p.feed) {
+      next.feed = [...p.feed.new, ...(b.feed || [])].slice(0, feedKept);
+      feedSkipped += p.feed.skipped;
+    }
+    // Shares are left out of patches: a leader's bytes over the board's.
+    const total = next.totals ? next.totals.bytes : 0;
+    next.leaders = (next.leaders || []).map((l) => ({ ...l, share: total > 0 ? l.bytes / total : 0 }));
+    return next;
+  }
+  const feedKept = 50; // stats.FeedKept
+
+  function showSkipped() {
+    const note = root.querySelector("[data-live-feed-skipped]");
+    if (!note) return;
+    note.hidden = feedSkipped === 0;
+    note.querySelector("span").textContent = int(feedSkipped);
+  }
+
   function connect() {
     if (source) source.close();
+    board = boardId = null;
     source = new EventSource(root.dataset.liveUrl);
     source.addEventListener("board", (ev) => {
-      try { received(JSON.parse(ev.data)); } catch (e) { /* a torn event: the next one comes in a second */ }
+      try {
+        board = JSON.parse(ev.data);
+        boardId = ev.lastEventId;
+        received(board);
+      } catch (e) { /* a torn event: the next one comes in a second */ }
+      if (pollTimer) stopPolling();
+    });
+    source.addEventListener("patch", (ev) => {
+      let p;
+      try { p = JSON.parse(ev.data); } catch (e) { connect(); return; }
+      if (!board || p.from !== boardId) { connect(); return; }
+      board = applyPatch(board, p);
+      boardId = p.id;
+      received(board);
+      showSkipped();
       if (pollTimer) stopPolling();
     });
     // EventSource reconnects by itself (resending Last-Event-ID); a stream

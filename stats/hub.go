@@ -61,6 +61,7 @@ type watch struct {
 	mu       sync.Mutex
 	board    *Board
 	json     []byte
+	frames   *Frames       // the board's events on the live stream
 	changed  chan struct{} // closed and replaced at each new board
 	seq      int64
 	wanted   time.Time
@@ -151,12 +152,36 @@ func (h *Hub) dropIfIdle(w *watch) bool {
 }
 
 // Board returns the project's latest board, its JSON and a channel closed
-// when a newer one is ready. The first call for a project reads the board
-// at once, and the calls that come meanwhile wait for that read.
+// when a newer one is ready.
 func (h *Hub) Board(ctx context.Context, p projects.Project) (*Board, []byte, <-chan struct{}, error) {
+	w, err := h.ready(ctx, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.board, w.json, w.changed, nil
+}
+
+// Frames returns the project's latest board as the live stream's events
+// and a channel closed when a newer one is ready (see Board).
+func (h *Hub) Frames(ctx context.Context, p projects.Project) (*Frames, <-chan struct{}, error) {
+	w, err := h.ready(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.frames, w.changed, nil
+}
+
+// ready returns the project's watch once it has a board: the first call
+// for a project reads the board at once, and the calls that come
+// meanwhile wait for that read.
+func (h *Hub) ready(ctx context.Context, p projects.Project) (*watch, error) {
 	w := h.watchOf(p)
 	w.mu.Lock()
-	b, js, ch := w.board, w.json, w.changed
+	b := w.board
 	w.mu.Unlock()
 	if b == nil {
 		_, err, _ := h.first.Do(strconv.Itoa(int(p.ID)), func() (any, error) {
@@ -172,13 +197,10 @@ func (h *Hub) Board(ctx context.Context, p projects.Project) (*Board, []byte, <-
 			return nil, h.refresh(ctx, w)
 		})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
-		w.mu.Lock()
-		b, js, ch = w.board, w.json, w.changed
-		w.mu.Unlock()
 	}
-	return b, js, ch, nil
+	return w, nil
 }
 
 // refresh reads a new board and hands it to the waiting viewers.
@@ -212,7 +234,11 @@ func (h *Hub) refresh(ctx context.Context, w *watch) error {
 	if err != nil {
 		return err
 	}
-	w.board, w.json = b, js
+	frames, err := framesOf(b, js, w.board, w.json)
+	if err != nil {
+		return err
+	}
+	w.board, w.json, w.frames = b, js, frames
 	close(w.changed)
 	w.changed = make(chan struct{})
 	return nil

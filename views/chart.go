@@ -52,6 +52,16 @@ type plot struct {
 	// Path is a rate chart's steps, closed along the bottom.
 	Path  string
 	Lines []plotLine
+	// Hover is what static/chart.js reads to say a bucket's figure under
+	// the pointer (a rate chart's): the buckets' start, width in seconds
+	// and end, and each one's count (items or bytes), space-separated.
+	Hover *hoverData
+}
+
+type hoverData struct {
+	Start, End string
+	Bucket     string
+	Counts     string
 }
 
 // plotLine is one downloader's line on the chart of the top downloaders.
@@ -83,9 +93,11 @@ func chartEnd(c stats.Chart) time.Time {
 
 // ratePlot lays out the items done an hour (ChartItems) or the bytes
 // downloaded a second (ChartBytes) of each bucket, as steps. The last
-// bucket, still under way, is measured over the time it has run (a
-// minute at least), so a chart read early in a bucket does not drop at
-// its right edge.
+// bucket, still under way, is drawn as the rate over a whole bucket's
+// width ending now: what it has so far, and the bucket before it for the
+// part of that width before it began, as if spread evenly. A bucket just
+// begun with nothing yet so does not drop the chart to nothing at its
+// right edge; the line falls only when a bucket's width goes by idle.
 func ratePlot(c stats.Chart, measure string) plot {
 	p := plot{Measure: measure, Title: "Items done per hour"}
 	if measure == ChartBytes {
@@ -108,16 +120,24 @@ func ratePlot(c stats.Chart, measure string) plot {
 	bucket := time.Duration(c.Bucket) * time.Second
 	rates := make([]float64, len(c.Points))
 	peak := 0.0
-	for i, pt := range c.Points {
-		width := bucket
-		if i == len(c.Points)-1 {
-			width = max(end.Sub(pt.At), min(bucket, time.Minute))
-		}
+	count := func(pt stats.Point) float64 {
 		if measure == ChartBytes {
-			rates[i] = float64(pt.Bytes) / width.Seconds()
-		} else {
-			rates[i] = float64(pt.Items) * 3600 / width.Seconds()
+			return float64(pt.Bytes)
 		}
+		return float64(pt.Items) * 3600
+	}
+	for i, pt := range c.Points {
+		v := count(pt)
+		if i == len(c.Points)-1 {
+			if run := end.Sub(pt.At); run < bucket && i > 0 {
+				v += count(c.Points[i-1]) * float64(bucket-max(run, 0)) / float64(bucket)
+			} else if i == 0 {
+				// A first bucket has nothing before it: over the time it ran
+				// (a minute at least).
+				v *= bucket.Seconds() / max(run, min(bucket, time.Minute)).Seconds()
+			}
+		}
+		rates[i] = v / bucket.Seconds()
 		peak = max(peak, rates[i])
 	}
 	binary := measure == ChartBytes
@@ -143,6 +163,15 @@ func ratePlot(c stats.Chart, measure string) plot {
 	}
 	fmt.Fprintf(&b, "H%sV%sZ", f1(plotW), f1(plotH))
 	p.Path = b.String()
+	counts := make([]string, len(c.Points))
+	for i, pt := range c.Points {
+		if measure == ChartBytes {
+			counts[i] = strconv.FormatInt(pt.Bytes, 10)
+		} else {
+			counts[i] = strconv.FormatInt(pt.Items, 10)
+		}
+	}
+	p.Hover = &hoverData{Start: ISO(start), End: ISO(end), Bucket: strconv.FormatInt(c.Bucket, 10), Counts: strings.Join(counts, " ")}
 
 	span := "from " + When(start) + " to " + When(end)
 	by := FormatDuration(bucket) + " buckets"
@@ -155,8 +184,10 @@ func ratePlot(c stats.Chart, measure string) plot {
 }
 
 // linesPlot lays out the top downloaders' cumulative bytes over the span,
-// one line each, coloured by rank.
-func linesPlot(c stats.Chart) plot {
+// one line each, coloured by rank. The y axis fits the lines shown: those
+// of hidden (nicks whose lines a reader hid) are drawn off, and rise past
+// the top when they lead, unless every line is hidden.
+func linesPlot(c stats.Chart, hidden ...string) plot {
 	p := plot{Measure: ChartLines, Title: "Top downloaders"}
 	if c.Lines == nil || len(c.Points) == 0 {
 		p.Empty = true
@@ -164,11 +195,21 @@ func linesPlot(c stats.Chart) plot {
 	}
 	start, end := c.Points[0].At, chartEnd(c)
 	step := time.Duration(c.Lines.Bucket) * time.Second
-	var peak int64
+	off := map[string]bool{}
+	for _, n := range hidden {
+		off[n] = true
+	}
+	var peak, peakShown int64
 	for _, l := range c.Lines.Downloaders {
 		if n := len(l.Bytes); n > 0 {
 			peak = max(peak, l.Bytes[n-1])
+			if !off[l.Nick] {
+				peakShown = max(peakShown, l.Bytes[n-1])
+			}
 		}
+	}
+	if peakShown > 0 {
+		peak = peakShown
 	}
 	if peak == 0 {
 		p.Empty = true
@@ -216,7 +257,11 @@ func linesPlot(c stats.Chart) plot {
 		if n := len(l.Bytes); n > 0 {
 			total = l.Bytes[n-1]
 		}
-		p.Lines = append(p.Lines, plotLine{Nick: l.Nick, Class: "l" + strconv.Itoa(i%10), D: b.String(), Total: FormatBytes(total)})
+		class := "l" + strconv.Itoa(i%10)
+		if off[l.Nick] {
+			class += " off"
+		}
+		p.Lines = append(p.Lines, plotLine{Nick: l.Nick, Class: class, D: b.String(), Total: FormatBytes(total)})
 	}
 	p.Summary = fmt.Sprintf("Bytes downloaded from %s to %s by the %s first downloaders of all time, added up over time; %s leads with %s.",
 		When(start), When(end), FormatInt(int64(len(p.Lines))), p.Lines[0].Nick, p.Lines[0].Total)

@@ -306,7 +306,8 @@ func TestChartSVG(t *testing.T) {
 		t.Error("an empty chart drew something")
 	}
 	// 4 and 8 items in two 5-minute buckets, then 2 in the minute the
-	// last bucket has run: 48, 96 and 120 an hour.
+	// last bucket has run: 48 and 96 an hour, then over the 5 minutes to
+	// now the 2 and four fifths of the 8, 100.8 an hour.
 	c := stats.Chart{Span: stats.SpanAll, Bucket: 300, At: now.Add(11 * time.Minute), Points: []stats.Point{
 		{At: now, Items: 4, Bytes: 3 << 20}, {At: now.Add(5 * time.Minute), Items: 8}, {At: now.Add(10 * time.Minute), Items: 2},
 	}}
@@ -316,7 +317,7 @@ func TestChartSVG(t *testing.T) {
 		t.Errorf("title %q", got)
 	}
 	summary := testid(d, "chart-items-summary").Text()
-	if summary != "14 items done from 2026-11-22 12:00 UTC to 2026-11-22 12:11 UTC, at most 120 an hour (5 min buckets)." ||
+	if summary != "14 items done from 2026-11-22 12:00 UTC to 2026-11-22 12:11 UTC, at most 101 an hour (5 min buckets)." ||
 		fig.Find("svg").AttrOr("aria-label", "") != summary {
 		t.Errorf("summary %q", summary)
 	}
@@ -331,9 +332,18 @@ func TestChartSVG(t *testing.T) {
 		t.Errorf("x axis %q", xs)
 	}
 	// Steps: 48/h over the first 5 minutes of 11 (0 to 454.5), 96/h, then
-	// 120/h to the right edge; 150/h at the top of 300 units.
-	if got := fig.Find("path.rate").AttrOr("d", ""); got != "M0,300.0H0.0V204.0H454.5V108.0H909.1V60.0H1000.0V300.0Z" {
+	// 100.8/h to the right edge; 150/h at the top of 300 units.
+	if got := fig.Find("path.rate").AttrOr("d", ""); got != "M0,300.0H0.0V204.0H454.5V108.0H909.1V98.4H1000.0V300.0Z" {
 		t.Errorf("path %q", got)
+	}
+	// A bucket just begun, nothing in it yet: the chart does not drop at
+	// its end. 60 items in the bucket before, 5 s into the next: 720/h,
+	// then 708/h (59 of the 60 over the last 5 minutes), under a top of 800/h.
+	begun := stats.Chart{Span: stats.SpanAll, Bucket: 300, At: now.Add(5*time.Minute + 5*time.Second), Points: []stats.Point{
+		{At: now, Items: 60}, {At: now.Add(5 * time.Minute)},
+	}}
+	if got := testid(doc(t, ChartSVG(begun, ChartItems)), "chart-items").Find("path.rate").AttrOr("d", ""); got != "M0,300.0H0.0V30.0H983.6V34.5H1000.0V300.0Z" {
+		t.Errorf("a bucket just begun: path %q", got)
 	}
 	b := doc(t, ChartSVG(c, ChartBytes))
 	if got := testid(b, "chart-bytes-summary").Text(); !strings.HasPrefix(got, "3.0 MiB downloaded from") || !strings.Contains(got, "at most 10.2 KiB/s") {
