@@ -163,7 +163,7 @@ func TestAdminBrowseSelection(t *testing.T) {
 		t.Fatalf("secondary: %v", got)
 	}
 	// Dropped.
-	if a := c.confirmed(t, p+"drop", url.Values{"source": {"todo"}, "name": {"b:1"}}, "drops 1 items ticked from todo"); !strings.Contains(c.flash(t, a), "Dropped 1 items") {
+	if a := c.confirmed(t, p+"drop", url.Values{"source": {"todo"}, "name": {"b:1"}, "confirm": {"todo"}}, "drops 1 items ticked from todo"); !strings.Contains(c.flash(t, a), "Dropped 1 items") {
 		t.Fatalf("drop: %d", a.status)
 	}
 	if s := f.summary(t); s.Queues["todo"] != 3 || s.Queues["redo"] != 2 || s.Queues["secondary"] != 1 {
