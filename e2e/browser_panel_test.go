@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,7 +24,7 @@ const overflowing = `(() => {
     if (r.width === 0 || ["auto", "scroll"].includes(cs.overflowX)) continue;
     const spills = el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1;
     if (r.right > width + 1 || spills) {
-      bad.push(el.tagName.toLowerCase() + (el.dataset.testid ? "[" + el.dataset.testid + "]" : "") +
+      bad.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.dataset.testid ? "[" + el.dataset.testid + "]" : "") +
         (el.className && typeof el.className === "string" ? "." + el.className.replace(/ /g, ".") : "") +
         " " + Math.round(r.right) + "/" + width + " " + el.scrollWidth + ">" + el.clientWidth +
         " " + (el.textContent || "").trim().slice(0, 40));
@@ -156,4 +158,61 @@ func TestBrowserEveryFormAsks(t *testing.T) {
 		section(name)
 		noOverflow(t, ctx, "section "+name, 390, 1366)
 	}
+}
+
+// An items file is sent with its progress: the button disabled at once,
+// the bytes and the lines sent counted with thousands separators, then the
+// tracker's report, the lines it refused in a warning of their own.
+func TestBrowserUploadProgress(t *testing.T) {
+	t.Parallel()
+	s, ctx, do := adminSession(t)
+	var lines strings.Builder
+	for i := range 30_000 {
+		fmt.Fprintf(&lines, "url:https://example.org/some/page/%06d\n", i)
+		if i == 7 || i == 29_000 {
+			lines.WriteString("bad\x00line\n")
+		}
+	}
+	file := filepath.Join(t.TempDir(), "items.txt")
+	if err := os.WriteFile(file, []byte(lines.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	do(chromedp.Navigate(s.url+"/admin/projects/shop/queues"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=items-submit]`)))
+	// What the page shows while the file goes, recorded as it changes
+	// (the page is replaced by the answer when it is in).
+	do(chromedp.Evaluate[chromedp.Void](`window.seen = {disabled: false, statuses: []};
+		new MutationObserver(() => {
+			const b = document.querySelector("[data-testid=items-submit]");
+			if (b && b.disabled) window.seen.disabled = true;
+			const s = document.querySelector("[data-testid=upload-status]");
+			if (s && s.textContent && window.seen.statuses.at(-1) !== s.textContent) window.seen.statuses.push(s.textContent);
+		}).observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});`))
+	do(chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=items-file]`), []string{file}),
+		chromedp.Click(chromedp.CSS(`[data-testid=items-submit]`)),
+		chromedp.WaitVisible(chromedp.Search(`//*[@data-testid="flash"][contains(., "Added 30,000 to todo")]`)))
+	if !evaluate[bool](t, ctx, `window.seen.disabled`) {
+		t.Error("the Add button stayed active during the upload")
+	}
+	statuses := evaluate[[]string](t, ctx, `window.seen.statuses`)
+	progress := false
+	for _, st := range statuses {
+		progress = progress || strings.Contains(st, " sent, ") && strings.Contains(st, " of 30,002 lines queued")
+	}
+	if !progress {
+		t.Errorf("no progress shown: %q", statuses)
+	}
+	if got := textOf(t, ctx, `[data-testid=upload-status]`); !strings.HasPrefix(got, "Sent ") || !strings.HasSuffix(got, ": 30,002 lines.") {
+		t.Errorf("after the upload: %q", got)
+	}
+	warning := textOf(t, ctx, `[data-testid=flash-warning]`)
+	if !strings.HasPrefix(warning, "Left out 2 invalid lines, not queued: line 9: ") || !strings.Contains(warning, "line 29,003: ") || strings.Contains(textOf(t, ctx, `[data-testid=flash]`), "invalid") {
+		t.Errorf("the refused lines: %q", warning)
+	}
+	if bg := evaluate[string](t, ctx, `getComputedStyle(document.querySelector("[data-testid=flash-warning]")).backgroundColor`); bg != "rgb(255, 243, 205)" {
+		t.Errorf("the warning's background is %s, not amber", bg)
+	}
+	if got := evaluate[string](t, ctx, `location.pathname`); got != "/admin/projects/shop/queues" {
+		t.Errorf("the page after the upload is %s", got)
+	}
+	noOverflow(t, ctx, "queues after an upload", 390, 1366)
 }

@@ -22,12 +22,13 @@ type AdminLoginView struct {
 }
 
 // AdminPage is what every signed-in admin page shows around its content:
-// who is signed in, and a message of the last action (Flash) or a
-// refusal (Error).
+// who is signed in, and a message of the last action (Flash), what went
+// wrong in it though it was done (Warning), or a refusal (Error).
 type AdminPage struct {
 	Username string
 	IsAdmin  bool
 	Flash    string
+	Warning  string
 	Error    string
 	// Nav is the part of the panel the page is in, marked in the bar:
 	// "projects", "audit", "jobs", "users" or "settings".
