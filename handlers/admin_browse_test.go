@@ -253,6 +253,12 @@ func TestAdminItemTimeline(t *testing.T) {
 	if done := doc.Find(`[data-testid="event-done"]`).Text(); !strings.Contains(done, "alice") || !strings.Contains(done, "100 B") {
 		t.Fatalf("done event: %q", done)
 	}
+	// Its bytes by domain are a table, not a JSON object.
+	if row := doc.Find(`[data-testid="event-done"] [data-testid="event-domains"] tbody tr`); row.Length() != 1 ||
+		row.Find("td").First().Text() != "data" || row.Find("td").Last().Text() != "100 B" ||
+		strings.Contains(doc.Find(`[data-testid="event-done"]`).Text(), `{"data"`) {
+		t.Fatalf("bytes by domain: %q", doc.Find(`[data-testid="event-done"]`).Text())
+	}
 	if queued := doc.Find(`[data-testid="event-queued"]`).Text(); !strings.Contains(queued, "Queued in todo") || !strings.Contains(queued, "import") {
 		t.Fatalf("queued event: %q", queued)
 	}
