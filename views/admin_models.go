@@ -388,6 +388,9 @@ type AdminAuditEntry struct {
 	Action      string
 	ProjectSlug string
 	Detail      string
+	// Lines are Detail as people read it (AuditDetail), durations with
+	// their units.
+	Lines []AuditLine
 }
 
 // AdminAuditView is the audit log.
