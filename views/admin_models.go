@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"tracker/stats"
 )
 
 // The admin panel's view models. Handlers fill them from the domain
@@ -163,6 +165,28 @@ type AdminOverviewView struct {
 	Item *Lookup
 	// Recent are the project's latest audit entries.
 	Recent []AdminAuditEntry
+	// Monitor is how the project runs now and lately.
+	Monitor AdminMonitor
+}
+
+// AdminMonitor is a project's pace as its admin watches it: the rates of
+// completions, the warriors at work, the items done over the last day
+// (Chart) and the claims that ran out in each of its hours (Failures).
+type AdminMonitor struct {
+	ItemsPerSec1m, ItemsPerSec5m, ItemsPerSec1h float64
+	BytesPerSec5m                               float64
+	// Active downloaders completed an item in the last ActiveWindow, of
+	// Downloaders ever.
+	Active, Downloaders int64
+	ActiveWindow        time.Duration
+	// RoundTrip is the mean time from claim to completion (nil: unknown).
+	RoundTrip *time.Duration
+	// Failed items are in the error queue; Expired the claims that ran out
+	// in the last day, by hour in Failures.
+	Failed, Expired int64
+	MaxClaims       int64
+	Failures        []AdminAgeBar
+	Chart           stats.Chart
 }
 
 // AdminQueuesView is the queues and items section.
