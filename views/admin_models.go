@@ -261,6 +261,8 @@ type AdminClaimsView struct {
 type AdminExpiries struct {
 	Downloader         string
 	Expired, Completed int64
+	// Holds is how many claims the downloader holds now.
+	Holds int64
 }
 
 // AdminAgeBar is one bar of the claims' age histogram.
