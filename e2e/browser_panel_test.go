@@ -108,11 +108,12 @@ func TestBrowserEveryFormAsks(t *testing.T) {
 		}
 	}
 
-	section("queues")
+	section("feeds")
 	oldURL := textOf(t, ctx, `[data-testid=backfeed-url]`)
 	do(chromedp.Click(chromedp.CSS(`[data-testid=rotate-key]`)))
 	asked("the rotate button", "replaces the backfeed key of shop", "shop")
 	save("queues", "backfeed_key", "a_key_typed_in", "replaces the backfeed key of shop")
+	section("feeds")
 	if got := textOf(t, ctx, `[data-testid=backfeed-url]`); got != oldURL {
 		t.Fatalf("cancelled, the backfeed URL changed: %s", got)
 	}
@@ -127,6 +128,7 @@ func TestBrowserEveryFormAsks(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-typed]`)),
 		chromedp.SendKeys(chromedp.CSS(`[data-testid=confirm-typed]`), "shop"), chromedp.Click(chromedp.CSS(`[data-testid=confirm]`)),
 		chromedp.WaitVisible(chromedp.Search(`//*[@data-testid="flash"][contains(., "Saved backfeed_key")]`)))
+	section("feeds")
 	if got := textOf(t, ctx, `[data-testid=backfeed-url]`); !strings.HasSuffix(got, "shop-a_key_typed_in") {
 		t.Fatalf("confirmed, the backfeed URL is %s", got)
 	}
@@ -154,7 +156,7 @@ func TestBrowserEveryFormAsks(t *testing.T) {
 	if !strings.Contains(textOf(t, ctx, `[data-testid=pause]`), "project") || strings.Contains(textOf(t, ctx, `[data-testid=live-pause]`), "project") {
 		t.Errorf("the pauses say %q and %q", textOf(t, ctx, `[data-testid=pause]`), textOf(t, ctx, `[data-testid=live-pause]`))
 	}
-	for _, name := range []string{"", "queues", "claims", "limits", "warriors", "archive", "danger"} {
+	for _, name := range []string{"", "queues", "feeds", "claims", "limits", "warriors", "archive", "danger"} {
 		section(name)
 		noOverflow(t, ctx, "section "+name, 390, 1366)
 	}

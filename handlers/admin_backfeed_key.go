@@ -18,10 +18,10 @@ func (h *Handler) adminBackfeedKey(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return err
 		}
-		return h.askDestructive(w, r, p, "queues", confirmation{question: question, button: "Make a new key for " + p.Slug, typed: p.Slug})
+		return h.askDestructive(w, r, p, "feeds", confirmation{question: question, button: "Make a new key for " + p.Slug, typed: p.Slug})
 	}
 	if p, err = h.projects.RotateBackfeedKey(r.Context(), p); err != nil {
 		return err
 	}
-	return h.toSection(w, r, p, "queues", "New backfeed key: the old URL no longer works.")
+	return h.toSection(w, r, p, "feeds", "New backfeed key: the old URL no longer works.")
 }

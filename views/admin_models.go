@@ -126,6 +126,7 @@ type Field struct {
 var ProjectSections = []struct{ Slug, Title string }{
 	{"", "Overview"},
 	{"queues", "Queues & items"},
+	{"feeds", "Backfeed & dictionary"},
 	{"browse", "Queue browser"},
 	{"claims", "Claims"},
 	{"limits", "Limits & politeness"},
