@@ -219,3 +219,11 @@ func (l *Log) List(ctx context.Context, f Filter) ([]Row, error) {
 	}
 	return out, nil
 }
+
+// ShellPrefix begins the name a change made with the command line is
+// recorded under; a panel account's name never holds a colon.
+const ShellPrefix = "shell:"
+
+// Shell is the actor of a command run in a shell by the operating-system
+// user osUser: recorded as "shell:osUser", no account, no address.
+func Shell(osUser string) Actor { return Actor{Username: ShellPrefix + osUser} }

@@ -30,6 +30,45 @@ func (q *Queries) BooksClaimExpiries(ctx context.Context, projectID int32) (Book
 	return i, err
 }
 
+const claimExpiriesByHour = `-- name: ClaimExpiriesByHour :many
+SELECT date_trunc('hour', expired_at)::timestamptz AS at, count(*) AS expired FROM claim_expiries
+WHERE project_id = $1 AND expired_at >= $2
+GROUP BY 1
+ORDER BY 1
+`
+
+type ClaimExpiriesByHourParams struct {
+	ProjectID int32
+	Since     time.Time
+}
+
+type ClaimExpiriesByHourRow struct {
+	At      time.Time
+	Expired int64
+}
+
+// How many claims ran out in each hour since @since (hours with none are
+// left out): a project's failures over time, on claim_expiries_recent.
+func (q *Queries) ClaimExpiriesByHour(ctx context.Context, arg ClaimExpiriesByHourParams) ([]ClaimExpiriesByHourRow, error) {
+	rows, err := q.db.Query(ctx, claimExpiriesByHour, arg.ProjectID, arg.Since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimExpiriesByHourRow{}
+	for rows.Next() {
+		var i ClaimExpiriesByHourRow
+		if err := rows.Scan(&i.At, &i.Expired); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimExpiriesCountSince = `-- name: ClaimExpiriesCountSince :one
 SELECT count(*) FROM claim_expiries
 WHERE project_id = $1 AND downloader = $2 AND expired_at >= $3

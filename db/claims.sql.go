@@ -642,6 +642,46 @@ func (q *Queries) ClaimsOfDownloader(ctx context.Context, arg ClaimsOfDownloader
 	return i, err
 }
 
+const claimsOfDownloaders = `-- name: ClaimsOfDownloaders :many
+SELECT downloader, count(*) AS claims FROM claims
+WHERE project_id = $1
+  AND claim_count > 0 -- the condition of claims_downloader
+  AND downloader = ANY($2::text[])
+GROUP BY downloader
+`
+
+type ClaimsOfDownloadersParams struct {
+	ProjectID   int32
+	Downloaders []string
+}
+
+type ClaimsOfDownloadersRow struct {
+	Downloader string
+	Claims     int64
+}
+
+// How many claims each of @downloaders holds (those holding none are left
+// out), on claims_downloader.
+func (q *Queries) ClaimsOfDownloaders(ctx context.Context, arg ClaimsOfDownloadersParams) ([]ClaimsOfDownloadersRow, error) {
+	rows, err := q.db.Query(ctx, claimsOfDownloaders, arg.ProjectID, arg.Downloaders)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimsOfDownloadersRow{}
+	for rows.Next() {
+		var i ClaimsOfDownloadersRow
+		if err := rows.Scan(&i.Downloader, &i.Claims); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimsPerDownloader = `-- name: ClaimsPerDownloader :many
 SELECT downloader, count(*) AS claims, min(claimed_at)::timestamptz AS oldest FROM claims
 WHERE project_id = $1

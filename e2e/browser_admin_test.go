@@ -76,7 +76,7 @@ func TestBrowserAdmin(t *testing.T) {
 	section("queues")
 	do(chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=items-file]`), []string{file}),
 		chromedp.Click(chromedp.CSS(`[data-testid=items-submit]`)))
-	flash("Added 1002 to todo")
+	flash("Added 1,002 to todo")
 	if got, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#move-from option[value=todo]`))); err != nil || got != "todo (1,002)" {
 		t.Fatalf("queue picker after the upload: %q %v", got, err)
 	}
@@ -185,7 +185,10 @@ func TestBrowserAdmin(t *testing.T) {
 
 	// Archive: the mode from its choices.
 	section("archive")
-	do(chromedp.SetValue(chromedp.CSS(`#cfg-archive_mode`), "discard"), chromedp.Click(chromedp.CSS(`[data-testid=config-save]`)))
+	// Discarding cannot be undone: the slug is typed first.
+	do(chromedp.SetValue(chromedp.CSS(`#cfg-archive_mode`), "discard"), chromedp.Click(chromedp.CSS(`[data-testid=config-save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-typed]`)), chromedp.SendKeys(chromedp.CSS(`[data-testid=confirm-typed]`), "shop"),
+		chromedp.Click(chromedp.CSS(`[data-testid=confirm]`)))
 	flash("Saved archive_mode.")
 	if got, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#cfg-archive_mode`))); err != nil || got != "discard" {
 		t.Fatalf("archive mode shown: %q %v", got, err)

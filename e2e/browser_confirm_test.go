@@ -101,7 +101,7 @@ func TestBrowserConfirmations(t *testing.T) {
 	}
 
 	// A new backfeed key: cancelled, then typed wrong, then done.
-	section("queues")
+	section("feeds")
 	oldURL := textOf(t, ctx, `[data-testid=backfeed-url]`)
 	do(chromedp.Click(chromedp.CSS(`[data-testid=rotate-key]`)))
 	asked("replaces the backfeed key of shop", "Every running grab script", "stops working")
@@ -113,7 +113,7 @@ func TestBrowserConfirmations(t *testing.T) {
 	do(chromedp.Click(chromedp.CSS(`[data-testid=rotate-key]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-typed]`)),
 		chromedp.SendKeys(chromedp.CSS(`[data-testid=confirm-typed]`), "shpo"), chromedp.Click(chromedp.CSS(`[data-testid=confirm]`)),
 		chromedp.WaitVisible(chromedp.Search(`//*[@data-testid="form-error"][contains(., "Type shop exactly")]`)))
-	section("queues")
+	section("feeds")
 	if got := textOf(t, ctx, `[data-testid=backfeed-url]`); got != oldURL {
 		t.Fatalf("typed wrong, the backfeed URL changed: %s", got)
 	}
@@ -128,6 +128,7 @@ func TestBrowserConfirmations(t *testing.T) {
 	}
 
 	// A move is asked about too, but is no danger.
+	section("queues")
 	do(chromedp.SetValue(chromedp.CSS(`#move-to`), "secondary"), chromedp.SendKeys(chromedp.CSS(`#move-prefix`), "item:3"),
 		chromedp.Click(chromedp.CSS(`[data-testid=move]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-question]`)))
 	if bg := evaluate[string](t, ctx, `getComputedStyle(document.querySelector("[data-testid=confirm]")).backgroundColor`); bg == red {

@@ -95,7 +95,36 @@ func auditEntries(rows []audit.Row) []views.AdminAuditEntry {
 	out := make([]views.AdminAuditEntry, len(rows))
 	for i, e := range rows {
 		out[i] = views.AdminAuditEntry{ID: e.ID, At: e.At, Username: e.Username, IP: e.IP, Action: e.Action,
-			ProjectSlug: e.ProjectSlug, Detail: e.Detail}
+			ProjectSlug: e.ProjectSlug, Detail: e.Detail, Lines: withUnits(views.AuditDetail(e.Detail))}
 	}
 	return out
+}
+
+// withUnits gives the values of the settings counted in a unit (seconds,
+// items, claims) their unit: "reclaim_ttl: 600 s (10 min) → 1,200 s (20
+// min)", not bare numbers.
+func withUnits(lines []views.AuditLine) []views.AuditLine {
+	for i, l := range lines {
+		k, err := projects.KeyNamed(l.Key)
+		if err != nil || k.Unit == "" {
+			continue
+		}
+		lines[i].From, lines[i].To = withUnit(l.From, k.Unit), withUnit(l.To, k.Unit)
+	}
+	return lines
+}
+
+func withUnit(v, unit string) string {
+	n, err := strconv.ParseInt(strings.ReplaceAll(v, ",", ""), 10, 64)
+	if v == "" || err != nil {
+		return v
+	}
+	v = views.FormatInt(n)
+	if unit == "seconds" {
+		if n < 60 {
+			return v + " s"
+		}
+		return v + " s (" + views.FormatDuration(time.Duration(n)*time.Second) + ")"
+	}
+	return v + " " + unit
 }

@@ -65,8 +65,9 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 	}
 }
 
-// The audit log reads as people say what changed ("rate_limit: 0 →
-// 600"), not as JSON, and is filtered by day: from and to are days in UTC,
+// The audit log reads as people say what changed ("rate_limit: 0 items a
+// minute → 600 items a minute", a duration in seconds and in hours), not as
+// JSON, and is filtered by day: from and to are days in UTC,
 // both whole days included; a day that is none is refused with the form
 // to correct.
 func TestAuditLogReadableAndByDay(t *testing.T) {
@@ -83,6 +84,10 @@ func TestAuditLogReadableAndByDay(t *testing.T) {
 	if a := c.post(t, "/admin/projects/test/queues/move", url.Values{"from": {"todo"}, "to": {"redo"}, "confirmed": {"1"}}); a.status != 303 {
 		t.Fatalf("move: %d", a.status)
 	}
+	// A duration says its unit.
+	if a := c.post(t, "/admin/projects/test/config", url.Values{"section": {"claims"}, "reclaim_ttl": {"7200"}}); a.status != 303 {
+		t.Fatalf("config: %d %s", a.status, a.body)
+	}
 	// The tracker's settings say what changed too, not all they are.
 	if a := c.post(t, "/admin/settings", url.Values{"seesaw_version": {"0.9.1"}}); a.status != 303 {
 		t.Fatalf("settings: %d", a.status)
@@ -95,7 +100,7 @@ func TestAuditLogReadableAndByDay(t *testing.T) {
 	details := doc.Find(`[data-testid="audit-detail"]`)
 	var lines []string
 	details.Find("li").Each(func(_ int, s *goquery.Selection) { lines = append(lines, strings.Join(strings.Fields(s.Text()), " ")) })
-	for _, want := range []string{"rate_limit: 0 → 600", "from: todo", "to: redo", "items: 0", "seesaw_version: 0.8.5 → 0.9.1"} {
+	for _, want := range []string{"reclaim_ttl: 0 s → 7,200 s (2 h)", "rate_limit: 0 items a minute → 600 items a minute", "from: todo", "to: redo", "items: 0", "seesaw_version: 0.8.5 → 0.9.1"} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("audit lines %q lack %q", lines, want)
 		}

@@ -17,12 +17,15 @@ import (
 // actions, it first says how many items it will touch (question and
 // button, from the count) and runs only once the admin confirmed; then it
 // goes back to the page it came from with what it did (done, from the
-// count done). A refusal shows the page again with the reason.
+// count done). A refusal shows the page again with the reason. One that
+// cannot be undone (destructive) asks as the panel's other drops do: red,
+// the source's name typed.
 type selectionAction struct {
-	source   string
-	question func(n int64) (string, string)
-	run      func(ctx context.Context, p projects.Project, names []string) (int64, error)
-	done     func(n int64) string
+	source      string
+	destructive bool
+	question    func(n int64) (string, string)
+	run         func(ctx context.Context, p projects.Project, names []string) (int64, error)
+	done        func(n int64) string
 }
 
 func (h *Handler) onSelection(w http.ResponseWriter, r *http.Request, p projects.Project, a selectionAction) error {
@@ -31,7 +34,7 @@ func (h *Handler) onSelection(w http.ResponseWriter, r *http.Request, p projects
 	if err != nil {
 		return err
 	}
-	if !confirmed(r) {
+	if !confirmed(r) || a.destructive && r.PostForm.Get("confirm") != a.source {
 		n, err := h.adm.items.CountSelected(ctx, p, a.source, names)
 		if err != nil {
 			return h.refuseBrowse(w, r, p, err)
@@ -43,6 +46,9 @@ func (h *Handler) onSelection(w http.ResponseWriter, r *http.Request, p projects
 		question, button := a.question(n)
 		if int(n) < len(names) {
 			question += fmt.Sprintf(" (Of the %s items ticked, the others are no longer in %s.)", views.FormatInt(int64(len(names))), a.source)
+		}
+		if a.destructive {
+			return h.askDestructive(w, r, p, "browse", confirmation{question: question, button: button, typed: a.source})
 		}
 		return h.askConfirmation(w, r, p, "browse", question, button, "")
 	}

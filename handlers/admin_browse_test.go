@@ -163,7 +163,7 @@ func TestAdminBrowseSelection(t *testing.T) {
 		t.Fatalf("secondary: %v", got)
 	}
 	// Dropped.
-	if a := c.confirmed(t, p+"drop", url.Values{"source": {"todo"}, "name": {"b:1"}}, "drops 1 items ticked from todo"); !strings.Contains(c.flash(t, a), "Dropped 1 items") {
+	if a := c.confirmed(t, p+"drop", url.Values{"source": {"todo"}, "name": {"b:1"}, "confirm": {"todo"}}, "drops 1 items ticked from todo"); !strings.Contains(c.flash(t, a), "Dropped 1 items") {
 		t.Fatalf("drop: %d", a.status)
 	}
 	if s := f.summary(t); s.Queues["todo"] != 3 || s.Queues["redo"] != 2 || s.Queues["secondary"] != 1 {
@@ -252,6 +252,12 @@ func TestAdminItemTimeline(t *testing.T) {
 	}
 	if done := doc.Find(`[data-testid="event-done"]`).Text(); !strings.Contains(done, "alice") || !strings.Contains(done, "100 B") {
 		t.Fatalf("done event: %q", done)
+	}
+	// Its bytes by domain are a table, not a JSON object.
+	if row := doc.Find(`[data-testid="event-done"] [data-testid="event-domains"] tbody tr`); row.Length() != 1 ||
+		row.Find("td").First().Text() != "data" || row.Find("td").Last().Text() != "100 B" ||
+		strings.Contains(doc.Find(`[data-testid="event-done"]`).Text(), `{"data"`) {
+		t.Fatalf("bytes by domain: %q", doc.Find(`[data-testid="event-done"]`).Text())
 	}
 	if queued := doc.Find(`[data-testid="event-queued"]`).Text(); !strings.Contains(queued, "Queued in todo") || !strings.Contains(queued, "import") {
 		t.Fatalf("queued event: %q", queued)

@@ -1,14 +1,18 @@
 package handlers
 
 import (
+	"cmp"
+	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"tracker/items"
 	"tracker/projects"
+	"tracker/stats"
 	"tracker/views"
 )
 
@@ -84,8 +88,8 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 	if err != nil {
 		return err
 	}
-	for _, e := range expiries {
-		v.Expiries = append(v.Expiries, views.AdminExpiries{Downloader: e.Nick, Expired: e.Expired, Completed: e.Completed})
+	if v.Expiries, err = h.expiriesByClaimsHeld(ctx, p, expiries); err != nil {
+		return err
 	}
 	if live(r) {
 		return renderForm(w, r, st, views.AdminClaimsLive(v))
@@ -116,4 +120,29 @@ func ageBars(buckets []items.AgeBucket) []views.AdminAgeBar {
 		from = b.Under
 	}
 	return bars
+}
+
+// expiriesByClaimsHeld are the downloaders whose claims ran out, with the
+// claims each holds now, those holding the most first: the ones to look at
+// (or release) before those whose claims ran out but hold none.
+func (h *Handler) expiriesByClaimsHeld(ctx context.Context, p projects.Project, expiries []stats.Expiries) ([]views.AdminExpiries, error) {
+	if len(expiries) == 0 {
+		return nil, nil
+	}
+	nicks := make([]string, len(expiries))
+	for i, e := range expiries {
+		nicks[i] = e.Nick
+	}
+	held, err := h.adm.items.ClaimsOf(ctx, p, nicks)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.AdminExpiries, len(expiries))
+	for i, e := range expiries {
+		out[i] = views.AdminExpiries{Downloader: e.Nick, Expired: e.Expired, Completed: e.Completed, Holds: held[e.Nick]}
+	}
+	slices.SortStableFunc(out, func(a, b views.AdminExpiries) int {
+		return cmp.Or(cmp.Compare(b.Holds, a.Holds), cmp.Compare(b.Expired, a.Expired))
+	})
+	return out, nil
 }

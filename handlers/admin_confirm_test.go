@@ -189,3 +189,77 @@ func TestDestructiveActionsAskFirst(t *testing.T) {
 		}
 	}
 }
+
+// A change that cannot be undone asks the same whatever form makes it: the
+// settings forms' backfeed_key, finished, hidden, mode and
+// archive_mode=discard, and the queue browser's drop, are answered 400
+// `unconfirmed` with the confirmation (red, the slug or the queue's name
+// to type) and change nothing until it is confirmed; a harmless save is
+// not asked about.
+func TestSettingsAskAsTheirActions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t, "a:1", "a:2")
+	f.user(t, "root", users.RoleAdmin)
+	c := f.adminClient(t)
+	c.login(t, "root", "correct horse battery")
+	const config = "/admin/projects/test/config"
+	value := func(key string) string {
+		t.Helper()
+		p, err := f.store.Get(ctx, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Value(key)
+	}
+
+	for _, tc := range []struct {
+		section, key, value, says string
+	}{
+		{"queues", "backfeed_key", "a_new_key_of_test", "replaces the backfeed key of test"},
+		{"warriors", "finished", "true", "marks test finished"},
+		{"warriors", "hidden", "true", "hides test"},
+		{"queues", "mode", "recurring", "changes the mode of test from once to recurring"},
+		{"archive", "archive_mode", "discard", "makes test discard the completions it archives"},
+	} {
+		old := value(tc.key)
+		form := url.Values{"section": {tc.section}, tc.key: {tc.value}}
+		c.unconfirmed(t, config, form, tc.says)
+		form.Set("confirmed", "1")
+		form.Set("confirm", "tset")
+		c.unconfirmed(t, config, form, tc.says)
+		if got := value(tc.key); got != old {
+			t.Fatalf("%s changed unconfirmed: %s", tc.key, got)
+		}
+		form.Del("confirmed")
+		form.Set("confirm", "test")
+		if a := c.confirmed(t, config, form, tc.says); a.status != 303 || !strings.Contains(c.flash(t, a), "Saved "+tc.key) {
+			t.Fatalf("%s confirmed: %d %s", tc.key, a.status, a.reason)
+		}
+		if got := value(tc.key); got != tc.value {
+			t.Fatalf("%s confirmed: %s, want %s", tc.key, got, tc.value)
+		}
+	}
+	// Harmless: the archive back to files, a title.
+	if a := c.post(t, config, url.Values{"section": {"archive"}, "archive_mode": {"files"}}); a.status != 303 {
+		t.Fatalf("archive_mode=files: %d %s", a.status, a.reason)
+	}
+	// A value refused is refused before anything is asked.
+	if a := c.post(t, config, url.Values{"section": {"queues"}, "backfeed_key": {"short"}}); a.status != 400 || a.reason != "invalid-config" {
+		t.Fatalf("a bad backfeed_key: %d %s", a.status, a.reason)
+	}
+
+	// The browser's drop asks as the drain does: red, the queue's name typed.
+	const drop = "/admin/projects/test/browse/drop"
+	c.unconfirmed(t, drop, url.Values{"source": {"todo"}, "name": {"a:1"}}, "drops 1 items ticked from todo")
+	c.unconfirmed(t, drop, url.Values{"source": {"todo"}, "name": {"a:1"}, "confirmed": {"1"}}, "drops 1 items ticked from todo")
+	if s := f.summary(t); s.Queues["todo"] != 2 {
+		t.Fatalf("dropped unconfirmed: %v", s.Queues)
+	}
+	if a := c.confirmed(t, drop, url.Values{"source": {"todo"}, "name": {"a:1"}, "confirm": {"todo"}}, "drops 1 items"); a.status != 303 {
+		t.Fatalf("confirmed drop: %d", a.status)
+	}
+	if s := f.summary(t); s.Queues["todo"] != 1 {
+		t.Fatalf("after the drop: %v", s.Queues)
+	}
+}

@@ -52,7 +52,7 @@ func (h *Handler) adminDictionarySet(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	return h.toSection(w, r, p, "queues", fmt.Sprintf("Dictionary %d installed (%d bytes); grab scripts fetch it within 30 minutes.", d.ID, d.Size))
+	return h.toSection(w, r, p, "feeds", fmt.Sprintf("Dictionary %d installed (%d bytes); grab scripts fetch it within 30 minutes.", d.ID, d.Size))
 }
 
 // refuseDictionary shows the queues section again with why the upload was
@@ -62,5 +62,5 @@ func (h *Handler) refuseDictionary(w http.ResponseWriter, r *http.Request, msg s
 	if err != nil {
 		return err
 	}
-	return h.renderQueues(w, r, p, refused("invalid-dictionary", msg))
+	return h.renderFeeds(w, r, p, refused("invalid-dictionary", msg))
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"tracker/audit"
@@ -185,9 +187,7 @@ func itemTimeline(hist items.History, entries []audit.Row) *views.AdminItem {
 		}
 		e := views.AdminItemEvent{At: d.ClaimedAt, Kind: "done", Title: "Claimed and done", Who: d.Downloader,
 			Facts: []string{doneAt, views.FormatBytes(d.Bytes)}, Document: indented(d.Result)}
-		if len(d.Domains) > 0 {
-			e.Facts[1] += " by domain: " + string(d.Domains)
-		}
+		e.Domains = domainBytes(d.Domains)
 		if d.Version != "" {
 			e.Facts = append(e.Facts, "version "+d.Version)
 		}
@@ -242,4 +242,21 @@ func auditDetail(detail string) string {
 		return detail
 	}
 	return b.String()
+}
+
+// domainBytes is a completion's bytes by domain (its JSON object of
+// counts), largest first, for a table; none when it holds no such object.
+func domainBytes(doc []byte) []views.DomainBytes {
+	var m map[string]int64
+	if len(doc) == 0 || json.Unmarshal(doc, &m) != nil {
+		return nil
+	}
+	out := make([]views.DomainBytes, 0, len(m))
+	for d, n := range m {
+		out = append(out, views.DomainBytes{Domain: d, Bytes: n})
+	}
+	slices.SortFunc(out, func(a, b views.DomainBytes) int {
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), strings.Compare(a.Domain, b.Domain))
+	})
+	return out
 }

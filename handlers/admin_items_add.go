@@ -5,13 +5,28 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"tracker/items"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/views"
 )
+
+// lineNumbers are the line numbers of an import's refusals, shown with
+// thousands separators.
+var lineNumbers = regexp.MustCompile(`\bline [0-9]+`)
+
+// more says how many of n refused lines were not named, the shown first.
+func more(n int64, shown int) string {
+	if rest := n - int64(shown); rest > 0 {
+		return fmt.Sprintf(" and %s more", views.FormatInt(rest))
+	}
+	return ""
+}
 
 // maxItemsFormParts bounds the parts of an items form: the panel's has
 // three (queue, names, file). A flood of small parts would otherwise cost a
@@ -94,11 +109,17 @@ func (h *Handler) adminItemsAdd(w http.ResponseWriter, r *http.Request) error {
 	if err := rc.SetWriteDeadline(time.Now().Add(h.uploadIdle)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
-	msg := fmt.Sprintf("Added %d to %s, skipped %d seen before", total.Added, queue, total.Skipped)
+	msg := fmt.Sprintf("Added %s to %s, skipped %s seen before.", views.FormatInt(total.Added), queue, views.FormatInt(total.Skipped))
 	if total.Invalid > 0 {
-		msg += fmt.Sprintf(", left out %d invalid lines (%s)", total.Invalid, strings.Join(total.InvalidLines, "; "))
+		// Refused lines are a warning beside the success, not part of it:
+		// they were not queued, and the admin has to see that.
+		h.sessions.of(r).Put(r.Context(), sessionWarningKey, fmt.Sprintf("Left out %s invalid lines, not queued: %s%s.",
+			views.FormatInt(total.Invalid), lineNumbers.ReplaceAllStringFunc(strings.Join(total.InvalidLines, "; "), func(s string) string {
+				n, _ := strconv.ParseInt(s[len("line "):], 10, 64)
+				return "line " + views.FormatInt(n)
+			}), more(total.Invalid, len(total.InvalidLines))))
 	}
-	return h.toSection(w, r, p, "queues", msg+".")
+	return h.toSection(w, r, p, "queues", msg)
 }
 
 // formCutShort is the answer to an items form that could not be read to its
@@ -106,13 +127,13 @@ func (h *Handler) adminItemsAdd(w http.ResponseWriter, r *http.Request) error {
 // committed, as in an interrupted import).
 func formCutShort(r *http.Request, err error, res items.AddResult) error {
 	if e := bodyRefusal(err); e != nil {
-		e.Msg = fmt.Sprintf("%s; %d items were added before it stopped", e.Msg, res.Added)
+		e.Msg = fmt.Sprintf("%s; %s items were added before it stopped", e.Msg, views.FormatInt(res.Added))
 		return e
 	}
 	if r.Context().Err() != nil {
 		return err // nobody reads the answer
 	}
-	return errorf(http.StatusBadRequest, "bad-form", "reading the form: %v; %d items were added before it stopped", err, res.Added)
+	return errorf(http.StatusBadRequest, "bad-form", "reading the form: %v; %s items were added before it stopped", err, views.FormatInt(res.Added))
 }
 
 // errImportStopped is what feeding an import that stopped returns: the
@@ -153,10 +174,13 @@ func cmpErr(err, otherwise error) error {
 // errImportStopped when the import stopped, else with the form's own
 // failure.
 func (im *namesImport) copy(part io.Reader) error {
-	if _, err := io.Copy(importWriter{im.pw}, part); err != nil {
+	n, err := io.Copy(importWriter{im.pw}, part)
+	if err != nil || n == 0 {
+		// An empty part (the names box left empty beside a file) is no
+		// line: the file's line numbers in the report stay its own.
 		return err
 	}
-	_, err := importWriter{im.pw}.Write([]byte{'\n'})
+	_, err = importWriter{im.pw}.Write([]byte{'\n'})
 	return err
 }
 

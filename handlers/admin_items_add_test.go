@@ -9,7 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"tracker/handlers"
+	"tracker/naming"
+	"tracker/views"
 )
 
 // An items file that arrives slowly, for longer than the server's read
@@ -52,7 +56,7 @@ func TestAdminItemsUploadTrickles(t *testing.T) {
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	a := c.send(t, req)
-	if want := fmt.Sprintf("Added %d to todo", chunks*perChunk); a.status != 303 || !strings.Contains(c.flash(t, a), want) {
+	if want := fmt.Sprintf("Added %s to todo", views.FormatInt(chunks*perChunk)); a.status != 303 || !strings.Contains(c.flash(t, a), want) {
 		t.Fatalf("a slow upload: %d %q, want %q", a.status, c.flash(t, a), want)
 	}
 	if s := f.summary(t); s.Queues["todo"] != chunks*perChunk {
@@ -134,7 +138,7 @@ func TestAdminItemsFormParts(t *testing.T) {
 	for i := range 10_005 {
 		fmt.Fprintf(&big, "big:%d\n", i)
 	}
-	if a := upload(big.String(), 20); a.status != 400 || a.reason != "bad-form" || !strings.Contains(a.body, "10000 items were added before it stopped") {
+	if a := upload(big.String(), 20); a.status != 400 || a.reason != "bad-form" || !strings.Contains(a.body, "10,000 items were added before it stopped") {
 		t.Fatalf("a batch, then too many parts: %d %q %q", a.status, a.reason, a.body)
 	}
 	if got := audited(); len(got) != 2 || got[1].added != "10000" || !strings.Contains(got[1].cutShort, "more than 16 parts") {
@@ -142,5 +146,47 @@ func TestAdminItemsFormParts(t *testing.T) {
 	}
 	if s := f.summary(t); s.Queues["todo"] != 15+10_000 {
 		t.Fatalf("%d queued, want the first form's 15 and the batch of 10,000", s.Queues["todo"])
+	}
+}
+
+// An upload's report counts with thousands separators, and the lines it
+// refused are a warning of their own beside the success, not words lost in
+// it.
+func TestAdminItemsUploadWarnsOfRefusedLines(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.admin(t)
+	var names strings.Builder
+	for i := range 1200 {
+		fmt.Fprintf(&names, "n:%d\n", i)
+		if i == 10 || i == 20 {
+			names.WriteString(strings.Repeat("x", naming.MaxNameBytes+1) + "\n")
+		}
+	}
+	var body strings.Builder
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("queue", "todo")
+	fw, _ := mw.CreateFormFile("file", "names.txt")
+	io.WriteString(fw, names.String())
+	mw.Close()
+	req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/items", strings.NewReader(body.String()))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	a := c.send(t, req)
+	if a.status != http.StatusSeeOther {
+		t.Fatalf("upload: %d %s", a.status, a.reason)
+	}
+	page := c.get(t, a.header.Get("Location"))
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flash, warning := doc.Find(`[data-testid="flash"]`).Text(), doc.Find(`[data-testid="flash-warning"]`)
+	if flash != "Added 1,200 to todo, skipped 0 seen before." {
+		t.Errorf("the report says %q", flash)
+	}
+	if !warning.HasClass("warning") || !strings.HasPrefix(warning.Text(), "Left out 2 invalid lines, not queued: line 12: ") ||
+		!strings.Contains(warning.Text(), "line 23: ") {
+		t.Errorf("the warning: %q (class %q)", warning.Text(), warning.AttrOr("class", ""))
 	}
 }

@@ -26,8 +26,9 @@ import (
 // with the message the last action left in the session.
 func (h *Handler) adminPageOf(r *http.Request) views.AdminPage {
 	a := account(r)
-	return views.AdminPage{Username: a.Username, IsAdmin: a.IsAdmin(), Flash: h.sessions.of(r).PopString(r.Context(), sessionFlashKey),
-		Nav: adminNav(r.URL.Path)}
+	s := h.sessions.of(r)
+	return views.AdminPage{Username: a.Username, IsAdmin: a.IsAdmin(), Flash: s.PopString(r.Context(), sessionFlashKey),
+		Warning: s.PopString(r.Context(), sessionWarningKey), Nav: adminNav(r.URL.Path)}
 }
 
 // adminNav is the part of the panel a path is in, for the bar.

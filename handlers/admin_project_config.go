@@ -29,13 +29,14 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 		return errorf(http.StatusBadRequest, "unknown-section", "no settings section %q", section)
 	}
 	for name := range r.PostForm {
-		if name != "section" && !slices.ContainsFunc(keys, func(k projects.Key[projects.Project]) bool { return k.Name == name }) {
+		if name != "section" && name != "confirmed" && name != "confirm" && !slices.ContainsFunc(keys, func(k projects.Key[projects.Project]) bool { return k.Name == name }) {
 			return errorf(http.StatusBadRequest, "unknown-key", "%q is not a setting of this section", name)
 		}
 	}
 	globalAdmin := account(r).IsAdmin()
 	st := formState{status: http.StatusBadRequest, reason: "invalid-config", values: map[string]string{}, errs: projects.FieldErrors{}}
 	var assignments, changed []string
+	changes := map[string]string{}
 	for _, k := range keys {
 		value, sent := formValue(r.PostForm, k.Name, k.Input)
 		if k.GlobalOnly && !globalAdmin && k.Input == projects.InputBool {
@@ -56,6 +57,7 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 		}
 		assignments = append(assignments, k.Name+"="+value)
 		changed = append(changed, k.Name)
+		changes[k.Name] = value
 	}
 	if len(st.errs) > 0 {
 		st.err = "Nothing was saved: " + st.errs.Error()
@@ -64,8 +66,21 @@ func (h *Handler) adminProjectConfig(w http.ResponseWriter, r *http.Request) err
 	if len(assignments) == 0 {
 		return h.toSection(w, r, p, string(section), "Nothing changed.")
 	}
-	updated, err := h.projects.Set(r.Context(), p, assignments)
 	var refused projects.FieldErrors
+	// A change that cannot be undone is asked about first (once the values
+	// are known to be good), the slug typed, as its own button asks:
+	// nothing is saved until it is confirmed.
+	if _, err := p.With(assignments); !errors.As(err, &refused) {
+		risks, err := h.irreversibleChanges(r.Context(), p, changes)
+		if err != nil {
+			return err
+		}
+		if len(risks) > 0 && (!confirmed(r) || r.PostForm.Get("confirm") != p.Slug) {
+			return h.askDestructive(w, r, p, string(section), confirmation{question: strings.Join(risks, " "),
+				button: saveButton(p, changed), typed: p.Slug})
+		}
+	}
+	updated, err := h.projects.Set(r.Context(), p, assignments)
 	if errors.As(err, &refused) {
 		st.errs, st.err = refused, "Nothing was saved: "+refused.Error()
 		return h.renderSection(w, r, p, string(section), st)

@@ -21,6 +21,9 @@ func (h *Handler) renderOverview(w http.ResponseWriter, r *http.Request, p proje
 		return err
 	}
 	v := views.AdminOverviewView{AdminProjectPage: page, Archived: s.Archived, Discarded: s.Discarded}
+	if v.Monitor, err = h.overviewMonitor(ctx, p); err != nil {
+		return err
+	}
 	if p.Config.Recurring() {
 		b, _, _, err := h.stats.Board(ctx, p)
 		if err != nil {

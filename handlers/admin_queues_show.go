@@ -13,28 +13,13 @@ import (
 )
 
 // renderQueues is GET /admin/projects/{slug}/queues: adding, moving and
-// requeueing items, the backfeed URL, and the queue settings.
+// requeueing items, the failed and retired ones, and the queue settings.
 func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p projects.Project, st formState) error {
 	page, sum, err := h.projectPage(r, p, "queues", st)
 	if err != nil {
 		return err
 	}
-	dicts, err := dictionaries.NewStore(h.adm.pool).List(r.Context(), p.ID)
-	if err != nil {
-		return err
-	}
-	v := views.AdminQueuesView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionQueues, st),
-		BackfeedURL:   h.baseURL(w, r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey,
-		DictionaryURL: h.baseURL(w, r) + "/dictionary?project=" + p.Slug}
-	if !dictionaries.Packable(p.Slug) {
-		v.DictionaryWarning = fmt.Sprintf("The staging servers' packer cannot pack this project's zstd WARCs: grab scripts name them "+
-			"{base}.%s.{id}.warc.zst, and the packer reads the project from that name as letters, digits and '-' only, so it refuses "+
-			"every file. A project whose WARCs are compressed with a dictionary needs a slug without '_'.", p.Slug)
-	}
-	for _, d := range dicts {
-		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, LegacyID: d.LegacyID, SHA256: d.SHA256, Size: int64(d.Size),
-			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: h.dictionaryURL(w, r, d)})
-	}
+	v := views.AdminQueuesView{AdminProjectPage: page, Fields: sectionFields(r, p, projects.SectionQueues, st)}
 	stopped := []views.AdminStoppedList{{Queue: naming.ErrorQueue, Title: "failed items", Count: sum.Errors(),
 		Help: fmt.Sprintf("Handed out %d times (max_claims), never finished: no warrior is given them again until they are queued again.", p.Config.MaxClaims)}}
 	if p.Config.Recurring() || sum.Retired() > 0 {
@@ -50,6 +35,32 @@ func (h *Handler) renderQueues(w http.ResponseWriter, r *http.Request, p project
 		}
 	}
 	return renderForm(w, r, st, views.AdminLayout("Queues · "+displayTitle(p), views.AdminQueues(v)))
+}
+
+// renderFeeds is GET /admin/projects/{slug}/feeds: the backfeed URL and a
+// new key, and the compression dictionaries.
+func (h *Handler) renderFeeds(w http.ResponseWriter, r *http.Request, p projects.Project, st formState) error {
+	page, _, err := h.projectPage(r, p, "feeds", st)
+	if err != nil {
+		return err
+	}
+	dicts, err := dictionaries.NewStore(h.adm.pool).List(r.Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	v := views.AdminQueuesView{AdminProjectPage: page,
+		BackfeedURL:   h.baseURL(w, r) + "/backfeed/legacy/" + p.Slug + "-" + p.Config.BackfeedKey,
+		DictionaryURL: h.baseURL(w, r) + "/dictionary?project=" + p.Slug}
+	if !dictionaries.Packable(p.Slug) {
+		v.DictionaryWarning = fmt.Sprintf("The staging servers' packer cannot pack this project's zstd WARCs: grab scripts name them "+
+			"{base}.%s.{id}.warc.zst, and the packer reads the project from that name as letters, digits and '-' only, so it refuses "+
+			"every file. A project whose WARCs are compressed with a dictionary needs a slug without '_'.", p.Slug)
+	}
+	for _, d := range dicts {
+		v.Dictionaries = append(v.Dictionaries, views.AdminDictionary{ID: d.ID, LegacyID: d.LegacyID, SHA256: d.SHA256, Size: int64(d.Size),
+			CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, URL: h.dictionaryURL(w, r, d)})
+	}
+	return renderForm(w, r, st, views.AdminLayout("Backfeed & dictionary · "+displayTitle(p), views.AdminFeeds(v)))
 }
 
 // stoppedPage is a page of a queue no request is served from, from

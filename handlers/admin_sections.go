@@ -12,6 +12,8 @@ func (h *Handler) renderSection(w http.ResponseWriter, r *http.Request, p projec
 	switch section {
 	case "queues":
 		return h.renderQueues(w, r, p, st)
+	case "feeds":
+		return h.renderFeeds(w, r, p, st)
 	case "claims":
 		return h.renderClaims(w, r, p, st)
 	case "limits":

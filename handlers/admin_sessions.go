@@ -22,6 +22,9 @@ const (
 	// sessionFlashKey holds the message of an admin's last action until
 	// the next page shows it.
 	sessionFlashKey = "flash"
+	// sessionWarningKey holds what went wrong in an action that was done
+	// all the same (lines of an upload refused), for the same page.
+	sessionWarningKey = "warning"
 )
 
 // sessions are the admin panel's sessions, kept in PostgreSQL (any tracker

@@ -676,7 +676,7 @@ func TestAdminItemsUploadLarge(t *testing.T) {
 	req, _ := http.NewRequest("POST", f.srv.URL+"/admin/projects/test/items", pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	if a := c.send(t, req); a.status != 303 || !strings.Contains(c.flash(t, a), "Added 400000 to todo") {
+	if a := c.send(t, req); a.status != 303 || !strings.Contains(c.flash(t, a), "Added 400,000 to todo") {
 		t.Fatalf("upload of %d lines (about 28 MB): %d", n, a.status)
 	}
 }

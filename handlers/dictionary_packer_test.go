@@ -312,11 +312,11 @@ func TestDictionaryUnpackableSlugFlagged(t *testing.T) {
 	}
 
 	c := f.admin(t)
-	page := c.get(t, "/admin/projects/zst_test/queues")
+	page := c.get(t, "/admin/projects/zst_test/feeds")
 	if page.status != 200 || !strings.Contains(page.body, `data-testid="dictionary-warning"`) || !strings.Contains(page.body, "zst_test") {
-		t.Fatalf("zst_test's queues section: %d, no warning", page.status)
+		t.Fatalf("zst_test's dictionary section: %d, no warning", page.status)
 	}
-	if page := c.get(t, "/admin/projects/test/queues"); page.status != 200 || strings.Contains(page.body, `data-testid="dictionary-warning"`) {
-		t.Fatalf("test's queues section: %d, warned", page.status)
+	if page := c.get(t, "/admin/projects/test/feeds"); page.status != 200 || strings.Contains(page.body, `data-testid="dictionary-warning"`) {
+		t.Fatalf("test's dictionary section: %d, warned", page.status)
 	}
 }

@@ -153,9 +153,15 @@ func TestDictionaryRoundTrip(t *testing.T) {
 	}
 
 	// The admin section lists both, the newest served; both were audited.
-	page2 := c.get(t, "/admin/projects/test/queues")
+	page2 := c.get(t, "/admin/projects/test/feeds")
 	if n := strings.Count(page2.body, "/dictionary/"); page2.status != 200 || n < 2 || !strings.Contains(page2.body, fmt.Sprintf("/dictionary/%d", first)) {
-		t.Errorf("queues section: %d, %d dictionary links", page2.status, n)
+		t.Errorf("feeds section: %d, %d dictionary links", page2.status, n)
+	}
+	// Queues & items is what is done with the items: the feeds have their
+	// own page.
+	if queues := c.get(t, "/admin/projects/test/queues"); queues.status != 200 || strings.Contains(queues.body, `data-testid="dictionary-url"`) ||
+		strings.Contains(queues.body, `data-testid="backfeed-url"`) || !strings.Contains(queues.body, `data-testid="items-submit"`) {
+		t.Errorf("queues section: %d, with the feeds", queues.status)
 	}
 	var audited int
 	if err := f.pool.QueryRow(t.Context(), "SELECT count(*) FROM audit_log WHERE action = 'dictionary.set'").Scan(&audited); err != nil || audited != 2 {

@@ -170,6 +170,7 @@ func (h *Handler) adminRoutes() []adminRoute {
 		// A project's sections.
 		{"GET /admin/projects/{slug}/{$}", h.sectionShow("")},
 		{"GET /admin/projects/{slug}/queues", h.sectionShow("queues")},
+		{"GET /admin/projects/{slug}/feeds", h.sectionShow("feeds")},
 		{"GET /admin/projects/{slug}/claims", h.sectionShow("claims")},
 		{"GET /admin/projects/{slug}/limits", h.sectionShow("limits")},
 		{"GET /admin/projects/{slug}/warriors", h.sectionShow("warriors")},

@@ -180,6 +180,7 @@ func FuzzRoutes(f *testing.F) {
 		{"GET", "/admin/projects/test/", "", admin, ""},
 		{"GET", "/admin/projects/test/?item=item:1", "", admin, ""},
 		{"GET", "/admin/projects/test/queues", "", admin, ""},
+		{"GET", "/admin/projects/test/feeds", "", admin, ""},
 		{"GET", "/admin/projects/test/claims?page=2&downloader=alice", "", admin, ""},
 		{"GET", "/admin/projects/test/claims?page=-5&pattern=(&older_than=99999999999h", "", admin, ""},
 		{"GET", "/admin/projects/test/claims?page=9223372036854775807", "", admin, ""},

@@ -91,3 +91,17 @@ func (e *Engine) ClaimAges(ctx context.Context, p projects.Project) ([]AgeBucket
 		{6 * time.Hour, r.Under6h}, {24 * time.Hour, r.Under1d}, {0, r.Older},
 	}, nil
 }
+
+// ClaimsOf is how many claims each of the downloaders holds (none for
+// those holding none).
+func (e *Engine) ClaimsOf(ctx context.Context, p projects.Project, downloaders []string) (map[string]int64, error) {
+	rows, err := e.q.ClaimsOfDownloaders(ctx, db.ClaimsOfDownloadersParams{ProjectID: p.ID, Downloaders: downloaders})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		out[r.Downloader] = r.Claims
+	}
+	return out, nil
+}

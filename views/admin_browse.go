@@ -108,6 +108,12 @@ type AdminItem struct {
 }
 
 // AdminItemEvent is an event of an item's life.
+// DomainBytes is the bytes of one domain in a completion.
+type DomainBytes struct {
+	Domain string
+	Bytes  int64
+}
+
 type AdminItemEvent struct {
 	At time.Time
 	// Kind is "queued", "claimed", "expired", "done", "upload", "audit",
@@ -121,6 +127,8 @@ type AdminItemEvent struct {
 	// result, an audit entry's detail).
 	Facts    []string
 	Document string
+	// Domains are a completion's bytes by domain, largest first.
+	Domains []DomainBytes
 	// Future marks a visit to come.
 	Future bool
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"tracker/stats"
 )
 
 // The admin panel's view models. Handlers fill them from the domain
@@ -22,12 +24,13 @@ type AdminLoginView struct {
 }
 
 // AdminPage is what every signed-in admin page shows around its content:
-// who is signed in, and a message of the last action (Flash) or a
-// refusal (Error).
+// who is signed in, and a message of the last action (Flash), what went
+// wrong in it though it was done (Warning), or a refusal (Error).
 type AdminPage struct {
 	Username string
 	IsAdmin  bool
 	Flash    string
+	Warning  string
 	Error    string
 	// Nav is the part of the panel the page is in, marked in the bar:
 	// "projects", "audit", "jobs", "users", "settings" or "account".
@@ -123,6 +126,7 @@ type Field struct {
 var ProjectSections = []struct{ Slug, Title string }{
 	{"", "Overview"},
 	{"queues", "Queues & items"},
+	{"feeds", "Backfeed & dictionary"},
 	{"browse", "Queue browser"},
 	{"claims", "Claims"},
 	{"limits", "Limits & politeness"},
@@ -162,6 +166,28 @@ type AdminOverviewView struct {
 	Item *Lookup
 	// Recent are the project's latest audit entries.
 	Recent []AdminAuditEntry
+	// Monitor is how the project runs now and lately.
+	Monitor AdminMonitor
+}
+
+// AdminMonitor is a project's pace as its admin watches it: the rates of
+// completions, the warriors at work, the items done over the last day
+// (Chart) and the claims that ran out in each of its hours (Failures).
+type AdminMonitor struct {
+	ItemsPerSec1m, ItemsPerSec5m, ItemsPerSec1h float64
+	BytesPerSec5m                               float64
+	// Active downloaders completed an item in the last ActiveWindow, of
+	// Downloaders ever.
+	Active, Downloaders int64
+	ActiveWindow        time.Duration
+	// RoundTrip is the mean time from claim to completion (nil: unknown).
+	RoundTrip *time.Duration
+	// Failed items are in the error queue; Expired the claims that ran out
+	// in the last day, by hour in Failures.
+	Failed, Expired int64
+	MaxClaims       int64
+	Failures        []AdminAgeBar
+	Chart           stats.Chart
 }
 
 // AdminQueuesView is the queues and items section.
@@ -241,6 +267,8 @@ type AdminClaimsView struct {
 type AdminExpiries struct {
 	Downloader         string
 	Expired, Completed int64
+	// Holds is how many claims the downloader holds now.
+	Holds int64
 }
 
 // AdminAgeBar is one bar of the claims' age histogram.
@@ -401,6 +429,9 @@ type AdminAuditEntry struct {
 	Action      string
 	ProjectSlug string
 	Detail      string
+	// Lines are Detail as people read it (AuditDetail), durations with
+	// their units.
+	Lines []AuditLine
 }
 
 // AdminAuditView is the audit log.

@@ -1146,7 +1146,7 @@ func auditTable(entries []AdminAuditEntry) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = auditDetail(AuditDetail(e.Detail)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = auditDetail(e.Lines).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -288,6 +288,11 @@ func dispatch(ctx context.Context, args []string, std stdio, getenv func(string)
 		cfg.ArchiveDir = filepath.Join(cfg.DataDir, "archive")
 	}
 	a := &app{cfg: cfg, io: std, log: log, getenv: getenv}
+	if cmd.name != "serve" {
+		// The server's actors are the admins signed in; every other
+		// command's is whoever runs it.
+		ctx = asShellUser(ctx)
+	}
 	return runCmd(ctx, a, pos)
 }
 

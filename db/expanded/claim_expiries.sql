@@ -61,3 +61,11 @@ SELECT downloader, claimed_at, expired_at, ip FROM claim_expiries
 WHERE project_id = @project_id AND id = @id
 ORDER BY expired_at DESC
 LIMIT @max;
+
+-- name: ClaimExpiriesByHour :many
+-- How many claims ran out in each hour since @since (hours with none are
+-- left out): a project's failures over time, on claim_expiries_recent.
+SELECT date_trunc('hour', expired_at)::timestamptz AS at, count(*) AS expired FROM claim_expiries
+WHERE project_id = @project_id AND expired_at >= @since
+GROUP BY 1
+ORDER BY 1;

@@ -571,3 +571,12 @@ UNION ALL
 -- the others in seen before it runs (see db.DoneRecordBatchDistributed).
 SELECT n.name::text AS name FROM unnest(@names::text[]) AS n (name)
 WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.hash = item_hash(n.name));
+
+-- name: ClaimsOfDownloaders :many
+-- How many claims each of @downloaders holds (those holding none are left
+-- out), on claims_downloader.
+SELECT downloader, count(*) AS claims FROM claims
+WHERE project_id = @project_id
+  AND claim_count > 0 -- the condition of claims_downloader
+  AND downloader = ANY(@downloaders::text[])
+GROUP BY downloader;
