@@ -142,11 +142,15 @@ func TestServeACME(t *testing.T) {
 	pool.Close()
 	data := t.TempDir()
 	start := func() *server {
-		return serveCmd(t, exec.Command(binary, "serve", "--data-dir", data,
+		s := serveCmd(t, exec.Command(binary, "serve", "--data-dir", data,
 			"--addr", fmt.Sprintf("127.0.0.1:%d", plainPort), "--tls-addr", fmt.Sprintf("127.0.0.1:%d", tlsPort),
 			"--acme-domain", domain, "--acme-email", "ops@example.org", "--acme-directory", ca.directory),
 			// The CA's API is served with the test's certificate.
 			env("DATABASE_URL="+dsn, "SSL_CERT_FILE="+ca.apiCert))
+		// serveCmd returns once the plain listener is up; the TLS one
+		// follows it.
+		s.waitLog(t, tlsListeningRE)
+		return s
 	}
 	s := start()
 

@@ -150,7 +150,9 @@ func TestBrowserBoardLived(t *testing.T) {
 	cli(t, "item:1\n", "items", "add", "quiet", "--data-dir", dir)
 	cli(t, "", "project", "set", "over", "finished=true", "--data-dir", dir)
 	cli(t, "", "project", "set", "quiet", "paused=true", "--data-dir", dir)
-	seedBoard(t, dir, "big", 20000, 1000)
+	// Enough queued that its one warrior never runs it dry, however fast
+	// the machine: it is a project with work on the home page.
+	seedBoard(t, dir, "big", 20000, 100000)
 	seedBoard(t, dir, "busy", 300, 100000)
 	s := serve(t, dir)
 	t.Cleanup(func() { s.stop(t) })
