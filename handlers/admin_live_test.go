@@ -30,7 +30,7 @@ func TestAdminLiveRegions(t *testing.T) {
 		regions []string
 		want    map[string]string
 	}{
-		{"/admin/projects/test/?live=1&item=item:1", []string{"counts", "recent"},
+		{"/admin/projects/test/?live=1&item=item:1", []string{"monitor", "counts", "recent"},
 			map[string]string{"claims": "1", "queue-todo": "2"}},
 		{"/admin/projects/test/claims?live=1", []string{"claims-total", "claim-counts", "expiries", "claims-list"},
 			map[string]string{"claim": ""}},
