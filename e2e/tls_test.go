@@ -70,7 +70,8 @@ func writeCert(t *testing.T, cn, certFile, keyFile string) {
 
 // The tracker serving TLS itself: the clock grab scripts check answers
 // wget byte for byte over HTTPS and plain HTTP alike, warriors are served
-// on both, pages on plain HTTP are sent to HTTPS with 308, HTTPS speaks
+// on both, pages on plain HTTP are sent to HTTPS with 308 and the admin API
+// refused there, HTTPS speaks
 // HTTP/2 to a client that offers it, and a renewed certificate is taken
 // on SIGHUP.
 func TestServeTLS(t *testing.T) {
@@ -85,6 +86,8 @@ func TestServeTLS(t *testing.T) {
 	dbtest.Project(t, pool, "demo", "Demo")
 	pool.Close()
 	cliEnv(t, env("DATABASE_URL="+dsn), "item:1\nitem:2\n", "items", "add", "demo")
+	cliEnv(t, env("DATABASE_URL="+dsn, "TRACKER_PASSWORD=correct horse battery"), "", "admin", "create", "root")
+	token := strings.TrimSpace(cliEnv(t, env("DATABASE_URL="+dsn), "", "token", "create", "--scope", "read", "root", "bot"))
 	s := serveCmd(t, exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--tls-addr", "127.0.0.1:0",
 		"--tls-cert", certFile, "--tls-key", keyFile), env("DATABASE_URL="+dsn))
 	secure := s.waitLog(t, tlsListeningRE)[1]
@@ -131,6 +134,25 @@ func TestServeTLS(t *testing.T) {
 	resp.Body.Close()
 	if want := secure + "/demo/?page=2"; resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Location") != want {
 		t.Fatalf("a page over plain HTTP: %d to %q, want 308 to %q", resp.StatusCode, resp.Header.Get("Location"), want)
+	}
+	// The admin API over HTTPS only: its token is refused, not redirected,
+	// over plain HTTP.
+	for _, c := range []struct {
+		client *http.Client
+		url    string
+		status int
+	}{{plain, s.url, http.StatusForbidden}, {h2, secure, http.StatusOK}} {
+		req, _ := http.NewRequest("GET", c.url+"/api/v1/projects/demo", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := c.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || c.status == http.StatusForbidden && resp.Header.Get("X-Tracker-Reason") != "https-required" {
+			t.Fatalf("the admin API at %s: %d %q, want %d", c.url, resp.StatusCode, b, c.status)
+		}
 	}
 	// Over HTTPS, HTTP/2 to a client that offers it.
 	resp, err = h2.Get(secure + "/demo/")

@@ -244,7 +244,8 @@ func TestAddressPastItsShareRefused(t *testing.T) {
 }
 
 // Beside TLS, the plain listener answers warriors and scripts where they
-// call and sends everything else to HTTPS with 308.
+// call, refuses the admin API (its token must not cross in the clear) and
+// sends everything else to HTTPS with 308.
 func TestBesideTLS(t *testing.T) {
 	t.Parallel()
 	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), setup(t).pool)
@@ -259,6 +260,9 @@ func TestBesideTLS(t *testing.T) {
 		{"GET", "/now", "t.example:80", "443", 299, ""},
 		{"POST", "/backfeed/legacy/demo-k", "t.example", "443", 299, ""},
 		{"GET", "/projects.json", "t.example", "443", 299, ""},
+		{"POST", "/api/update.json", "t.example", "443", 299, ""},
+		{"GET", "/api/v1/projects/demo", "t.example", "443", 403, ""},
+		{"POST", "/api/v1/projects/demo/items", "t.example", "443", 403, ""},
 		{"GET", "/demo/?page=2", "t.example:80", "443", 308, "https://t.example/demo/?page=2"},
 		{"POST", "/admin/login", "t.example", "8443", 308, "https://t.example:8443/admin/login"},
 		{"GET", "/", "[2001:db8::1]:80", "443", 308, "https://[2001:db8::1]/"},

@@ -27,7 +27,9 @@ func reserveForWarriors(next http.Handler) http.Handler {
 // forWarriors says whether r is one of the calls warriors and grab scripts
 // make: the warrior protocol, backfeed, the warrior HQ, the clock, the
 // dictionaries, the network check warrior4 makes at boot, and the health
-// check load balancers ask.
+// check load balancers ask. The admin API is not among them: an operator's
+// script waits with the pages rather than take the warriors' last
+// connections.
 func forWarriors(r *http.Request) bool {
 	path := r.URL.Path
 	if p, shape := parseWarriorPath(r.URL.EscapedPath()); shape != notWarriorPath && r.Method == http.MethodPost {
@@ -36,6 +38,6 @@ func forWarriors(r *http.Request) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(path, "/backfeed/") || strings.HasPrefix(path, "/api/") ||
+	return strings.HasPrefix(path, "/backfeed/") || path == "/api/register.json" || path == "/api/update.json" ||
 		path == "/now" || path == NetworkCheckPath || path == "/dictionary" || strings.HasPrefix(path, "/dictionary/") || path == "/healthz"
 }

@@ -82,12 +82,19 @@ func (h *Handler) Server(l *conns.Listener) *http.Server {
 // TLS too, what warriors and grab scripts call (forWarriors), which take
 // no redirect, and the warrior HQ's project list; every other request is
 // redirected to the same address over HTTPS with 308, which keeps the
-// method and body. httpsPort is the TLS listener's port ("" or "443":
-// none in the address).
+// method and body. The admin API is refused there, not redirected: its
+// token has crossed the network in the clear by then, and a client that
+// follows the redirect would never learn it sends it so. httpsPort is the
+// TLS listener's port ("" or "443": none in the address).
 func (h *Handler) BesideTLS(next http.Handler, httpsPort string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if forWarriors(r) || r.URL.Path == "/projects.json" {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, apiPrefix) {
+			writeErrorFor(w, r, errorf(http.StatusForbidden, "https-required",
+				"the admin API is served over HTTPS only; a token sent over plain HTTP should be revoked"))
 			return
 		}
 		host := r.Host
