@@ -131,6 +131,9 @@ func fields[T any](keys []projects.Key[T], t T, include func(projects.Key[T]) bo
 		}
 		f := views.Field{Name: k.Name, Label: k.Label, Input: string(k.Input), Choices: k.Choices, Unit: k.Unit,
 			Help: k.Help, Value: k.Value(t), Error: st.errs[k.Name], Locked: k.GlobalOnly && !globalAdmin}
+		if r := k.Range; r != nil {
+			f.Range = &views.FieldRange{Min: r.Min, Max: r.Max, Zero: r.Zero}
+		}
 		if v, ok := st.values[k.Name]; ok {
 			f.Value = v
 		}

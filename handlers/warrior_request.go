@@ -49,7 +49,7 @@ func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects
 	}
 	want := 1
 	if n := pathMulti(r); n > 0 {
-		want = min(n, max(live.Config.MaxMulti, 1))
+		want = min(n, int(max(live.Config.MaxMulti, 1)))
 	}
 	got, err := h.items.Request(r.Context(), live, items.ClaimRequest{
 		Downloader: body.Downloader,

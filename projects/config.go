@@ -57,7 +57,7 @@ type Config struct {
 	// shows before it is made.
 	ClaimerNetwork bool `json:"claimer_network"`
 	// MaxMulti is the most items one multi={N} request gets.
-	MaxMulti int `json:"max_multi"`
+	MaxMulti int64 `json:"max_multi"`
 	// Mode is "once" (a done finishes an item) or "recurring" (a done
 	// schedules the item's next visit RevisitAfter seconds on, and the
 	// visit's outcome multiplies its score by ScoreNone, ScoreSome or
@@ -227,17 +227,9 @@ var Keys = []Key[Project]{
 		Help: "The order within a queue: fifo hands items out in the order they were added, random in any order.",
 		set:  setChoice(func(c *Config) *string { return &c.Order }, "fifo", "random"),
 		get:  func(p Project) string { return p.Config.Order }},
-	{Name: "max_multi", Label: "Most items per multi request", Section: SectionQueues, Input: InputCount, Unit: "items",
-		Help: fmt.Sprintf("The most items one multi={N} request gets (1 to %d).", MaxMultiLimit),
-		set: func(p *Project, s string) error {
-			n, err := parseCount(s)
-			if err == nil && (n < 1 || n > MaxMultiLimit) {
-				err = fmt.Errorf("must be between 1 and %d", MaxMultiLimit)
-			}
-			p.Config.MaxMulti = int(min(n, MaxMultiLimit))
-			return err
-		},
-		get: func(p Project) string { return strconv.Itoa(p.Config.MaxMulti) }},
+	count(Key[Project]{Name: "max_multi", Label: "Most items per multi request", Section: SectionQueues, Unit: "items",
+		Help: "The most items one multi={N} request gets."},
+		func(p *Project) *int64 { return &p.Config.MaxMulti }, Range{Min: 1, Max: MaxMultiLimit}),
 	{Name: "backfeed_key", Label: "Backfeed key", Section: SectionQueues, Input: InputText,
 		Help: "The secret in the backfeed URL /backfeed/legacy/SLUG-KEY: 8-128 letters, digits and '_'. Changing it stops the old URL.",
 		set: func(p *Project, s string) error {
@@ -248,21 +240,21 @@ var Keys = []Key[Project]{
 			return nil
 		},
 		get: func(p Project) string { return p.Config.BackfeedKey }},
-	{Name: "reclaim_ttl", Label: "Claims expire after", Section: SectionClaims, Input: InputCount, Unit: "seconds",
-		Help: "How long a first claim lasts before the reclaim job hands the item to someone else; multiplied by the times it was handed out (0: never; at most ten years, 316224000).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.ReclaimTTL }, maxSeconds), get: getCount(func(c *Config) *int64 { return &c.ReclaimTTL })},
-	{Name: "claims_limit", Label: "Items out at once", Section: SectionClaims, Input: InputCount, Unit: "items",
-		Help: "The most items out at once across every warrior (0: no limit); past it only expired claims are handed out (at most 1000000000).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.ClaimsLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.ClaimsLimit })},
-	{Name: "downloader_claims_limit", Label: "Items out per downloader", Section: SectionClaims, Input: InputCount, Unit: "items",
-		Help: "The most items one downloader holds at once (0: no limit; at most 1000000000).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.DownloaderClaimsLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.DownloaderClaimsLimit })},
-	{Name: "max_claims", Label: "Hand-outs before an item fails", Section: SectionClaims, Input: InputCount, Unit: "claims",
-		Help: "When a claim expires after the item was handed out this many times, the item goes to the error queue instead of back into circulation, with the history of its claims (0: items never fail; at most 1000000). Needs claims to expire.",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.MaxClaims }, maxMaxClaims), get: getCount(func(c *Config) *int64 { return &c.MaxClaims })},
-	{Name: "expired_claims_limit", Label: "Expired claims per downloader an hour", Section: SectionClaims, Input: InputCount, Unit: "claims",
-		Help: "A downloader whose claims expired this many times in the last hour gets no items (429 too-many-expired) until fewer did: a warrior the site turned away claims and drops items at full speed (0: no limit; at most 1000000000).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.ExpiredClaimsLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.ExpiredClaimsLimit })},
+	count(Key[Project]{Name: "reclaim_ttl", Label: "Claims expire after", Section: SectionClaims, Unit: "seconds",
+		Help: "How long a first claim lasts before the reclaim job hands the item to someone else; multiplied by the times it was handed out."},
+		func(p *Project) *int64 { return &p.Config.ReclaimTTL }, Range{Max: maxSeconds, Zero: "never"}),
+	count(Key[Project]{Name: "claims_limit", Label: "Items out at once", Section: SectionClaims, Unit: "items",
+		Help: "The most items out at once across every warrior; past it only expired claims are handed out."},
+		func(p *Project) *int64 { return &p.Config.ClaimsLimit }, Range{Max: maxItems, Zero: "no limit"}),
+	count(Key[Project]{Name: "downloader_claims_limit", Label: "Items out per downloader", Section: SectionClaims, Unit: "items",
+		Help: "The most items one downloader holds at once."},
+		func(p *Project) *int64 { return &p.Config.DownloaderClaimsLimit }, Range{Max: maxItems, Zero: "no limit"}),
+	count(Key[Project]{Name: "max_claims", Label: "Hand-outs before an item fails", Section: SectionClaims, Unit: "claims",
+		Help: "When a claim expires after the item was handed out this many times, the item goes to the error queue instead of back into circulation, with the history of its claims. Needs claims to expire."},
+		func(p *Project) *int64 { return &p.Config.MaxClaims }, Range{Max: maxMaxClaims, Zero: "items never fail"}),
+	count(Key[Project]{Name: "expired_claims_limit", Label: "Expired claims per downloader an hour", Section: SectionClaims, Unit: "claims",
+		Help: "A downloader whose claims expired this many times in the last hour gets no items (429 too-many-expired) until fewer did: a warrior the site turned away claims and drops items at full speed."},
+		func(p *Project) *int64 { return &p.Config.ExpiredClaimsLimit }, Range{Max: maxItems, Zero: "no limit"}),
 	{Name: "claimer_network", Label: "Done and release only from the claim's network", Section: SectionClaims, Input: InputBool,
 		Help: "A done or a release counts only from the network the claim was made from (the claimer's IPv4 /24, IPv6 /48): a stranger who names a holder's nick (the leaderboard shows them all) completes or releases nothing. A done from elsewhere is answered OK and completes nothing, as a done of an item not held: the claim runs out and the item is done again. Off, such dones and releases are taken; either way they are counted (tracker_project_other_network_total in /metrics), so measure the share before switching it on.",
 		set:  setBool(func(c *Config) *bool { return &c.ClaimerNetwork }), get: getBool(func(c *Config) *bool { return &c.ClaimerNetwork })},
@@ -270,9 +262,9 @@ var Keys = []Key[Project]{
 		Help: "The lowest grab-script version served (compared number by number); older scripts are told to update (455). Empty: any.",
 		set:  func(p *Project, s string) error { return setText(&p.Config.MinVersion, s, MaxMinVersion) },
 		get:  func(p Project) string { return p.Config.MinVersion }},
-	{Name: "rate_limit", Label: "Rate limit", Section: SectionLimits, Input: InputCount, Unit: "items a minute",
-		Help: "Items handed out per minute across every tracker process, spread evenly (0: no limit; at most 1000000000).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.RateLimit }, maxItems), get: getCount(func(c *Config) *int64 { return &c.RateLimit })},
+	count(Key[Project]{Name: "rate_limit", Label: "Rate limit", Section: SectionLimits, Unit: "items a minute",
+		Help: "Items handed out per minute across every tracker process, spread evenly."},
+		func(p *Project) *int64 { return &p.Config.RateLimit }, Range{Max: maxItems, Zero: "no limit"}),
 	{Name: "type_limits", Label: "Limits by item type", Section: SectionLimits, Input: InputList,
 		Help: "Items per minute by the type prefix of their names, as TYPE:N,TYPE:N (post:600,user:60), N from 1 to 1000000000. Empty: none.",
 		set: func(p *Project, s string) error {
@@ -299,18 +291,18 @@ var Keys = []Key[Project]{
 			return fmt.Errorf("%q: choose off or host or registrable", s)
 		},
 		get: func(p Project) string { return string(p.Config.SiteKey) }},
-	{Name: "site_claims_limit", Label: "Items out per site", Section: SectionLimits, Input: InputCount, Unit: "items",
-		Help: "The most items of one site out at once, across every warrior and tracker process (0: no limit; at most 1000000).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.SiteClaimsLimit }, maxSiteClaimsLimit), get: getCount(func(c *Config) *int64 { return &c.SiteClaimsLimit })},
-	{Name: "site_interval", Label: "Time between hand-outs of a site", Section: SectionLimits, Input: InputCount, Unit: "seconds",
-		Help: "The least time between two hand-outs of one site; a multi request may take several items of a due site at once, up to its limit (0: none; at most a year, 31622400).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.SiteInterval }, maxSiteInterval), get: getCount(func(c *Config) *int64 { return &c.SiteInterval })},
+	count(Key[Project]{Name: "site_claims_limit", Label: "Items out per site", Section: SectionLimits, Unit: "items",
+		Help: "The most items of one site out at once, across every warrior and tracker process."},
+		func(p *Project) *int64 { return &p.Config.SiteClaimsLimit }, Range{Max: maxSiteClaimsLimit, Zero: "no limit"}),
+	count(Key[Project]{Name: "site_interval", Label: "Time between hand-outs of a site", Section: SectionLimits, Unit: "seconds",
+		Help: "The least time between two hand-outs of one site; a multi request may take several items of a due site at once, up to its limit."},
+		func(p *Project) *int64 { return &p.Config.SiteInterval }, Range{Max: maxSiteInterval, Zero: "none"}),
 	{Name: "site_affinity", Label: "One downloader per site", Section: SectionLimits, Input: InputBool,
 		Help: "While a site has items out, its other items go only to the downloader holding them; a site with none out goes to the requesting downloader holding the fewest sites. A reclaim or release frees the site.",
 		set:  setBool(func(c *Config) *bool { return &c.SiteAffinity }), get: getBool(func(c *Config) *bool { return &c.SiteAffinity })},
-	{Name: "recrawl_after", Mode: ModeOnce, Label: "Queue a name backfed again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
-		Help: "A name backfed again is a duplicate while its last hand-out is younger than this, and is queued again once older; backfed with another update tag (tag=… in its context) it is queued again at once (0: a name seen is always a duplicate; at most ten years, 316224000).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.RecrawlAfter }, maxRecrawlAfter), get: getCount(func(c *Config) *int64 { return &c.RecrawlAfter })},
+	count(Key[Project]{Name: "recrawl_after", Mode: ModeOnce, Label: "Queue a name backfed again after", Section: SectionQueues, Unit: "seconds",
+		Help: "A name backfed again is a duplicate while its last hand-out is younger than this, and is queued again once older; backfed with another update tag (tag=… in its context) it is queued again at once."},
+		func(p *Project) *int64 { return &p.Config.RecrawlAfter }, Range{Max: maxRecrawlAfter, Zero: "a name seen is always a duplicate"}),
 	{Name: "domains", Label: "Byte-count domains", Section: SectionLimits, Input: InputList,
 		Help: "The byte-count keys a done is counted under (data,media). A done naming a key not listed still completes its items, but none of its bytes enter the stats (the tracker logs it). Empty: every key counts, a key that is no host-like name (1-63 lowercase letters, digits, '-', '.', '_') being summed under other. The stats keep the 100 domains with the most bytes apart and sum the rest under other.",
 		set: func(p *Project, s string) error {
@@ -367,37 +359,19 @@ var Keys = []Key[Project]{
 			}
 			return ""
 		}},
-	{Name: "files_per_item", Label: "Files uploaded per item", Section: SectionWarriors, Input: InputCount, Unit: "files",
-		Help: fmt.Sprintf("How many files the project's pipeline uploads per item (the files of its UploadWithTracker). Warriors upload to an http(s) target only an item of exactly one file; with more, only rsync targets work, and the upload targets below say so when http(s) ones are on (1 to %d).", maxFilesPerItem),
-		set: func(p *Project, s string) error {
-			n, err := parseCount(s)
-			if err != nil || n < 1 || n > maxFilesPerItem {
-				return fmt.Errorf("%q: a whole number from 1 to %d", s, maxFilesPerItem)
-			}
-			p.Config.FilesPerItem = n
-			return nil
-		},
-		get: getCount(func(c *Config) *int64 { return &c.FilesPerItem })},
-	{Name: "archive_after", Label: "Archive after", Section: SectionArchive, Input: InputCount, Unit: "seconds",
-		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time (0: never; at most ten years, 316224000).",
-		set:  setCountUpTo(func(c *Config) *int64 { return &c.ArchiveAfter }, maxSeconds), get: getCount(func(c *Config) *int64 { return &c.ArchiveAfter })},
+	count(Key[Project]{Name: "files_per_item", Label: "Files uploaded per item", Section: SectionWarriors, Unit: "files",
+		Help: "How many files the project's pipeline uploads per item (the files of its UploadWithTracker). Warriors upload to an http(s) target only an item of exactly one file; with more, only rsync targets work, and the upload targets below say so when http(s) ones are on."},
+		func(p *Project) *int64 { return &p.Config.FilesPerItem }, Range{Min: 1, Max: maxFilesPerItem}),
+	count(Key[Project]{Name: "archive_after", Label: "Archive after", Section: SectionArchive, Unit: "seconds",
+		Help: "The age at which the archive job moves completions out of the hot tables, a whole day at a time."},
+		func(p *Project) *int64 { return &p.Config.ArchiveAfter }, Range{Max: maxSeconds, Zero: "never"}),
 	{Name: "mode", Label: "Mode", Section: SectionQueues, Input: InputChoice, Choices: []string{ModeOnce, ModeRecurring},
 		Help: "once: a done finishes the item. recurring: a done schedules the item's next visit (revisit_after), the visit's outcome adapts its score, due items go out highest score first, and an item whose score falls below retire_below retires. The panel shows the visits' settings once the mode is recurring, and recrawl_after only while it is once.",
 		set:  setChoice(func(c *Config) *string { return &c.Mode }, ModeOnce, ModeRecurring),
 		get:  func(p Project) string { return p.Config.Mode }},
-	{Name: "revisit_after", Mode: ModeRecurring, Label: "Visit again after", Section: SectionQueues, Input: InputCount, Unit: "seconds",
-		Help: "In a recurring project, how long after a done the item is due again (1 second to ten years, 316224000).",
-		set: func(p *Project, s string) error {
-			n, err := parseCount(s)
-			if err == nil && (n < 1 || n > maxSeconds) {
-				err = fmt.Errorf("%q: a whole number from 1 to %d", s, maxSeconds)
-			}
-			if err == nil {
-				p.Config.RevisitAfter = n
-			}
-			return err
-		},
-		get: getCount(func(c *Config) *int64 { return &c.RevisitAfter })},
+	count(Key[Project]{Name: "revisit_after", Mode: ModeRecurring, Label: "Visit again after", Section: SectionQueues, Unit: "seconds",
+		Help: "In a recurring project, how long after a done the item is due again."},
+		func(p *Project) *int64 { return &p.Config.RevisitAfter }, Range{Min: 1, Max: maxSeconds}),
 	{Name: "score_none", Mode: ModeRecurring, Label: "Score factor: nothing found", Section: SectionQueues, Input: InputText,
 		Help: "What a visit reporting the outcome \"none\" multiplies the item's score by (the score starts at 1).",
 		set:  setFactor(func(c *Config) *float64 { return &c.ScoreNone }), get: getFactor(func(c *Config) *float64 { return &c.ScoreNone })},
@@ -461,25 +435,11 @@ func getBool(f func(*Config) *bool) func(Project) string {
 	return func(p Project) string { return strconv.FormatBool(*f(&p.Config)) }
 }
 
-// setCountUpTo is setCount for a key with a largest sensible value: a
-// count of seconds or items that engine arithmetic must not overflow.
-func setCountUpTo(f func(*Config) *int64, most int64) func(*Project, string) error {
-	return func(p *Project, s string) error {
-		n, err := parseCount(s)
-		if err != nil || n > most {
-			return fmt.Errorf("%q: a whole number from 0 to %d", s, most)
-		}
-		*f(&p.Config) = n
-		return nil
-	}
-}
-
 // Bounds of the whole-number keys: every value in them keeps the engine's
 // arithmetic safe. A duration in seconds becomes microseconds (an int64)
 // and is added to or taken from now, which must stay within PostgreSQL's
 // timestamps; a count of items is compared with and added to bigint
-// counters. A stored configuration written before a bound existed is
-// clamped into it when read (see Config.clamp).
+// counters. Each count key's Range names its bound.
 const (
 	maxSeconds         = 10 * 366 * 86400 // ten years
 	maxItems           = 1_000_000_000
@@ -499,26 +459,12 @@ func Duration(seconds int64) time.Duration {
 	return time.Duration(min(max(seconds, 0), maxSeconds)) * time.Second
 }
 
-// clamp brings every numeric value into its key's range: a configuration
-// stored before a bound existed (or written into the database by hand)
-// works with the nearest value the key takes, rather than failing the
-// statements that use it. The next change of the project stores the
-// clamped values.
-func (c *Config) clamp() {
-	bound := func(v *int64, lo, hi int64) { *v = min(max(*v, lo), hi) }
-	bound(&c.RateLimit, 0, maxItems)
-	bound(&c.ClaimsLimit, 0, maxItems)
-	bound(&c.DownloaderClaimsLimit, 0, maxItems)
-	bound(&c.ExpiredClaimsLimit, 0, maxItems)
-	bound(&c.ReclaimTTL, 0, maxSeconds)
-	bound(&c.MaxClaims, 0, maxMaxClaims)
-	bound(&c.RevisitAfter, 1, maxSeconds)
-	bound(&c.FilesPerItem, 1, maxFilesPerItem)
-	bound(&c.SiteClaimsLimit, 0, maxSiteClaimsLimit)
-	bound(&c.SiteInterval, 0, maxSiteInterval)
-	bound(&c.RecrawlAfter, 0, maxRecrawlAfter)
-	bound(&c.ArchiveAfter, 0, maxSeconds)
-	c.MaxMulti = min(max(c.MaxMulti, 1), MaxMultiLimit)
+// clamp brings every numeric value into its key's range (clampCounts, and
+// the bounds of the keys that are no whole number). The next change of
+// the project stores the clamped values.
+func (p *Project) clamp() {
+	clampCounts(Keys, p)
+	c := &p.Config
 	for t, n := range c.TypeLimits {
 		c.TypeLimits[t] = min(max(n, 1), maxItems)
 	}
@@ -526,10 +472,6 @@ func (c *Config) clamp() {
 		*f = min(max(*f, MinFactor), MaxFactor)
 	}
 	c.RetireBelow = min(max(c.RetireBelow, 0), math.Nextafter(1, 0))
-}
-
-func getCount(f func(*Config) *int64) func(Project) string {
-	return func(p Project) string { return strconv.FormatInt(*f(&p.Config), 10) }
 }
 
 func setFactor(f func(*Config) *float64) func(*Project, string) error {

@@ -13,51 +13,43 @@ import (
 	"tracker/projects"
 )
 
-// countRanges are the ranges of the whole-number keys, as documented in
-// README.md's configuration table.
-var countRanges = map[string][2]int64{
-	"max_multi":               {1, 10_000},
-	"reclaim_ttl":             {0, 316_224_000},
-	"claims_limit":            {0, 1_000_000_000},
-	"downloader_claims_limit": {0, 1_000_000_000},
-	"max_claims":              {0, 1_000_000},
-	"expired_claims_limit":    {0, 1_000_000_000},
-	"rate_limit":              {0, 1_000_000_000},
-	"site_claims_limit":       {0, 1_000_000},
-	"site_interval":           {0, 31_622_400},
-	"recrawl_after":           {0, 316_224_000},
-	"archive_after":           {0, 316_224_000},
-	"revisit_after":           {1, 316_224_000},
-	"files_per_item":          {1, 1000},
-}
-
-// Every whole-number key takes the values of its range and refuses the
-// others with the key named, changing nothing: the engine's arithmetic on
-// a value (seconds to microseconds, now ± seconds, sums of counts) never
-// leaves PostgreSQL's ranges.
-func TestNumericKeysHaveRanges(t *testing.T) {
+// Every whole-number key has a range that keeps the engine's arithmetic
+// safe (seconds to microseconds and now ± seconds within PostgreSQL's
+// timestamps, counts within bigint sums), takes the values of its range
+// and refuses the others with the range named, changing nothing.
+func TestCountKeysTakeTheirRange(t *testing.T) {
 	t.Parallel()
+	const tenYears, aBillion = 10 * 366 * 86400, 1_000_000_000
 	base := projects.Project{Slug: "demo", Config: projects.DefaultConfig()}
 	for _, k := range projects.Keys {
-		if k.Input != projects.InputCount {
+		if (k.Input == projects.InputCount) != (k.Range != nil) {
+			t.Errorf("%s: input %s with range %v", k.Name, k.Input, k.Range)
 			continue
 		}
-		r, ok := countRanges[k.Name]
-		if !ok {
-			t.Errorf("%s: a whole-number key with no documented range", k.Name)
+		if k.Range == nil {
 			continue
 		}
-		for _, v := range []int64{r[0], r[1]} {
+		r := *k.Range
+		if most := int64(aBillion); k.Unit == "seconds" && r.Max > tenYears || r.Max > most || r.Min < 0 || r.Min > 1 {
+			t.Errorf("%s: range %d to %d, past what the engine's arithmetic holds", k.Name, r.Min, r.Max)
+		}
+		if (r.Min == 0) != (r.Zero != "") {
+			t.Errorf("%s: range from %d, 0 said to mean %q", k.Name, r.Min, r.Zero)
+		}
+		for _, v := range []int64{r.Min, r.Max} {
 			p, err := base.With([]string{k.Name + "=" + strconv.FormatInt(v, 10)})
 			if err != nil || p.Value(k.Name) != strconv.FormatInt(v, 10) {
 				t.Errorf("%s=%d: %q, %v", k.Name, v, p.Value(k.Name), err)
 			}
 		}
-		for _, v := range []string{strconv.FormatInt(r[0]-1, 10), strconv.FormatInt(r[1]+1, 10), "5000000000000", "9223372036854775807"} {
-			_, err := base.With([]string{k.Name + "=" + v})
+		for _, v := range []string{strconv.FormatInt(r.Min-1, 10), strconv.FormatInt(r.Max+1, 10), "5000000000000", "9223372036854775807"} {
+			p, err := base.With([]string{k.Name + "=" + v})
 			var fe projects.FieldErrors
-			if !errors.As(err, &fe) || fe[k.Name] == "" || !strings.Contains(fe[k.Name], strconv.FormatInt(r[1], 10)) {
+			if !errors.As(err, &fe) || fe[k.Name] == "" || !strings.Contains(fe[k.Name], strconv.FormatInt(r.Max, 10)) {
 				t.Errorf("%s=%s: %v; want a refusal naming the range", k.Name, v, err)
+			}
+			if p.Value(k.Name) != base.Value(k.Name) {
+				t.Errorf("%s=%s refused, but the value became %q", k.Name, v, p.Value(k.Name))
 			}
 		}
 	}
@@ -147,14 +139,18 @@ func TestRecrawlRefusedInRecurringProjects(t *testing.T) {
 // keys in seconds: never negative, never wrapped round.
 func TestDuration(t *testing.T) {
 	t.Parallel()
-	most := time.Duration(countRanges["reclaim_ttl"][1]) * time.Second
+	k, err := projects.KeyNamed("reclaim_ttl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := time.Duration(k.Range.Max) * time.Second
 	for _, tc := range []struct {
 		seconds int64
 		want    time.Duration
 	}{
 		{0, 0},
 		{60, time.Minute},
-		{countRanges["reclaim_ttl"][1], most},
+		{k.Range.Max, most},
 		{-1, 0},
 		{math.MinInt64, 0},
 		{math.MaxInt64, most},

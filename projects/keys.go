@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -31,8 +32,53 @@ type Key[T any] struct {
 	// Mode is the project mode the key means something in (ModeOnce,
 	// ModeRecurring; "" for both): the panel shows it only there.
 	Mode string
-	set  func(t *T, value string) error
-	get  func(t T) string
+	// Range is the whole numbers an InputCount key takes; nil for the
+	// other inputs.
+	Range *Range
+	// field is an InputCount key's value, for clampCounts.
+	field func(t *T) *int64
+	set   func(t *T, value string) error
+	get   func(t T) string
+}
+
+// Range is the whole numbers a count key takes, stated once: the key's
+// parsing refuses a value outside it, a stored value outside it is read
+// clamped into it, the admin form bounds its field with it and shows it
+// beside the help, and the docs test holds the operators' table to it.
+// Every bound keeps the engine's arithmetic on the value (seconds to
+// microseconds, now ± seconds, sums of counts) inside PostgreSQL's ranges.
+type Range struct {
+	Min, Max int64
+	// Zero is what 0 means, for a key that takes it ("no limit", "never").
+	Zero string
+}
+
+// count is k as a whole-number key: the field f of T, within r.
+func count[T any](k Key[T], f func(t *T) *int64, r Range) Key[T] {
+	k.Input, k.Range, k.field = InputCount, &r, f
+	k.set = func(t *T, s string) error {
+		n, err := parseCount(s)
+		if err != nil || n < r.Min || n > r.Max {
+			return fmt.Errorf("%q: a whole number from %d to %d", s, r.Min, r.Max)
+		}
+		*f(t) = n
+		return nil
+	}
+	k.get = func(t T) string { return strconv.FormatInt(*f(&t), 10) }
+	return k
+}
+
+// clampCounts brings the value of every count key of t into its range: a
+// value stored before a bound existed, or written into the database by
+// hand, works as the nearest one the key takes rather than failing the
+// statements that use it.
+func clampCounts[T any](keys []Key[T], t *T) {
+	for _, k := range keys {
+		if k.field != nil {
+			v := k.field(t)
+			*v = min(max(*v, k.Range.Min), k.Range.Max)
+		}
+	}
 }
 
 // Section names an admin page of a project's settings.

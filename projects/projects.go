@@ -183,8 +183,9 @@ func decode(row db.Project) (Project, error) {
 	if err := json.Unmarshal(row.Config, &cfg); err != nil {
 		return Project{}, fmt.Errorf("project %s: config: %w", row.Slug, err)
 	}
-	cfg.clamp()
-	return Project{ID: row.ID, Slug: row.Slug, Title: row.Title, Config: cfg, CreatedAt: row.CreatedAt}, nil
+	p := Project{ID: row.ID, Slug: row.Slug, Title: row.Title, Config: cfg, CreatedAt: row.CreatedAt}
+	p.clamp()
+	return p, nil
 }
 
 // update stores a project's title and configuration and records the action

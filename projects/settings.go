@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -102,17 +101,9 @@ var SettingKeys = []Key[Settings]{
 			return nil
 		},
 		get: func(s Settings) string { return s.AutoProject }},
-	{Name: "auto_project_refill", Label: "Auto project refill", Input: InputCount, Unit: "items",
-		Help: "How many items a project of the auto projects ahead of the one chosen must have queued to be chosen again after it ran dry.",
-		set: func(s *Settings, v string) error {
-			n, err := parseCount(v)
-			if err != nil || n > maxItems {
-				return fmt.Errorf("%q: a whole number from 0 to %d", v, maxItems)
-			}
-			s.AutoRefill = n
-			return nil
-		},
-		get: func(s Settings) string { return strconv.FormatInt(s.AutoRefill, 10) }},
+	count(Key[Settings]{Name: "auto_project_refill", Label: "Auto project refill", Unit: "items",
+		Help: "How many items a project of the auto projects ahead of the one chosen must have queued to be chosen again after it ran dry."},
+		func(s *Settings) *int64 { return &s.AutoRefill }, Range{Max: maxItems}),
 	{Name: "broadcast_message", Label: "Broadcast message", Input: InputHTML,
 		Help: "HTML every warrior shows its user.",
 		set:  func(s *Settings, v string) error { return setText(&s.BroadcastMessage, v, MaxText) },

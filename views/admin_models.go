@@ -120,6 +120,31 @@ type Field struct {
 	Error   string
 	// Locked fields are shown but only global admins may change them.
 	Locked bool
+	// Range is the whole numbers a "count" field takes (nil for the other
+	// inputs): the input's bounds, and stated after the help.
+	Range *FieldRange
+}
+
+// FieldRange is the range of a count field, and what 0 means in it.
+type FieldRange struct {
+	Min, Max int64
+	Zero     string
+}
+
+// rangeText states a count field's range for people: "0 to 1,000,000
+// (0: no limit)", a span of seconds with its largest units beside it.
+func rangeText(r FieldRange, unit string) string {
+	s := FormatInt(r.Min) + " to " + FormatInt(r.Max)
+	if unit != "" {
+		s += " " + unit
+	}
+	if unit == "seconds" {
+		s += " (" + FormatDuration(time.Duration(r.Max)*time.Second) + ")"
+	}
+	if r.Min == 0 && r.Zero != "" {
+		s += "; 0: " + r.Zero
+	}
+	return s + "."
 }
 
 // The sections of a project's admin pages, in the order of their tabs.
@@ -584,4 +609,13 @@ type AdminTokenRow struct {
 	Created  time.Time
 	LastUsed *time.Time
 	Revoked  *time.Time
+}
+
+// countBounds are a count input's min and max: the browser refuses a value
+// out of range before it is sent, as the server would.
+func countBounds(f Field) templ.Attributes {
+	if f.Range == nil {
+		return templ.Attributes{"min": "0"}
+	}
+	return templ.Attributes{"min": strconv.FormatInt(f.Range.Min, 10), "max": strconv.FormatInt(f.Range.Max, 10)}
 }
