@@ -17,7 +17,7 @@ import (
 // homeShow lists the public projects with their progress and pace: the
 // same page for every viewer, rendered once per cache lifetime.
 func (h *Handler) homeShow(w http.ResponseWriter, r *http.Request) error {
-	page, err := h.reads.pages.get(r.Context(), pageKey{route: "home"}, h.homePage)
+	page, err := h.reads.pages.Get(r.Context(), pageKey{route: "home"}, h.homePage)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (h *Handler) homePage(ctx context.Context) (keptPage, error) {
 		return keptPage{}, err
 	}
 	v := views.HomeView{Site: site, Projects: make([]views.HomeProject, 0, len(ps)), Now: time.Now()}
-	if v.Volunteers, err = h.reads.counts.get(ctx, struct{}{}, func(ctx context.Context) (volunteers.Counts, error) {
+	if v.Volunteers, err = h.reads.counts.Get(ctx, struct{}{}, func(ctx context.Context) (volunteers.Counts, error) {
 		return h.reads.volunteers.Counts(ctx, volunteers.Tracker)
 	}); err != nil {
 		return keptPage{}, err

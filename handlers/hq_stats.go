@@ -63,7 +63,7 @@ func (h *Handler) hqPositionsJSON(w http.ResponseWriter, r *http.Request) error 
 // hqDocument answers with the document doc makes of the warriors online,
 // made once per cache lifetime however many ask.
 func (h *Handler) hqDocument(w http.ResponseWriter, r *http.Request, route string, doc func(warriors.Online) any) error {
-	kept, err := h.reads.pages.get(r.Context(), pageKey{route: route}, func(ctx context.Context) (keptPage, error) {
+	kept, err := h.reads.pages.Get(r.Context(), pageKey{route: route}, func(ctx context.Context) (keptPage, error) {
 		// On the readers' side: warriorsOnline, the Warriors page's and
 		// the gauges', reads on the warriors'.
 		o, err := h.reads.warriors.Online(ctx, time.Now())

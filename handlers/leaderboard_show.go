@@ -75,7 +75,7 @@ func (h *Handler) leaderboardShow(w http.ResponseWriter, r *http.Request) error 
 		return render(w, r, http.StatusOK, views.Page(v.Site, displayTitle(live.Project), views.Leaderboard(v)))
 	}
 	key := pageKey{route: "leaderboard", project: live.ID, query: fmt.Sprint(period, order, span, page)}
-	kept, err := h.reads.pages.get(r.Context(), key, func(ctx context.Context) (keptPage, error) {
+	kept, err := h.reads.pages.Get(r.Context(), key, func(ctx context.Context) (keptPage, error) {
 		v, err := h.leaderboardView(ctx, live, period, order, span, page)
 		if err != nil {
 			return keptPage{}, err

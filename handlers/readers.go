@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -10,9 +9,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"golang.org/x/sync/singleflight"
 
 	"tracker/items"
+	"tracker/kept"
 	"tracker/projects"
 	"tracker/stats"
 	"tracker/volunteers"
@@ -97,11 +96,11 @@ type readSide struct {
 	// The project list, the settings and the tracker's volunteer counts,
 	// kept for the cache's lifetime; and the pages the same for every
 	// viewer (pageKey).
-	list     *kept[struct{}, []projects.Project]
-	settings *kept[struct{}, projects.Settings]
-	auto     *kept[struct{}, projects.AutoChoice]
-	counts   *kept[struct{}, volunteers.Counts]
-	pages    *kept[pageKey, keptPage]
+	list     *kept.Cache[struct{}, []projects.Project]
+	settings *kept.Cache[struct{}, projects.Settings]
+	auto     *kept.Cache[struct{}, projects.AutoChoice]
+	counts   *kept.Cache[struct{}, volunteers.Counts]
+	pages    *kept.Cache[pageKey, keptPage]
 }
 
 // pageKey names a rendered page: its route, project and query.
@@ -120,11 +119,11 @@ func newReadSide(pool *pgxpool.Pool, ttl time.Duration, l ReaderLimits, log *slo
 		statuses:   items.NewStatuses(items.NewEngine(pool, log), ttl, readerCacheEntries),
 		volunteers: volunteers.New(pool),
 		warriors:   warriors.NewStore(pool),
-		list:       newKept[struct{}, []projects.Project](ttl, 1),
-		settings:   newKept[struct{}, projects.Settings](ttl, 1),
-		auto:       newKept[struct{}, projects.AutoChoice](ttl, 1),
-		counts:     newKept[struct{}, volunteers.Counts](ttl, 1),
-		pages:      newKept[pageKey, keptPage](ttl, readerCachePages),
+		list:       kept.New[struct{}, []projects.Project](ttl, 1),
+		settings:   kept.New[struct{}, projects.Settings](ttl, 1),
+		auto:       kept.New[struct{}, projects.AutoChoice](ttl, 1),
+		counts:     kept.New[struct{}, volunteers.Counts](ttl, 1),
+		pages:      kept.New[pageKey, keptPage](ttl, readerCachePages),
 	}
 }
 
@@ -285,94 +284,17 @@ func (h *Handler) readProject(r *http.Request) (*projects.Live, error) {
 
 // readList is every project, kept for the cache's lifetime.
 func (h *Handler) readList(ctx context.Context) ([]projects.Project, error) {
-	return h.reads.list.get(ctx, struct{}{}, h.reads.store.List)
+	return h.reads.list.Get(ctx, struct{}{}, h.reads.store.List)
 }
 
 // readSettings are the tracker-wide settings, kept for the cache's
 // lifetime.
 func (h *Handler) readSettings(ctx context.Context) (projects.Settings, error) {
-	return h.reads.settings.get(ctx, struct{}{}, h.reads.store.Settings)
+	return h.reads.settings.Get(ctx, struct{}{}, h.reads.store.Settings)
 }
 
 // readAuto is the auto project the projects file names, kept for the
 // cache's lifetime.
 func (h *Handler) readAuto(ctx context.Context) (projects.AutoChoice, error) {
-	return h.reads.auto.get(ctx, struct{}{}, h.reads.store.AutoChoice)
-}
-
-// kept holds values by key for ttl, each read again by one of the requests
-// that find it older (the others wait for that read), at most max of them:
-// when full, the expired ones go, and all of them when that leaves it more
-// than half full, so making room costs a pass over the entries only once
-// per many reads. With a ttl of 0 every get reads.
-type kept[K comparable, V any] struct {
-	ttl   time.Duration
-	max   int
-	now   func() time.Time // time.Now when nil
-	group singleflight.Group
-
-	mu      sync.Mutex
-	entries map[K]keptValue[V]
-}
-
-type keptValue[V any] struct {
-	v  V
-	at time.Time
-}
-
-func newKept[K comparable, V any](ttl time.Duration, max int) *kept[K, V] {
-	return &kept[K, V]{ttl: ttl, max: max, entries: map[K]keptValue[V]{}}
-}
-
-func (c *kept[K, V]) clock() time.Time {
-	if c.now != nil {
-		return c.now()
-	}
-	return time.Now()
-}
-
-func (c *kept[K, V]) get(ctx context.Context, key K, read func(context.Context) (V, error)) (V, error) {
-	if c.ttl <= 0 {
-		return read(ctx)
-	}
-	c.mu.Lock()
-	e, ok := c.entries[key]
-	c.mu.Unlock()
-	if ok && c.clock().Sub(e.at) < c.ttl {
-		return e.v, nil
-	}
-	v, err, _ := c.group.Do(fmt.Sprint(key), func() (any, error) {
-		// Shared by every waiting request: not ended by the first one's end.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		// The value is no older than the start of its read.
-		start := c.clock()
-		v, err := read(ctx)
-		if err == nil {
-			c.keep(key, keptValue[V]{v: v, at: start})
-		}
-		return v, err
-	})
-	if err != nil {
-		var zero V
-		return zero, err
-	}
-	return v.(V), nil
-}
-
-func (c *kept[K, V]) keep(key K, e keptValue[V]) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
-		now := c.clock()
-		for k, old := range c.entries {
-			if now.Sub(old.at) >= c.ttl {
-				delete(c.entries, k)
-			}
-		}
-		if len(c.entries) > c.max/2 {
-			clear(c.entries)
-		}
-	}
-	c.entries[key] = e
+	return h.reads.auto.Get(ctx, struct{}{}, h.reads.store.AutoChoice)
 }

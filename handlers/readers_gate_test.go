@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 )
@@ -49,67 +48,5 @@ func TestReadKeepsItsSlotForItsShareOfTheRate(t *testing.T) {
 			t.Fatal(err)
 		}
 		leave()
-	}
-}
-
-// kept reads a value once per ttl, keeps no failure, and holds at most
-// max values.
-func TestKeptReadsOncePerTTL(t *testing.T) {
-	ctx := context.Background()
-	c := newKept[int, string](time.Second, 4)
-	now := time.Unix(1e9, 0)
-	c.now = func() time.Time { return now }
-	reads := 0
-	read := func(v string) func(context.Context) (string, error) {
-		return func(context.Context) (string, error) { reads++; return v, nil }
-	}
-	get := func(key int, r func(context.Context) (string, error)) string {
-		t.Helper()
-		v, err := c.get(ctx, key, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-
-	if v := get(1, read("a")); v != "a" || reads != 1 {
-		t.Fatalf("first get: %q after %d reads", v, reads)
-	}
-	now = now.Add(999 * time.Millisecond)
-	if v := get(1, read("b")); v != "a" || reads != 1 {
-		t.Fatalf("within the ttl: %q after %d reads, want the kept a", v, reads)
-	}
-	if v := get(2, read("c")); v != "c" || reads != 2 {
-		t.Fatalf("another key: %q after %d reads", v, reads)
-	}
-	now = now.Add(time.Millisecond)
-	if v := get(1, read("b")); v != "b" || reads != 3 {
-		t.Fatalf("after the ttl: %q after %d reads, want b read again", v, reads)
-	}
-
-	failed := errors.New("database away")
-	if _, err := c.get(ctx, 3, func(context.Context) (string, error) { return "", failed }); !errors.Is(err, failed) {
-		t.Fatalf("a failed read: %v", err)
-	}
-	if v := get(3, read("d")); v != "d" {
-		t.Fatalf("after a failed read: %q, want it read again", v)
-	}
-
-	for k := range 20 {
-		get(100+k, read(fmt.Sprint(k)))
-		if n := len(c.entries); n > 4 {
-			t.Fatalf("%d values kept, at most 4", n)
-		}
-	}
-
-	none := newKept[int, string](0, 4)
-	reads = 0
-	for range 3 {
-		if _, err := none.get(ctx, 1, read("x")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if reads != 3 || len(none.entries) != 0 {
-		t.Fatalf("a ttl of 0: %d reads for 3 gets, %d kept", reads, len(none.entries))
 	}
 }

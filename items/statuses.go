@@ -3,12 +3,9 @@ package items
 import (
 	"context"
 	"errors"
-	"strconv"
-	"sync"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
+	"tracker/kept"
 	"tracker/projects"
 )
 
@@ -20,12 +17,7 @@ import (
 type Statuses struct {
 	engine *Engine
 	ttl    time.Duration
-	max    int
-	now    func() time.Time
-	group  singleflight.Group
-
-	mu      sync.Mutex
-	entries map[statusKey]statusEntry
+	kept   *kept.Cache[statusKey, statusEntry]
 }
 
 type statusKey struct {
@@ -33,20 +25,21 @@ type statusKey struct {
 	shard, name string
 }
 
+// statusEntry is a lookup's answer: an item unknown is an answer too,
+// kept as any other; a failure is not.
 type statusEntry struct {
-	st     ItemStatus
-	err    error // nil or ErrUnknownItem: other failures are not kept
-	loaded time.Time
+	st  ItemStatus
+	err error // nil or ErrUnknownItem
 }
 
 // NewStatuses keeps the lookups of engine for ttl (0: none kept), at most
 // max of them.
 func NewStatuses(engine *Engine, ttl time.Duration, max int) *Statuses {
-	return &Statuses{engine: engine, ttl: ttl, max: max, now: time.Now, entries: map[statusKey]statusEntry{}}
+	return &Statuses{engine: engine, ttl: ttl, kept: kept.New[statusKey, statusEntry](ttl, max)}
 }
 
 // SetClock makes the cache tell the age of its entries by now (tests).
-func (s *Statuses) SetClock(now func() time.Time) { s.now = now }
+func (s *Statuses) SetClock(now func() time.Time) { s.kept.SetClock(now) }
 
 // Lookup is Engine.LookupInShard, answered from what was read within the
 // ttl when there is one. The status returned is shared: read it, do not
@@ -58,55 +51,18 @@ func (s *Statuses) Lookup(ctx context.Context, live *projects.Live, shard, name 
 	if err := ValidShard(shard); err != nil {
 		return ItemStatus{}, &InvalidError{Err: err}
 	}
-	key := statusKey{project: live.ID, shard: shard, name: name}
-	s.mu.Lock()
-	e, ok := s.entries[key]
-	s.mu.Unlock()
-	if ok && s.now().Sub(e.loaded) < s.ttl {
-		return e.st, e.err
-	}
-	v, err, _ := s.group.Do(strconv.Itoa(int(live.ID))+"\x00"+shard+"\x00"+name, func() (any, error) {
-		// Shared by every waiting request: not ended by the first one's end.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		start := s.now()
+	e, err := s.kept.Get(ctx, statusKey{project: live.ID, shard: shard, name: name}, func(ctx context.Context) (statusEntry, error) {
 		st, err := s.engine.LookupInShard(ctx, live, shard, name)
-		if err == nil || errors.Is(err, ErrUnknownItem) {
-			s.keep(key, statusEntry{st: st, err: err, loaded: start})
+		if err != nil && !errors.Is(err, ErrUnknownItem) {
+			return statusEntry{}, err
 		}
-		return st, err
+		return statusEntry{st: st, err: err}, nil
 	})
-	st, _ := v.(ItemStatus)
-	return st, err
-}
-
-// keep stores an entry, first making room when the cache is full: the
-// expired entries go, and all of them when that leaves it more than half
-// full (a flood of names looked up once each), so making room costs a pass
-// over the entries only once per many lookups.
-func (s *Statuses) keep(key statusKey, e statusEntry) {
-	if s.max <= 0 {
-		return
+	if err != nil {
+		return ItemStatus{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.entries[key]; !ok && len(s.entries) >= s.max {
-		now := s.now()
-		for k, old := range s.entries {
-			if now.Sub(old.loaded) >= s.ttl {
-				delete(s.entries, k)
-			}
-		}
-		if len(s.entries) > s.max/2 {
-			clear(s.entries)
-		}
-	}
-	s.entries[key] = e
+	return e.st, e.err
 }
 
 // Len is how many answers are kept (tests).
-func (s *Statuses) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.entries)
-}
+func (s *Statuses) Len() int { return s.kept.Len() }

@@ -2,11 +2,9 @@ package projects
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"time"
 
-	"golang.org/x/sync/singleflight"
+	"tracker/kept"
 )
 
 // Live is what a warrior request needs to know of its project: the project,
@@ -26,18 +24,13 @@ type Live struct {
 // of 0 every Get reads the database.
 type Cache struct {
 	store *Store
-	ttl   time.Duration
-	now   func() time.Time
-	group singleflight.Group
-
-	mu      sync.Mutex
-	entries map[string]cacheEntry
+	kept  *kept.Cache[string, *Live]
 }
 
-type cacheEntry struct {
-	live   *Live
-	loaded time.Time
-}
+// maxCached bounds the projects a Cache keeps: far more than a tracker
+// runs. Only projects that exist are kept, so requests for made-up slugs
+// cannot grow it.
+const maxCached = 100_000
 
 // CacheOption changes how a Cache works.
 type CacheOption func(*Cache)
@@ -45,11 +38,11 @@ type CacheOption func(*Cache)
 // WithClock makes the cache tell the age of its entries by now instead of
 // time.Now.
 func WithClock(now func() time.Time) CacheOption {
-	return func(c *Cache) { c.now = now }
+	return func(c *Cache) { c.kept.SetClock(now) }
 }
 
 func NewCache(store *Store, ttl time.Duration, opts ...CacheOption) *Cache {
-	c := &Cache{store: store, ttl: ttl, now: time.Now, entries: map[string]cacheEntry{}}
+	c := &Cache{store: store, kept: kept.New[string, *Live](ttl, maxCached)}
 	for _, o := range opts {
 		o(c)
 	}
@@ -60,35 +53,7 @@ func NewCache(store *Store, ttl time.Duration, opts ...CacheOption) *Cache {
 // older than the ttl. Concurrent requests for the same project share one
 // read.
 func (c *Cache) Get(ctx context.Context, slug string) (*Live, error) {
-	if c.ttl > 0 {
-		c.mu.Lock()
-		e, ok := c.entries[slug]
-		c.mu.Unlock()
-		if ok && c.now().Sub(e.loaded) < c.ttl {
-			return e.live, nil
-		}
-	}
-	v, err, _ := c.group.Do(slug, func() (any, error) {
-		// Shared by every waiting request: not ended by the first one's end.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		// Only projects that exist are kept: requests for made-up slugs
-		// must not grow the cache without end. An entry's age counts from
-		// the start of its read: what it holds is no older.
-		start := c.now()
-		live, err := c.load(ctx, slug)
-		c.mu.Lock()
-		switch {
-		case err == nil:
-			c.entries[slug] = cacheEntry{live: live, loaded: start}
-		case errors.Is(err, ErrNotFound):
-			delete(c.entries, slug)
-		}
-		c.mu.Unlock()
-		return live, err
-	})
-	live, _ := v.(*Live)
-	return live, err
+	return c.kept.Get(ctx, slug, func(ctx context.Context) (*Live, error) { return c.load(ctx, slug) })
 }
 
 func (c *Cache) load(ctx context.Context, slug string) (*Live, error) {
