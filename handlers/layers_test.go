@@ -26,6 +26,8 @@ func TestLayers(t *testing.T) {
 		"naming": {"tracker"},
 		// kept holds values for a while; any layer's reads may use it.
 		"kept": {"tracker"},
+		// loops runs background loops for the domain and the jobs alike.
+		"loops": {"tracker"},
 	}
 	for _, d := range domain {
 		rules[d] = []string{"tracker/handlers", "tracker/views", "tracker/jobs", "tracker/cmd"}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/loops"
 )
 
 // Job is one kind of background work. Run does one pass and says in a few
@@ -49,8 +49,8 @@ type Runner struct {
 	// poll is how often each process checks whether a job is due.
 	poll time.Duration
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// loops are the jobs' loops, one a job, from Start to Stop.
+	loops *loops.Group
 }
 
 func NewRunner(log *slog.Logger, pool *pgxpool.Pool, jobs ...Job) *Runner {
@@ -75,13 +75,9 @@ func (r *Runner) Start(ctx context.Context) error {
 	if err := r.Register(ctx); err != nil {
 		return err
 	}
-	ctx, r.cancel = context.WithCancel(ctx)
+	r.loops = loops.NewGroup(ctx)
 	for _, j := range r.jobs {
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			r.loop(ctx, j)
-		}()
+		r.loops.Go(func(ctx context.Context) { r.loop(ctx, j) })
 	}
 	return nil
 }
@@ -89,25 +85,18 @@ func (r *Runner) Start(ctx context.Context) error {
 // Stop ends the loops and waits for the runs in progress, which see their
 // context cancelled and stop at the end of their current batch.
 func (r *Runner) Stop() {
-	if r.cancel != nil {
-		r.cancel()
+	if r.loops != nil {
+		r.loops.Stop()
 	}
-	r.wg.Wait()
 }
 
 func (r *Runner) loop(ctx context.Context, j Job) {
-	ticker := time.NewTicker(r.poll)
-	defer ticker.Stop()
-	for {
+	loops.Every(ctx, r.poll, func(ctx context.Context) bool {
 		if _, err := r.runIfDue(ctx, j); err != nil && ctx.Err() == nil {
 			r.log.Warn("job", "job", j.Name, "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
+		return true
+	})
 }
 
 // runIfDue runs the job when it is due and no other process is running it.

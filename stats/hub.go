@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"tracker/db"
+	"tracker/loops"
 	"tracker/projects"
 	"tracker/sites"
 )
@@ -34,9 +35,8 @@ type Hub struct {
 	// watch has gone idle.
 	now func() time.Time
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// loops are the boards' refresh loops, one a watched project.
+	loops *loops.Group
 
 	// mu guards watched; a watch's own mu is taken after it, never before.
 	mu      sync.Mutex
@@ -83,16 +83,12 @@ func NewHub(pool *pgxpool.Pool, store *projects.Store, log *slog.Logger) *Hub {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	return &Hub{pool: pool, q: db.New(pool), projects: store, sites: sites.NewStore(pool), log: log, every: time.Second, now: time.Now,
-		ctx: ctx, cancel: cancel, watched: map[int32]*watch{}}
+		loops: loops.NewGroup(context.Background()), watched: map[int32]*watch{}}
 }
 
 // Close stops every refresh loop.
-func (h *Hub) Close() {
-	h.cancel()
-	h.wg.Wait()
-}
+func (h *Hub) Close() { h.loops.Stop() }
 
 // watchOf returns the project's watch, starting its refresh loop if
 // needed, and marks it wanted.
@@ -103,8 +99,7 @@ func (h *Hub) watchOf(p projects.Project) *watch {
 	if w == nil {
 		w = &watch{project: p, changed: make(chan struct{})}
 		h.watched[p.ID] = w
-		h.wg.Add(1)
-		go h.loop(w)
+		h.loops.Go(func(ctx context.Context) { h.loop(ctx, w) })
 	}
 	w.mu.Lock()
 	w.project = p // the latest configuration seen
@@ -113,23 +108,16 @@ func (h *Hub) watchOf(p projects.Project) *watch {
 	return w
 }
 
-func (h *Hub) loop(w *watch) {
-	defer h.wg.Done()
-	ticker := time.NewTicker(h.every)
-	defer ticker.Stop()
-	for {
+func (h *Hub) loop(ctx context.Context, w *watch) {
+	loops.Every(ctx, h.every, func(ctx context.Context) bool {
 		if h.dropIfIdle(w) {
-			return
+			return false
 		}
-		if err := h.refresh(h.ctx, w); err != nil && h.ctx.Err() == nil {
+		if err := h.refresh(ctx, w); err != nil && ctx.Err() == nil {
 			h.log.Warn("refreshing a leaderboard", "project", w.project.Slug, "err", err)
 		}
-		select {
-		case <-h.ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
+		return true
+	})
 }
 
 // dropIfIdle forgets the watch when nobody has asked for it for idleAfter,

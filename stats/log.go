@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/loops"
 	"tracker/projects"
 )
 
@@ -87,9 +88,8 @@ type LogHub struct {
 	every time.Duration
 	now   func() time.Time
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// loops are the logs' read loops, one a followed project.
+	loops *loops.Group
 
 	// mu guards tails; a tail's own mu is taken after it, never before.
 	mu    sync.Mutex
@@ -128,19 +128,13 @@ func NewLogHub(pool *pgxpool.Pool, log *slog.Logger) *LogHub {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	return &LogHub{pool: pool, q: db.New(pool), log: log, every: time.Second, now: time.Now,
-		ctx: ctx, cancel: cancel, tails: map[int32]*tail{}}
+		loops: loops.NewGroup(context.Background()), tails: map[int32]*tail{}}
 }
 
 // Close stops every read loop. A log asked for afterwards is read once,
 // and never again.
-func (h *LogHub) Close() {
-	h.mu.Lock()
-	h.cancel()
-	h.mu.Unlock()
-	h.wg.Wait()
-}
+func (h *LogHub) Close() { h.loops.Stop() }
 
 // Follow returns the project's messages after seq after (none when after
 // is negative: a new reader starts with what comes next), the seq of the
@@ -203,11 +197,9 @@ func (h *LogHub) tailOf(p projects.Project) *tail {
 	t := h.tails[p.ID]
 	if t == nil {
 		t = &tail{project: p, changed: make(chan struct{}), seen: map[logKey]time.Time{}}
-		// Under mu, as Close cancels: no loop starts once Close waits.
-		if h.ctx.Err() == nil {
+		// Kept only with its loop: once closed, every follow reads once.
+		if h.loops.Go(func(ctx context.Context) { h.loop(ctx, t) }) {
 			h.tails[p.ID] = t
-			h.wg.Add(1)
-			go h.loop(t)
 		}
 	}
 	t.mu.Lock()
@@ -216,23 +208,21 @@ func (h *LogHub) tailOf(p projects.Project) *tail {
 	return t
 }
 
-func (h *LogHub) loop(t *tail) {
-	defer h.wg.Done()
-	ticker := time.NewTicker(h.every)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-h.ctx.Done():
-			return
-		case <-ticker.C:
+func (h *LogHub) loop(ctx context.Context, t *tail) {
+	first := true
+	loops.Every(ctx, h.every, func(ctx context.Context) bool {
+		if first { // the first follower reads the log itself (ready)
+			first = false
+			return true
 		}
 		if h.dropIfIdle(t) {
-			return
+			return false
 		}
-		if err := h.refresh(h.ctx, t); err != nil && h.ctx.Err() == nil {
+		if err := h.refresh(ctx, t); err != nil && ctx.Err() == nil {
 			h.log.Warn("reading a live log", "project", t.project.Slug, "err", err)
 		}
-	}
+		return true
+	})
 }
 
 // dropIfIdle forgets the tail when nobody has asked for it for idleAfter
