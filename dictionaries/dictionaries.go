@@ -20,6 +20,7 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/refusal"
 )
 
 // MaxSize bounds a dictionary, as uploaded and once decompressed. zstd's
@@ -39,12 +40,12 @@ var (
 var ErrNone = errors.New("no dictionary")
 
 // ErrNotFound is the answer for an id no dictionary has.
-var ErrNotFound = errors.New("no such dictionary")
+var ErrNotFound = refusal.New(refusal.NotFound, "unknown-dictionary", errors.New("no such dictionary"))
 
-// InvalidError says why bytes are not a dictionary the scripts can use.
-type InvalidError struct{ Reason string }
-
-func (e *InvalidError) Error() string { return "not a zstd dictionary: " + e.Reason }
+// invalid says why bytes are not a dictionary the scripts can use.
+func invalid(why string) error {
+	return refusal.Invalidf("invalid-dictionary", "not a zstd dictionary: %s", why)
+}
 
 // Dictionary is one upload, without its bytes.
 type Dictionary struct {
@@ -77,7 +78,7 @@ type Dictionary struct {
 // and load as one.
 func Validate(b []byte) error {
 	if len(b) > MaxSize {
-		return &InvalidError{fmt.Sprintf("%d bytes, more than %d", len(b), MaxSize)}
+		return invalid(fmt.Sprintf("%d bytes, more than %d", len(b), MaxSize))
 	}
 	raw := b
 	if bytes.HasPrefix(b, frameMagic) {
@@ -88,10 +89,10 @@ func Validate(b []byte) error {
 		defer dec.Close()
 		raw, err = io.ReadAll(io.LimitReader(dec, MaxSize+1))
 		if err != nil {
-			return &InvalidError{"the zstd frame does not decompress: " + err.Error()}
+			return invalid("the zstd frame does not decompress: " + err.Error())
 		}
 		if len(raw) > MaxSize {
-			return &InvalidError{fmt.Sprintf("more than %d bytes decompressed", MaxSize)}
+			return invalid(fmt.Sprintf("more than %d bytes decompressed", MaxSize))
 		}
 	}
 	if !bytes.HasPrefix(raw, dictMagic) {
@@ -99,11 +100,11 @@ func Validate(b []byte) error {
 		if len(raw) != len(b) || !bytes.Equal(raw, b) {
 			what = "the decompressed file"
 		}
-		return &InvalidError{what + " does not start with the dictionary magic 37 A4 30 EC"}
+		return invalid(what + " does not start with the dictionary magic 37 A4 30 EC")
 	}
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderDicts(raw))
 	if err != nil {
-		return &InvalidError{err.Error()}
+		return invalid(err.Error())
 	}
 	dec.Close()
 	return nil

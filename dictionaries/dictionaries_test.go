@@ -13,6 +13,7 @@ import (
 
 	"tracker/db/dbtest"
 	"tracker/dictionaries"
+	"tracker/refusal"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -78,9 +79,8 @@ func TestTrainAndValidate(t *testing.T) {
 		"dictionary, cut short":  d[:40],
 		"frame magic then magic": append([]byte{0x28, 0xB5, 0x2F, 0xFD}, d...),
 	} {
-		var invalid *dictionaries.InvalidError
-		if err := dictionaries.Validate(b); !errors.As(err, &invalid) {
-			t.Errorf("%s: Validate = %v, want an InvalidError", name, err)
+		if err := dictionaries.Validate(b); !refusal.IsInvalid(err) {
+			t.Errorf("%s: Validate = %v, want it refused as invalid", name, err)
 		}
 	}
 	if _, err := dictionaries.Train(nil, 0); err == nil {
@@ -101,8 +101,7 @@ func TestStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var invalid *dictionaries.InvalidError
-	if _, err := s.Add(ctx, p.ID, []byte("nope"), "root"); !errors.As(err, &invalid) {
+	if _, err := s.Add(ctx, p.ID, []byte("nope"), "root"); !refusal.IsInvalid(err) {
 		t.Fatalf("Add of garbage: %v", err)
 	}
 	first, err := s.Add(ctx, p.ID, d, "root")

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"strings"
 
-	"tracker/items"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 	"tracker/views"
 )
 
@@ -71,14 +71,14 @@ func (h *Handler) refuseBrowse(w http.ResponseWriter, r *http.Request, p project
 }
 
 // formQueue is the queue a browser's form names in field key ("" when
-// none), or an InvalidError (unknown-queue) when that is no queue's name.
+// none), or an Invalid refusal (unknown-queue) when that is no queue's name.
 func formQueue(r *http.Request, key string) (string, error) {
 	q := strings.TrimSpace(r.PostForm.Get(key))
 	if q == "" {
 		return "", nil
 	}
 	if err := naming.ValidQueue(q); err != nil {
-		return "", &items.InvalidError{Reason: "unknown-queue", Err: err}
+		return "", refusal.New(refusal.Invalid, "unknown-queue", err)
 	}
 	return q, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"tracker/dictionaries"
+	"tracker/refusal"
 )
 
 // adminDictionarySet is POST /admin/projects/{slug}/dictionary, a multipart
@@ -45,9 +46,8 @@ func (h *Handler) adminDictionarySet(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	d, err := dictionaries.NewStore(h.pool).Add(r.Context(), p.ID, b, account(r).Username)
-	var invalid *dictionaries.InvalidError
-	if errors.As(err, &invalid) {
-		return h.refuseDictionary(w, r, "Dictionary: "+invalid.Error()+".")
+	if refusal.IsInvalid(err) {
+		return h.refuseDictionary(w, r, "Dictionary: "+err.Error()+".")
 	}
 	if err != nil {
 		return err

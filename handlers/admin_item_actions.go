@@ -11,6 +11,7 @@ import (
 
 	"tracker/items"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // adminItemRelease is POST /admin/projects/{slug}/item/release: a claimed
@@ -19,7 +20,7 @@ func (h *Handler) adminItemRelease(w http.ResponseWriter, r *http.Request) error
 	return h.itemAction(w, r, "release", nil, func(ctx context.Context, live *projects.Live, name string) error {
 		released, err := h.items.ReleaseItem(ctx, live.Project, name)
 		if err == nil && !released {
-			err = &items.InvalidError{Err: errors.New("the item is not claimed")}
+			err = refusal.New(refusal.Invalid, "", errors.New("the item is not claimed"))
 		}
 		return err
 	})
@@ -37,7 +38,7 @@ func (h *Handler) adminItemRequeue(w http.ResponseWriter, r *http.Request) error
 		queue := cmp.Or(strings.TrimSpace(r.PostForm.Get("queue")), "redo")
 		n, err := h.items.RequeueDone(ctx, live.Project, queue, items.Exactly(name))
 		if err == nil && n == 0 {
-			err = &items.InvalidError{Err: errors.New("the item is not among the completed or failed items (archived ones cannot be queued again)")}
+			err = refusal.New(refusal.Invalid, "", errors.New("the item is not among the completed or failed items (archived ones cannot be queued again)"))
 		}
 		return err
 	})
@@ -66,7 +67,7 @@ func (h *Handler) adminItemDrop(w http.ResponseWriter, r *http.Request) error {
 }
 
 // errDropNotStopped refuses to drop an item of a queue served from.
-var errDropNotStopped = &items.InvalidError{Err: errors.New("only failed and retired items are dropped one by one: drain a queue for the others")}
+var errDropNotStopped = refusal.New(refusal.Invalid, "", errors.New("only failed and retired items are dropped one by one: drain a queue for the others"))
 
 // fromStoppedQueue moves a failed or retired item to queue (a retired one
 // with its first score again), or drops it when queue is empty, and says
@@ -78,7 +79,7 @@ func (h *Handler) fromStoppedQueue(ctx context.Context, live *projects.Live, nam
 	}
 	n, err := h.items.MoveQueue(ctx, live.Project, st.Queue, queue, items.Exactly(st.Name))
 	if err == nil && n == 0 {
-		err = &items.InvalidError{Err: errors.New("the item left its queue meanwhile")}
+		err = refusal.New(refusal.Invalid, "", errors.New("the item left its queue meanwhile"))
 	}
 	return true, err
 }
@@ -95,7 +96,7 @@ func (h *Handler) adminItemDone(w http.ResponseWriter, r *http.Request) error {
 			where = "failed, in " + st.Queue + ", completed in your name"
 		case items.StatusTodo:
 		default:
-			return confirmation{}, &items.InvalidError{Err: fmt.Errorf("the item is %s, not queued, failed or claimed", st.Status)}
+			return confirmation{}, refusal.New(refusal.Invalid, "", fmt.Errorf("the item is %s, not queued, failed or claimed", st.Status))
 		}
 		return confirmation{
 			question: fmt.Sprintf("This marks the item %s (%s) done by hand, with no bytes: it is handed out no more.", st.Name, where),

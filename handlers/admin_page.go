@@ -15,6 +15,7 @@ import (
 	"tracker/items"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 	"tracker/views"
 )
 
@@ -274,8 +275,7 @@ func selection(form url.Values) items.Selection {
 // invalid is the refusal of an error in what the admin asked (a bad
 // queue, a bad pattern), with the engine's reason, and whether err is one.
 func invalid(err error) (formState, bool) {
-	var e *items.InvalidError
-	if errors.As(err, &e) {
+	if e, ok := refusal.Of(err); ok && e.Kind == refusal.Invalid {
 		return refused(cmp.Or(e.Reason, "invalid-request"), e.Error()), true
 	}
 	return formState{}, false

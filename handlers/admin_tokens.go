@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"tracker/projects"
+	"tracker/refusal"
 	"tracker/users"
 	"tracker/views"
 )
@@ -87,9 +88,8 @@ func (h *Handler) adminTokenCreate(w http.ResponseWriter, r *http.Request) error
 		}
 	}
 	t, secret, err := h.users.CreateToken(r.Context(), account(r), form.Name, form.Scope, ids)
-	var invalid *users.InvalidError
-	if errors.As(err, &invalid) {
-		return h.renderTokens(w, r, refused("invalid-token", invalid.Error()+"."), form)
+	if refusal.IsInvalid(err) {
+		return h.renderTokens(w, r, refused("invalid-token", err.Error()+"."), form)
 	}
 	if err != nil {
 		return err

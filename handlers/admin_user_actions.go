@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"tracker/projects"
+	"tracker/refusal"
 	"tracker/users"
 	"tracker/views"
 )
@@ -155,13 +156,12 @@ func (h *Handler) userOf(w http.ResponseWriter, r *http.Request) (users.Account,
 // err, and whether it is one: the users page shows why.
 func userRefused(err error) (formState, bool) {
 	var e *Error
-	var bad *users.InvalidError
 	switch {
 	case errors.Is(err, users.ErrLastAdmin):
 		return formState{status: http.StatusConflict, reason: "last-admin", err: err.Error()}, true
 	case errors.Is(err, users.ErrExists):
 		return refused("user-exists", err.Error()), true
-	case errors.As(err, &bad):
+	case refusal.IsInvalid(err):
 		return refused("invalid-user", err.Error()), true
 	case errors.As(err, &e) && e.Status < 500:
 		return refusedBy(e), true

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"io"
 	"net/http"
 
@@ -31,12 +30,8 @@ func (h *Handler) apiDictionaryAdd(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	d, err := dictionaries.NewStore(h.pool).Add(r.Context(), p.ID, b, account(r).Username)
-	var invalid *dictionaries.InvalidError
-	if errors.As(err, &invalid) {
-		return errorf(http.StatusBadRequest, "invalid-dictionary", "%v", invalid)
-	}
 	if err != nil {
-		return err
+		return err // a refusal (invalid-dictionary) is answered as such
 	}
 	// The id's type is the dictionaries package's: the answer carries it
 	// as that package gives it.

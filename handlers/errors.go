@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"tracker/items"
+	"tracker/refusal"
 	"tracker/views"
 )
 
@@ -99,13 +100,11 @@ func (h *Handler) classify(r *http.Request, err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	var refusal *items.Refusal
-	if errors.As(err, &refusal) {
-		return refusalError(refusal)
+	if noItem, ok := errors.AsType[*items.Refusal](err); ok {
+		return refusalError(noItem)
 	}
-	var invalid *items.InvalidError
-	if errors.As(err, &invalid) {
-		return errorf(http.StatusBadRequest, cmp.Or(invalid.Reason, "invalid-request"), "%v", invalid)
+	if ref, ok := refusal.Of(err); ok {
+		return refusalAnswer(ref)
 	}
 	// The client's own doing, whatever the error looks like: a body that
 	// ended early or stalled, or a client that went away (its request's
@@ -135,6 +134,33 @@ func (h *Handler) classify(r *http.Request, err error) *Error {
 	}
 	h.log.Error("request failed", "method", r.Method, "path", logPath(r), "err", err)
 	return &Error{Status: http.StatusInternalServerError, Reason: "internal-error", Msg: "internal error"}
+}
+
+// kindStatus is the one answer of each kind of refusal: its status, and
+// the reason it is sent with when the refusal names none.
+var kindStatus = map[refusal.Kind]struct {
+	status int
+	reason string
+}{
+	refusal.Invalid:   {http.StatusBadRequest, "invalid-request"},
+	refusal.NotFound:  {http.StatusNotFound, "not-found"},
+	refusal.Conflict:  {http.StatusConflict, "conflict"},
+	refusal.Throttled: {http.StatusTooManyRequests, "throttled"},
+}
+
+// refusalAnswer is the answer to a refusal of any package. A kind the
+// table does not know is a mistake of ours, answered as a request we
+// cannot take rather than as a failure of the database.
+func refusalAnswer(ref *refusal.Error) *Error {
+	a, ok := kindStatus[ref.Kind]
+	if !ok {
+		a.status, a.reason = http.StatusBadRequest, "invalid-request"
+	}
+	e := errorf(a.status, cmp.Or(ref.Reason, a.reason), "%v", ref)
+	if ref.RetryAfter > 0 {
+		e.RetryAfter = max(1, int((ref.RetryAfter+time.Second-1)/time.Second))
+	}
+	return e
 }
 
 // bodyError is a failure reading a request's body (see limitBodies): the

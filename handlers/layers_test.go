@@ -28,6 +28,8 @@ func TestLayers(t *testing.T) {
 		"kept": {"tracker"},
 		// loops runs background loops for the domain and the jobs alike.
 		"loops": {"tracker"},
+		// refusal is the one error type every package refuses with.
+		"refusal": {"tracker"},
 	}
 	for _, d := range domain {
 		rules[d] = []string{"tracker/handlers", "tracker/views", "tracker/jobs", "tracker/cmd"}

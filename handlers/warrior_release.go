@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"tracker/items"
-	"tracker/naming"
 )
 
 // releaseBody is a release's: whose claims, of which items (NUL-joined).
@@ -32,11 +31,6 @@ func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 	defer release()
 	p := live.Project
 	names := strings.Split(body.Item, "\x00")
-	for _, n := range names {
-		if err := naming.ValidName(n); err != nil {
-			return errorf(http.StatusBadRequest, "invalid-item", "%v", err)
-		}
-	}
 	var released []string
 	if body.Downloader == "" {
 		released, err = h.items.ReleaseOwn(r.Context(), p, names, clientIP(r))
@@ -44,9 +38,6 @@ func (h *Handler) warriorRelease(w http.ResponseWriter, r *http.Request) error {
 			return errorf(http.StatusForbidden, "not-your-claim", "A release without a downloader gives back only items claimed from its own network.")
 		}
 	} else {
-		if err := naming.ValidNick(body.Downloader); err != nil {
-			return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
-		}
 		released, err = h.items.ReleaseFrom(r.Context(), p, names, body.Downloader, clientIP(r))
 		if errors.Is(err, items.ErrNotHeld) {
 			return errorf(http.StatusForbidden, "not-your-claim", "Another downloader holds this item, or it was claimed from another network.")

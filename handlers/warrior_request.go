@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"tracker/items"
-	"tracker/naming"
 	"tracker/projects"
 )
 
@@ -41,12 +40,6 @@ func (h *Handler) warriorRequest(w http.ResponseWriter, r *http.Request) error {
 
 // handOut answers a request for work.
 func (h *Handler) handOut(w http.ResponseWriter, r *http.Request, live *projects.Live, body requestBody) error {
-	if err := naming.ValidNick(body.Downloader); err != nil {
-		return errorf(http.StatusBadRequest, "invalid-downloader", "%v", err)
-	}
-	if err := naming.ValidVersion(string(body.Version)); err != nil {
-		return errorf(http.StatusBadRequest, "invalid-version", "%v", err)
-	}
 	want := 1
 	if n := pathMulti(r); n > 0 {
 		want = min(n, int(max(live.Config.MaxMulti, 1)))

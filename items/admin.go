@@ -13,6 +13,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // moveBatch bounds one statement of the queue operations.
@@ -32,7 +33,7 @@ type Selection struct {
 // ReleaseWhere and CountClaimsWhere select by site.
 func (sel Selection) claimsOnly() error {
 	if sel.Site != 0 {
-		return &InvalidError{Err: errors.New("only claims are selected by site")}
+		return refusal.New(refusal.Invalid, "", errors.New("only claims are selected by site"))
 	}
 	return nil
 }
@@ -42,7 +43,7 @@ func (sel Selection) claimsOnly() error {
 func badPattern(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "2201B" {
-		return &InvalidError{Reason: "bad-pattern", Err: fmt.Errorf("invalid pattern: %s", pgErr.Message)}
+		return refusal.New(refusal.Invalid, "bad-pattern", fmt.Errorf("invalid pattern: %s", pgErr.Message))
 	}
 	return err
 }
@@ -55,12 +56,12 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 	for _, q := range []string{from, to} {
 		if q != "" {
 			if err := naming.ValidQueue(q); err != nil {
-				return 0, &InvalidError{Err: err}
+				return 0, refusal.New(refusal.Invalid, "", err)
 			}
 		}
 	}
 	if from == to {
-		return 0, &InvalidError{Err: errors.New("the queues are the same")}
+		return 0, refusal.New(refusal.Invalid, "", errors.New("the queues are the same"))
 	}
 	if err := sel.claimsOnly(); err != nil {
 		return 0, err
@@ -116,7 +117,7 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 // completions are out of reach), and returns how many.
 func (e *Engine) RequeueDone(ctx context.Context, p projects.Project, queue string, sel Selection) (int64, error) {
 	if err := naming.ValidQueue(queue); err != nil {
-		return 0, &InvalidError{Err: err}
+		return 0, refusal.New(refusal.Invalid, "", err)
 	}
 	if err := sel.claimsOnly(); err != nil {
 		return 0, err
@@ -182,7 +183,7 @@ func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick s
 		return err
 	}
 	if st.Status != StatusClaimed && st.Status != StatusTodo && st.Status != StatusFailed {
-		return &InvalidError{Err: fmt.Errorf("the item is %s, not queued, failed or claimed", st.Status)}
+		return refusal.New(refusal.Invalid, "", fmt.Errorf("the item is %s, not queued, failed or claimed", st.Status))
 	}
 	return db.WithTx(ctx, e.pool, func(q *db.Queries) error {
 		switch st.Status {
@@ -197,7 +198,7 @@ func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick s
 				return err
 			}
 			if n == 0 {
-				return &InvalidError{Err: errors.New("the item was handed out meanwhile")}
+				return refusal.New(refusal.Invalid, "", errors.New("the item was handed out meanwhile"))
 			}
 		}
 		// By the name it was queued under: a backfeed key may differ from it.
@@ -209,7 +210,7 @@ func (e *Engine) MarkDone(ctx context.Context, live *projects.Live, name, nick s
 			return err
 		}
 		if op.completed == 0 {
-			return &InvalidError{Err: errors.New("the item changed hands meanwhile")}
+			return refusal.New(refusal.Invalid, "", errors.New("the item changed hands meanwhile"))
 		}
 		return audit.Record(ctx, q, "item.done", live.ID, map[string]any{"item": name, "downloader": nick})
 	})

@@ -7,6 +7,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // The counts below say what a bulk action of the admin panel would touch,
@@ -29,7 +30,7 @@ func (e *Engine) CountClaimsWhere(ctx context.Context, p projects.Project, downl
 // CountQueued counts the items of queue MoveQueue would move or drop.
 func (e *Engine) CountQueued(ctx context.Context, p projects.Project, queue string, sel Selection) (int64, error) {
 	if err := naming.ValidQueue(queue); err != nil {
-		return 0, &InvalidError{Err: err}
+		return 0, refusal.New(refusal.Invalid, "", err)
 	}
 	if err := sel.claimsOnly(); err != nil {
 		return 0, err

@@ -10,6 +10,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // Backfeed limits: grab scripts post a few hundred names at a time.
@@ -156,7 +157,7 @@ func (e *Engine) BackfeedPost(ctx context.Context, p projects.Project, opts Back
 	var r BackfeedResult
 	shard := opts.Shard
 	if err := ValidShard(shard); err != nil {
-		return r, &InvalidError{Err: err}
+		return r, refusal.New(refusal.Invalid, "", err)
 	}
 	select {
 	case e.backfeeds <- struct{}{}:

@@ -11,6 +11,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // The lists of the admin panel's queue browser besides the queues: the
@@ -115,13 +116,13 @@ func ValidSource(source string) error {
 // first; a filter reads at most BrowseScan entries a page.
 func (e *Engine) Browse(ctx context.Context, p projects.Project, bq BrowseQuery) (BrowsePage, error) {
 	if err := ValidSource(bq.Source); err != nil {
-		return BrowsePage{}, &InvalidError{Reason: "unknown-queue", Err: err}
+		return BrowsePage{}, refusal.New(refusal.Invalid, "unknown-queue", err)
 	}
 	if bq.After != nil && bq.Before != nil {
-		return BrowsePage{}, &InvalidError{Reason: "bad-cursor", Err: errors.New("a page starts after an entry or ends before one, not both")}
+		return BrowsePage{}, refusal.New(refusal.Invalid, "bad-cursor", errors.New("a page starts after an entry or ends before one, not both"))
 	}
 	if bq.Max < 1 || bq.Max > MaxBrowsePage {
-		return BrowsePage{}, &InvalidError{Reason: "bad-page-size", Err: errors.New("a page holds 1 to 500 entries")}
+		return BrowsePage{}, refusal.New(refusal.Invalid, "bad-page-size", errors.New("a page holds 1 to 500 entries"))
 	}
 	if err := CheckPattern(bq.Filter.Pattern); err != nil {
 		return BrowsePage{}, err

@@ -14,6 +14,7 @@ import (
 	"tracker/books"
 	"tracker/items"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // browse reads a page of a list, failing the test on an error.
@@ -131,7 +132,7 @@ func TestBrowseQueueKeyset(t *testing.T) {
 		{Source: "todo", Max: 10, After: &items.BrowseKey{ID: 1}, Before: &items.BrowseKey{ID: 2}},
 		{Source: "nowhere", Max: 10},
 	} {
-		var invalid *items.InvalidError
+		var invalid *refusal.Error
 		if _, err := f.engine.Browse(ctx, f.project, bad); !errors.As(err, &invalid) {
 			t.Errorf("%+v: %v, want refused", bad, err)
 		}
@@ -167,7 +168,7 @@ func TestBrowseSearchIsBounded(t *testing.T) {
 	if got := names(page); !slices.Equal(got, []string{"item:00100", "item:00105", "item:00110", "item:00115", "item:00120"}) || page.Next == nil {
 		t.Fatalf("prefix and pattern: %v", got)
 	}
-	var invalid *items.InvalidError
+	var invalid *refusal.Error
 	if _, err := f.engine.Browse(ctx, f.project, items.BrowseQuery{Source: "todo", Max: 5, Filter: items.BrowseFilter{Pattern: "(("}}); !errors.As(err, &invalid) || !strings.Contains(err.Error(), "invalid pattern") {
 		t.Fatalf("bad pattern: %v", err)
 	}
@@ -266,7 +267,7 @@ func TestSelectedActionsTouchOnlySelected(t *testing.T) {
 			return err
 		}(),
 	} {
-		var invalid *items.InvalidError
+		var invalid *refusal.Error
 		if !errors.As(err, &invalid) {
 			t.Errorf("%v: want refused", err)
 		}

@@ -15,6 +15,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // ClaimRequest is a warrior asking for work.
@@ -100,6 +101,12 @@ const ExpiredClaimsWindow = time.Hour
 // first, one per due slot. Requests arriving together are served by the
 // same statements.
 func (e *Engine) Request(ctx context.Context, live *projects.Live, req ClaimRequest) (Handout, error) {
+	if err := naming.ValidNick(req.Downloader); err != nil {
+		return Handout{}, refusal.New(refusal.Invalid, "invalid-downloader", err)
+	}
+	if err := naming.ValidVersion(req.Version); err != nil {
+		return Handout{}, refusal.New(refusal.Invalid, "invalid-version", err)
+	}
 	p, cfg := live.Project, live.Project.Config
 	if cfg.Finished {
 		// The warrior's next update (every 10 minutes) drops the project.

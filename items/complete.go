@@ -15,6 +15,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // Completion is a warrior reporting items done.
@@ -66,18 +67,6 @@ func (o *Outcome) UnmarshalJSON(b []byte) error {
 	o.Number = f
 	return nil
 }
-
-// InvalidError is a completion that cannot be recorded as given: the
-// client's mistake, not the tracker's.
-type InvalidError struct {
-	// Reason names the refusal for machines (X-Tracker-Reason); empty for
-	// the general "invalid-request".
-	Reason string
-	Err    error
-}
-
-func (e *InvalidError) Error() string { return e.Err.Error() }
-func (e *InvalidError) Unwrap() error { return e.Err }
 
 // MaxDomains bounds the entries of a done's bytes object.
 const MaxDomains = 100
@@ -272,7 +261,7 @@ func (e *Engine) Complete(ctx context.Context, p projects.Project, c Completion)
 // newDoneOp checks c and prepares its share of a batch.
 func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 	if err := c.Validate(); err != nil {
-		return nil, &InvalidError{Reason: "invalid-done", Err: err}
+		return nil, refusal.New(refusal.Invalid, "invalid-done", err)
 	}
 	// Results as jsonb stores them, and the outcomes' factors.
 	if len(c.Results) > 0 {
@@ -280,7 +269,7 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 		for name, result := range c.Results {
 			normal, err := normalDocument("result of "+name, result)
 			if err != nil {
-				return nil, &InvalidError{Reason: "invalid-done", Err: err}
+				return nil, refusal.New(refusal.Invalid, "invalid-done", err)
 			}
 			results[name] = normal
 		}
@@ -290,7 +279,7 @@ func newDoneOp(p projects.Project, c Completion) (*doneOp, error) {
 	for name, o := range c.Outcomes {
 		f, err := p.Config.Outcome(o.Word, o.Number)
 		if err != nil {
-			return nil, &InvalidError{Reason: "invalid-done", Err: err}
+			return nil, refusal.New(refusal.Invalid, "invalid-done", err)
 		}
 		factors[name] = f
 	}

@@ -15,7 +15,9 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"tracker/db"
+	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // Engine hands out and completes the items of every project.
@@ -143,6 +145,12 @@ func (e *Engine) Release(ctx context.Context, p projects.Project, names []string
 // /48) are counted (release_other_network), and in a project with
 // claimer_network refused as another downloader's are (ErrNotHeld).
 func (e *Engine) ReleaseFrom(ctx context.Context, p projects.Project, names []string, downloader string, from netip.Addr) ([]string, error) {
+	if err := validNames(names); err != nil {
+		return nil, err
+	}
+	if err := naming.ValidNick(downloader); err != nil {
+		return nil, refusal.New(refusal.Invalid, "invalid-downloader", err)
+	}
 	return e.release(ctx, p, names, downloader, from, false)
 }
 
@@ -154,7 +162,20 @@ func (e *Engine) ReleaseFrom(ctx context.Context, p projects.Project, names []st
 // stranger elsewhere releases nothing. A release is no expiry, so none
 // counts towards expired_claims_limit.
 func (e *Engine) ReleaseOwn(ctx context.Context, p projects.Project, names []string, from netip.Addr) ([]string, error) {
+	if err := validNames(names); err != nil {
+		return nil, err
+	}
 	return e.release(ctx, p, names, "", from, true)
+}
+
+// validNames refuses names of which one is no item name (invalid-item).
+func validNames(names []string) error {
+	for _, n := range names {
+		if err := naming.ValidName(n); err != nil {
+			return refusal.New(refusal.Invalid, "invalid-item", err)
+		}
+	}
+	return nil
 }
 
 func (e *Engine) release(ctx context.Context, p projects.Project, names []string, downloader string, from netip.Addr, byNetwork bool) ([]string, error) {

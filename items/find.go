@@ -8,6 +8,7 @@ import (
 
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // FindCursor is where a search of the item finder goes on: a list of the
@@ -40,11 +41,11 @@ type FindPage struct {
 func (e *Engine) FindItems(ctx context.Context, p projects.Project, prefix string, from *FindCursor, n int) (FindPage, error) {
 	var page FindPage
 	if prefix == "" {
-		return page, &InvalidError{Reason: "empty-prefix", Err: errors.New("the finder needs the start of a name")}
+		return page, refusal.New(refusal.Invalid, "empty-prefix", errors.New("the finder needs the start of a name"))
 	}
 	if from != nil {
 		if err := ValidSource(from.Source); err != nil {
-			return page, &InvalidError{Reason: "bad-cursor", Err: err}
+			return page, refusal.New(refusal.Invalid, "bad-cursor", err)
 		}
 	}
 	sum, err := projects.SummaryOf(ctx, e.q, p)

@@ -12,6 +12,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // ErrUnknownItem means the project never saw the name.
@@ -125,7 +126,7 @@ func (e *Engine) LookupNow(ctx context.Context, live *projects.Live, name string
 // default scope), or else by the item's own name.
 func (e *Engine) LookupInShard(ctx context.Context, live *projects.Live, shard, name string) (st ItemStatus, err error) {
 	if err := ValidShard(shard); err != nil {
-		return st, &InvalidError{Err: err}
+		return st, refusal.New(refusal.Invalid, "", err)
 	}
 	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		st, err = e.lookup(ctx, e.q.WithTx(tx), live, shard, name)

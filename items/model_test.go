@@ -27,6 +27,7 @@ import (
 	"tracker/items"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // The model test drives the item engine as a state machine: random
@@ -610,7 +611,7 @@ func (w *modelWorld) markDone(rt *rapid.T) {
 		it.claims++
 		w.completed(rt, pr.live.Config, "admin", "", []string{it.name}, nil, nil)
 	default:
-		var invalid *items.InvalidError
+		var invalid *refusal.Error
 		if !errors.As(err, &invalid) && !errors.Is(err, items.ErrUnknownItem) {
 			rt.Fatalf("mark %s (%v) done: %v", key, it, err)
 		}

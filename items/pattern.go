@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"strings"
+	"tracker/refusal"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -47,22 +48,18 @@ func CheckPattern(pattern string) error {
 		return nil
 	}
 	if len(pattern) > MaxPatternBytes {
-		return &InvalidError{Reason: "pattern-too-long",
-			Err: fmt.Errorf("the pattern is %d bytes: at most %d", len(pattern), MaxPatternBytes)}
+		return refusal.New(refusal.Invalid, "pattern-too-long", fmt.Errorf("the pattern is %d bytes: at most %d", len(pattern), MaxPatternBytes))
 	}
 	if what := costlyConstruct(pattern); what != "" {
-		return &InvalidError{Reason: "costly-pattern",
-			Err: fmt.Errorf("the pattern holds %s, whose cost PostgreSQL does not bound: search without it", what)}
+		return refusal.New(refusal.Invalid, "costly-pattern", fmt.Errorf("the pattern holds %s, whose cost PostgreSQL does not bound: search without it", what))
 	}
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return &InvalidError{Reason: "bad-pattern",
-			Err: fmt.Errorf("invalid pattern: %v (searches take the syntax PostgreSQL shares with most regular expressions, not its own escapes such as \\m or \\y)", err)}
+		return refusal.New(refusal.Invalid, "bad-pattern", fmt.Errorf("invalid pattern: %v (searches take the syntax PostgreSQL shares with most regular expressions, not its own escapes such as \\m or \\y)", err))
 	}
 	prog, err := syntax.Compile(re.Simplify())
 	if err != nil || len(prog.Inst) > maxPatternSize {
-		return &InvalidError{Reason: "costly-pattern",
-			Err: errors.New("the pattern is too large once its repetitions are written out: repeat less ({n} with a smaller n)")}
+		return refusal.New(refusal.Invalid, "costly-pattern", errors.New("the pattern is too large once its repetitions are written out: repeat less ({n} with a smaller n)"))
 	}
 	return nil
 }
@@ -107,8 +104,8 @@ func (sel Selection) check() error {
 func searchRefusal(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "57014" {
-		return &InvalidError{Reason: "search-too-costly", Err: errors.New("the search was stopped: it read for longer than an admin's read may " +
-			"(narrow it: a prefix, a simpler pattern, a smaller page; a bulk change of that many items runs from the shell, tracker queue move)")}
+		return refusal.New(refusal.Invalid, "search-too-costly", errors.New("the search was stopped: it read for longer than an admin's read may "+
+			"(narrow it: a prefix, a simpler pattern, a smaller page; a bulk change of that many items runs from the shell, tracker queue move)"))
 	}
 	return badPattern(err)
 }

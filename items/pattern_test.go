@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"tracker/items"
+	"tracker/refusal"
 )
 
 // A regular expression runs in PostgreSQL only when its cost per name is
@@ -96,10 +97,10 @@ func TestPatternCost(t *testing.T) {
 	}
 }
 
-// reasonOf is the reason of an InvalidError, "" for nil, and the error
+// reasonOf is the reason of a refusal, "" for nil, and the error
 // itself otherwise.
 func reasonOf(err error) string {
-	var e *items.InvalidError
+	var e *refusal.Error
 	switch {
 	case err == nil:
 		return ""

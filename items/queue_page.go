@@ -6,6 +6,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // QueuedItem is an item waiting in a queue.
@@ -23,7 +24,7 @@ type QueuedItem struct {
 // through the items that failed.
 func (e *Engine) QueuePage(ctx context.Context, p projects.Project, queue, prefix string, after int64, max int) ([]QueuedItem, error) {
 	if err := naming.ValidQueue(queue); err != nil {
-		return nil, &InvalidError{Err: err}
+		return nil, refusal.New(refusal.Invalid, "", err)
 	}
 	// The queues no request is served from are one stretch; another queue
 	// is read in the order of its ids across the stretches of its types.

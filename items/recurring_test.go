@@ -11,6 +11,7 @@ import (
 	"tracker/db/dbtest"
 	"tracker/items"
 	"tracker/naming"
+	"tracker/refusal"
 )
 
 // due makes every scheduled visit due and runs the revisit job's step.
@@ -101,7 +102,7 @@ func TestRecurringVisitsByScore(t *testing.T) {
 	f.claim(t, "carol", 1)
 	_, err = f.engine.Complete(ctx, f.project, items.Completion{Downloader: "carol", Items: []string{"t:none"},
 		Outcomes: map[string]items.Outcome{"t:none": {Word: "lots"}}})
-	var bad *items.InvalidError
+	var bad *refusal.Error
 	if !errors.As(err, &bad) {
 		t.Fatalf("bad outcome: %v", err)
 	}

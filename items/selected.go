@@ -10,6 +10,7 @@ import (
 	"tracker/db"
 	"tracker/naming"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // The actions of the admin panel's queue browser act on the items an
@@ -26,14 +27,14 @@ const MaxSelected = 1000
 // are no item names (nothing could match them).
 func checkSelected(names []string) error {
 	if len(names) == 0 {
-		return &InvalidError{Reason: "nothing-selected", Err: errors.New("no item is selected")}
+		return refusal.New(refusal.Invalid, "nothing-selected", errors.New("no item is selected"))
 	}
 	if len(names) > MaxSelected {
-		return &InvalidError{Reason: "too-many-selected", Err: fmt.Errorf("%d items selected: at most %d at once", len(names), MaxSelected)}
+		return refusal.New(refusal.Invalid, "too-many-selected", fmt.Errorf("%d items selected: at most %d at once", len(names), MaxSelected))
 	}
 	for _, n := range names {
 		if err := naming.ValidName(n); err != nil {
-			return &InvalidError{Reason: "invalid-item", Err: fmt.Errorf("%q: %w", n, err)}
+			return refusal.New(refusal.Invalid, "invalid-item", fmt.Errorf("%q: %w", n, err))
 		}
 	}
 	return nil
@@ -56,7 +57,7 @@ func (e *Engine) selectedIDs(ctx context.Context, q *db.Queries, p projects.Proj
 // confirmation.
 func (e *Engine) CountSelected(ctx context.Context, p projects.Project, source string, names []string) (int64, error) {
 	if err := ValidSource(source); err != nil {
-		return 0, &InvalidError{Reason: "unknown-queue", Err: err}
+		return 0, refusal.New(refusal.Invalid, "unknown-queue", err)
 	}
 	if err := checkSelected(names); err != nil {
 		return 0, err
@@ -84,12 +85,12 @@ func (e *Engine) MoveSelected(ctx context.Context, p projects.Project, from, to 
 	for _, q := range []string{from, to} {
 		if q != "" {
 			if err := naming.ValidQueue(q); err != nil {
-				return 0, &InvalidError{Reason: "unknown-queue", Err: err}
+				return 0, refusal.New(refusal.Invalid, "unknown-queue", err)
 			}
 		}
 	}
 	if from == to {
-		return 0, &InvalidError{Reason: "same-queue", Err: errors.New("the queues are the same")}
+		return 0, refusal.New(refusal.Invalid, "same-queue", errors.New("the queues are the same"))
 	}
 	if err := checkSelected(names); err != nil {
 		return 0, err
@@ -159,7 +160,7 @@ func (e *Engine) ReleaseSelected(ctx context.Context, p projects.Project, names 
 func (e *Engine) VisitSelected(ctx context.Context, p projects.Project, queue string, names []string) (int64, error) {
 	if queue != "" {
 		if err := naming.ValidQueue(queue); err != nil {
-			return 0, &InvalidError{Reason: "unknown-queue", Err: err}
+			return 0, refusal.New(refusal.Invalid, "unknown-queue", err)
 		}
 	}
 	if err := checkSelected(names); err != nil {
@@ -184,7 +185,7 @@ func (e *Engine) VisitSelected(ctx context.Context, p projects.Project, queue st
 // and returns how many.
 func (e *Engine) RequeueSelected(ctx context.Context, p projects.Project, queue string, names []string) (int64, error) {
 	if err := naming.ValidQueue(queue); err != nil {
-		return 0, &InvalidError{Reason: "unknown-queue", Err: err}
+		return 0, refusal.New(refusal.Invalid, "unknown-queue", err)
 	}
 	if err := checkSelected(names); err != nil {
 		return 0, err

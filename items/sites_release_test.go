@@ -12,6 +12,7 @@ import (
 	"tracker/books"
 	"tracker/items"
 	"tracker/projects"
+	"tracker/refusal"
 	"tracker/sites"
 )
 
@@ -157,7 +158,7 @@ func TestSelectionBySite(t *testing.T) {
 	if n, err := f.engine.CountClaimsWhere(ctx, f.project, "", 0, sel); err != nil || n != a.Out {
 		t.Fatalf("claims of a.example counted: %d %v, want %d", n, err, a.Out)
 	}
-	var invalid *items.InvalidError
+	var invalid *refusal.Error
 	if _, err := f.engine.MoveQueue(ctx, f.project, "todo", "", sel); !errors.As(err, &invalid) {
 		t.Fatalf("drain by site: %v", err)
 	}

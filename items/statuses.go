@@ -7,6 +7,7 @@ import (
 
 	"tracker/kept"
 	"tracker/projects"
+	"tracker/refusal"
 )
 
 // Statuses answers the public lookups of items' status, keeping each
@@ -49,7 +50,7 @@ func (s *Statuses) Lookup(ctx context.Context, live *projects.Live, shard, name 
 		return s.engine.LookupInShard(ctx, live, shard, name)
 	}
 	if err := ValidShard(shard); err != nil {
-		return ItemStatus{}, &InvalidError{Err: err}
+		return ItemStatus{}, refusal.New(refusal.Invalid, "", err)
 	}
 	e, err := s.kept.Get(ctx, statusKey{project: live.ID, shard: shard, name: name}, func(ctx context.Context) (statusEntry, error) {
 		st, err := s.engine.LookupInShard(ctx, live, shard, name)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"tracker/refusal"
 )
 
 // Bounds of the text admins enter (in the panel or the shell), each set by
@@ -53,10 +55,10 @@ func (e *TooLongError) Error() string { return fmt.Sprintf("%s: at most %d bytes
 // of UTF-8, no control characters (it is printed as a line).
 func boundedLine(field, s string, max int) error {
 	if len(s) > max {
-		return &TooLongError{Field: field, Max: max}
+		return refusal.New(refusal.Invalid, "too-long", &TooLongError{Field: field, Max: max})
 	}
 	if !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		return &FieldError{Key: field, Err: errors.New("one line of UTF-8, without control characters")}
+		return refusal.New(refusal.Invalid, "invalid-form", &FieldError{Key: field, Err: errors.New("one line of UTF-8, without control characters")})
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"tracker/refusal"
 )
 
 // A Key is one setting operators change, of a project (Keys) or of the
@@ -138,7 +140,8 @@ func (e FieldErrors) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// fieldErrors gathers the errors of a change by key; nil when there are none.
+// fieldErrors gathers the errors of a change by key, refused as an
+// invalid configuration; nil when there are none.
 func fieldErrors(errs ...error) error {
 	out := FieldErrors{}
 	for _, err := range errs {
@@ -152,7 +155,7 @@ func fieldErrors(errs ...error) error {
 	if len(out) == 0 {
 		return nil
 	}
-	return out
+	return refusal.New(refusal.Invalid, "invalid-config", out)
 }
 
 // lookup finds a key by name.

@@ -19,11 +19,12 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/refusal"
 )
 
 var (
-	ErrNotFound = errors.New("no such project")
-	ErrExists   = errors.New("a project with that slug exists already")
+	ErrNotFound = refusal.New(refusal.NotFound, "unknown-project", errors.New("no such project"))
+	ErrExists   = refusal.New(refusal.Conflict, "project-exists", errors.New("a project with that slug exists already"))
 )
 
 // Project is a project with its configuration decoded.
@@ -68,7 +69,7 @@ func (s *Store) Create(ctx context.Context, slug, title string) (Project, error)
 		return Project{}, err
 	}
 	if len(title) > MaxTitle {
-		return Project{}, &TooLongError{Field: "title", Max: MaxTitle}
+		return Project{}, refusal.New(refusal.Invalid, "too-long", &TooLongError{Field: "title", Max: MaxTitle})
 	}
 	cfg := DefaultConfig()
 	cfg.BackfeedKey = newKey()

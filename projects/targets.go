@@ -11,6 +11,7 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/refusal"
 )
 
 // Target is a place warriors upload their results to.
@@ -34,7 +35,7 @@ var (
 // the files go into, and knows nothing else.
 func ValidTargetURL(u string) error {
 	if len(u) > MaxURL {
-		return &TooLongError{Field: "upload target", Max: MaxURL}
+		return refusal.New(refusal.Invalid, "too-long", &TooLongError{Field: "upload target", Max: MaxURL})
 	}
 	parsed, err := url.Parse(u)
 	if err != nil || parsed.Host == "" {

@@ -14,6 +14,7 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/refusal"
 )
 
 // The state of a project's frontier, for people: how many sites are
@@ -22,7 +23,7 @@ import (
 // moves the items: releasing a site's claims is its (ReleaseSite).
 
 // ErrNotFound is a site the project has no row for.
-var ErrNotFound = errors.New("no such site")
+var ErrNotFound = refusal.New(refusal.NotFound, "unknown-site", errors.New("no such site"))
 
 // ErrNoName is a site asked for with no name.
 var ErrNoName = errors.New("name a site (its host or registrable domain)")

@@ -10,10 +10,11 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/refusal"
 )
 
 // ErrLastAdmin refuses a change that would leave no global admin.
-var ErrLastAdmin = errors.New("the last global admin must stay one")
+var ErrLastAdmin = refusal.New(refusal.Conflict, "last-admin", errors.New("the last global admin must stay one"))
 
 // hashPassword checks a new password and hashes it.
 func hashPassword(password string) (string, error) {

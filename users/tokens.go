@@ -18,6 +18,7 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/refusal"
 )
 
 // API token scopes: a read token reads a project's configuration, counts
@@ -86,10 +87,10 @@ func (t Token) AllProjects() bool { return t.Projects == nil }
 // ValidTokenName refuses a name a token cannot have.
 func ValidTokenName(name string) error {
 	if name == "" || len(name) > MaxTokenName {
-		return invalidf("a token's name is 1 to %d bytes", MaxTokenName)
+		return refusal.Invalidf("invalid-token", "a token's name is 1 to %d bytes", MaxTokenName)
 	}
 	if strings.ContainsFunc(name, unicode.IsControl) {
-		return invalidf("a token's name is one line without control characters")
+		return refusal.Invalidf("invalid-token", "a token's name is one line without control characters")
 	}
 	return nil
 }
@@ -102,15 +103,15 @@ func (s *Store) CreateToken(ctx context.Context, owner Account, name, scope stri
 		return Token{}, "", err
 	}
 	if scope != ScopeRead && scope != ScopeWrite {
-		return Token{}, "", invalidf("unknown scope %q: read or write", scope)
+		return Token{}, "", refusal.Invalidf("invalid-token", "unknown scope %q: read or write", scope)
 	}
 	if projects != nil && len(projects) == 0 {
 		// Stored, no list is every project: an empty one must not be.
-		return Token{}, "", invalidf("a token of some projects names at least one")
+		return Token{}, "", refusal.Invalidf("invalid-token", "a token of some projects names at least one")
 	}
 	for _, id := range projects {
 		if !owner.CanRun(id) {
-			return Token{}, "", invalidf("%s does not run project %d", owner.Username, id)
+			return Token{}, "", refusal.Invalidf("invalid-token", "%s does not run project %d", owner.Username, id)
 		}
 	}
 	if projects != nil {

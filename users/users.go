@@ -13,6 +13,7 @@ import (
 
 	"tracker/audit"
 	"tracker/db"
+	"tracker/refusal"
 )
 
 // Roles.
@@ -23,15 +24,10 @@ const (
 
 var ErrExists = errors.New("a user with that name exists already")
 
-// InvalidError is a change refused for what was asked (a short password,
-// an unknown role, a name taken), not for a failure of the tracker.
-type InvalidError struct{ Err error }
-
-func (e *InvalidError) Error() string { return e.Err.Error() }
-func (e *InvalidError) Unwrap() error { return e.Err }
-
+// invalidf is a change to an account refused for what was asked (a short
+// password, an unknown role), not for a failure of the tracker.
 func invalidf(format string, args ...any) error {
-	return &InvalidError{fmt.Errorf(format, args...)}
+	return refusal.Invalidf("invalid-user", format, args...)
 }
 
 // bcryptCost makes one hash take a few hundred milliseconds: slow for anyone
@@ -75,7 +71,7 @@ func (s *Store) Create(ctx context.Context, username, password, role string) (Ac
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return Account{}, &InvalidError{fmt.Errorf("%w: %s", ErrExists, username)}
+		return Account{}, refusal.New(refusal.Conflict, "user-exists", fmt.Errorf("%w: %s", ErrExists, username))
 	}
 	return account(u, nil), err
 }
