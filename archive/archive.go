@@ -50,7 +50,7 @@ type Archiver struct {
 }
 
 func New(pool *pgxpool.Pool, dir string) *Archiver {
-	return &Archiver{pool: pool, q: db.New(pool), dir: dir, dropLockTimeout: time.Second}
+	return &Archiver{pool: pool, q: db.Of(pool), dir: dir, dropLockTimeout: time.Second}
 }
 
 // Result says what one pass archived.
@@ -178,7 +178,7 @@ func (a *Archiver) archiveDay(ctx context.Context, p projects.Project, part stri
 		if n == 0 {
 			return db.DonePartitionDrop(ctx, tx, part)
 		}
-		q := a.q.WithTx(tx)
+		q := db.Of(tx)
 		mode := ModeFiles
 		if m.path == "" {
 			mode = ModeDiscard
@@ -270,7 +270,7 @@ func (a *Archiver) DropEmptyDays(ctx context.Context, now time.Time) (int, error
 		}
 		gone := false
 		err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-			if err := a.q.WithTx(tx).TransactionLockTimeout(ctx, a.dropLockTimeout.Milliseconds()); err != nil {
+			if err := db.Of(tx).TransactionLockTimeout(ctx, a.dropLockTimeout.Milliseconds()); err != nil {
 				return err
 			}
 			if err := db.DonePartitionLock(ctx, tx, part); err != nil {
@@ -327,7 +327,7 @@ func (a *Archiver) writeFile(ctx context.Context, p projects.Project, part strin
 	err = pgx.BeginTxFunc(ctx, a.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		// Times are UTC, so a file reads the same whoever wrote it. On
 		// Citus the worker renders them, in its own zone unless told.
-		q := a.q.WithTx(tx)
+		q := db.Of(tx)
 		if shared {
 			if err := q.TransactionSetsPropagated(ctx); err != nil {
 				return err

@@ -172,7 +172,7 @@ type Log struct {
 	q *db.Queries
 }
 
-func New(pool *pgxpool.Pool) *Log { return &Log{q: db.New(pool)} }
+func New(pool *pgxpool.Pool) *Log { return &Log{q: db.Of(pool)} }
 
 // Record writes an action that changes nothing else (a sign-in) in the name
 // of ctx's actor.

@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { dbtest.Main(m) }
 func TestBeginOnChange(t *testing.T) {
 	t.Parallel()
 	pool := dbtest.New(t)
-	q := db.New(pool)
+	q := db.Of(pool)
 	ctx := audit.NewContext(context.Background(), audit.Actor{Username: "root"})
 	entries := func() (n int, added int64, note string) {
 		t.Helper()

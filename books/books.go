@@ -81,7 +81,7 @@ func Of(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Report, er
 	r := Report{Project: p.Slug}
 	err := pgx.BeginTxFunc(ctx, pool, snapshot, func(tx pgx.Tx) error {
 		var err error
-		r, err = of(ctx, db.New(tx), p)
+		r, err = of(ctx, db.Of(tx), p)
 		return err
 	})
 	if err != nil {
@@ -96,7 +96,7 @@ func Tracker(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 	var r Report
 	err := pgx.BeginTxFunc(ctx, pool, snapshot, func(tx pgx.Tx) error {
 		var err error
-		r, err = tracker(ctx, db.New(tx))
+		r, err = tracker(ctx, db.Of(tx))
 		return err
 	})
 	if err != nil {
@@ -470,7 +470,7 @@ type Politeness struct {
 func PolitenessOf(ctx context.Context, pool *pgxpool.Pool, p projects.Project) (Politeness, error) {
 	var r Politeness
 	err := pgx.BeginTxFunc(ctx, pool, snapshot, func(tx pgx.Tx) error {
-		q := db.New(tx)
+		q := db.Of(tx)
 		var err error
 		r.UnderInterval, err = q.BooksSitesUnderInterval(ctx, db.BooksSitesUnderIntervalParams{
 			ProjectID: p.ID, Interval: projects.Duration(p.Config.SiteInterval)})

@@ -31,9 +31,9 @@ func (w *world) checkIn(t *testing.T, tx pgx.Tx, slug string) Report {
 	var r Report
 	var err error
 	if slug == "" {
-		r, err = tracker(context.Background(), db.New(tx))
+		r, err = tracker(context.Background(), db.Of(tx))
 	} else {
-		r, err = of(context.Background(), db.New(tx), *w.projects[slug])
+		r, err = of(context.Background(), db.Of(tx), *w.projects[slug])
 	}
 	if err != nil {
 		t.Fatalf("books of %q: %v", slug, err)
@@ -451,7 +451,7 @@ func TestTablesCovered(t *testing.T) {
 		}
 	}
 
-	orphans, err := db.New(pool).BooksOrphans(ctx)
+	orphans, err := db.Of(pool).BooksOrphans(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

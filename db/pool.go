@@ -104,5 +104,5 @@ type TxStarter interface {
 // WithTx runs fn in a transaction, committed when fn returns nil and rolled
 // back otherwise.
 func WithTx(ctx context.Context, pool TxStarter, fn func(q *Queries) error) error {
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return fn(New(tx)) })
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return fn(Of(tx)) })
 }

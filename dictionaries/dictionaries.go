@@ -136,7 +136,7 @@ type Store struct {
 	q    *db.Queries
 }
 
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.New(pool)} }
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.Of(pool)} }
 
 // Add validates b and installs it as the project's newest dictionary, the
 // one served, under a new id: the Unix second it is installed, or the

@@ -153,7 +153,7 @@ func TestCitusFold(t *testing.T) {
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(h.Close)
 	t.Cleanup(srv.Close)
-	q := db.New(pool)
+	q := db.Of(pool)
 	// Projects enough that some land on each worker.
 	var ps []projects.Project
 	for i := range 6 {

@@ -202,7 +202,7 @@ func (b *batcher[T]) transact(ctx context.Context, ops []*T) (ran bool, err erro
 		}
 	}
 	tx := db.BeginPipelined(conn.Conn(), begin...)
-	if err := b.run(ctx, db.New(tx), ops); err != nil {
+	if err := b.run(ctx, db.Of(tx), ops); err != nil {
 		_ = tx.Rollback(ctx)
 		return false, err
 	}

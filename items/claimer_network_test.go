@@ -142,7 +142,7 @@ func TestDoneFromTheClaimersNetworkFirstInABatch(t *testing.T) {
 			f.claimFrom(t, "alice", "192.0.2.10", 1)
 			var done []int64
 			err = pgx.BeginFunc(ctx, f.pool, func(tx pgx.Tx) error {
-				done, err = f.engine.CompleteIn(ctx, db.New(tx), f.project,
+				done, err = f.engine.CompleteIn(ctx, db.Of(tx), f.project,
 					items.Completion{Downloader: "alice", IP: addr("198.51.100.7"), Items: []string{"a"}},
 					items.Completion{Downloader: "alice", IP: addr("192.0.2.10"), Items: []string{"a"}})
 				return err
@@ -257,7 +257,7 @@ func TestClaimerNetworkChecksABatchInItsStatement(t *testing.T) {
 		var done []int64
 		err = pgx.BeginFunc(ctx, f.pool, func(tx pgx.Tx) error {
 			s = &statements{DBTX: tx}
-			done, err = f.engine.CompleteIn(ctx, db.New(s), f.project,
+			done, err = f.engine.CompleteIn(ctx, db.Of(s), f.project,
 				items.Completion{Downloader: "alice", IP: addr("192.0.2.10"), Items: names[:n]},
 				items.Completion{Downloader: "alice", IP: addr("198.51.100.7"), Items: names[n : 2*n]},
 				items.Completion{Downloader: "mallory", IP: addr("198.51.100.7"), Items: names[2*n:]})

@@ -150,7 +150,7 @@ func TestRequestsOfADeletedProject(t *testing.T) {
 	if off := d.unbalanced(t); len(off) > 0 {
 		t.Errorf("the tracker's books do not balance: %v", off)
 	}
-	if n, err := db.New(d.pool).CounterGet(d.ctx, db.CounterGetParams{ProjectID: kept.ID, Name: "requests"}); err != nil || n != 2 {
+	if n, err := db.Of(d.pool).CounterGet(d.ctx, db.CounterGetParams{ProjectID: kept.ID, Name: "requests"}); err != nil || n != 2 {
 		t.Errorf("the other project's requests counted: %d, %v; want 2", n, err)
 	}
 }

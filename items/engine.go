@@ -88,7 +88,7 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 	}
 	e := &Engine{
 		pool:      pool,
-		q:         db.New(pool),
+		q:         db.Of(pool),
 		log:       log,
 		heads:     make(map[stretch]int64),
 		requeued:  make(map[int32]int64),
@@ -148,8 +148,10 @@ func (e *Engine) ReleaseFrom(ctx context.Context, p projects.Project, names []st
 	if err := validNames(names); err != nil {
 		return nil, err
 	}
-	if err := naming.ValidNick(downloader); err != nil {
-		return nil, refusal.New(refusal.Invalid, "invalid-downloader", err)
+	if downloader != "" { // "" is an admin's release of anyone's claims
+		if err := naming.ValidNick(downloader); err != nil {
+			return nil, refusal.New(refusal.Invalid, "invalid-downloader", err)
+		}
 	}
 	return e.release(ctx, p, names, downloader, from, false)
 }

@@ -257,7 +257,7 @@ func (f fixture) probes(t *testing.T, mode string, commit bool, c items.Completi
 		return n
 	}
 	before := scans()
-	done, err := f.engine.CompleteIn(ctx, db.New(tx), f.project, c)
+	done, err := f.engine.CompleteIn(ctx, db.Of(tx), f.project, c)
 	if err != nil {
 		t.Fatal(err)
 	}

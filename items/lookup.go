@@ -109,7 +109,7 @@ func (e *Engine) Lookup(ctx context.Context, live *projects.Live, name string) (
 // that must not act on a stale answer (an admin's on an item).
 func (e *Engine) LookupNow(ctx context.Context, live *projects.Live, name string) (st ItemStatus, err error) {
 	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := e.q.WithTx(tx)
+		q := db.Of(tx)
 		sum, err := projects.SummaryOf(ctx, q, live.Project)
 		if err != nil {
 			return err
@@ -129,7 +129,7 @@ func (e *Engine) LookupInShard(ctx context.Context, live *projects.Live, shard, 
 		return st, refusal.New(refusal.Invalid, "", err)
 	}
 	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		st, err = e.lookup(ctx, e.q.WithTx(tx), live, shard, name)
+		st, err = e.lookup(ctx, db.Of(tx), live, shard, name)
 		return err
 	})
 	return st, err

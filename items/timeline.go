@@ -89,7 +89,7 @@ type HistoryUpload struct {
 // item's id or hash, through an index.
 func (e *Engine) History(ctx context.Context, live *projects.Live, name string) (h History, err error) {
 	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := e.q.WithTx(tx)
+		q := db.Of(tx)
 		sum, err := projects.SummaryOf(ctx, q, live.Project)
 		if err != nil {
 			return err

@@ -44,7 +44,7 @@ func TestRequestedRunRunsOnceWhenOff(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the run asked for did not happen")
 	}
-	q := db.New(pool)
+	q := db.Of(pool)
 	dbtest.Eventually(t, func() bool {
 		j, err := q.JobGet(ctx, "asked")
 		return err == nil && j.Runs == 1

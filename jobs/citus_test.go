@@ -80,7 +80,7 @@ func TestCitusJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	q := db.New(tx)
+	q := db.Of(tx)
 	if err := q.TransactionSetsPropagated(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ const expiriesBatch = 10_000
 // step runs whatever became of the others, and the run's error names
 // every step (and project) that failed.
 func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Duration) Job {
-	q := db.New(pool)
+	q := db.Of(pool)
 	warriorStore := warriors.NewStore(pool)
 	counter := volunteers.New(pool)
 	return Job{

@@ -74,7 +74,7 @@ func runFailing(t *testing.T, pool *pgxpool.Pool, job Job, fault, broken string,
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fault) {
 		t.Fatalf("run: %v; want an error with %q", err, want)
 	}
-	row, err := db.New(pool).JobGet(ctx, job.Name)
+	row, err := db.Of(pool).JobGet(ctx, job.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ type ProjectFailure struct {
 
 // List reads every job's status.
 func List(ctx context.Context, conn db.DBTX) ([]Status, error) {
-	rows, err := db.New(conn).JobStatusList(ctx)
+	rows, err := db.Of(conn).JobStatusList(ctx)
 	if err != nil {
 		return nil, err
 	}

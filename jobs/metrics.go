@@ -14,7 +14,7 @@ import (
 // (so every tracker process reports the same, whichever ran the job).
 type Collector struct{ q *db.Queries }
 
-func NewCollector(pool *pgxpool.Pool) Collector { return Collector{q: db.New(pool)} }
+func NewCollector(pool *pgxpool.Pool) Collector { return Collector{q: db.Of(pool)} }
 
 var (
 	jobEnabled  = prometheus.NewDesc("tracker_job_enabled", "1 when the job is switched on.", []string{"job"}, nil)

@@ -54,7 +54,7 @@ type Runner struct {
 }
 
 func NewRunner(log *slog.Logger, pool *pgxpool.Pool, jobs ...Job) *Runner {
-	return &Runner{log: log, pool: pool, q: db.New(pool), jobs: jobs, poll: time.Second}
+	return &Runner{log: log, pool: pool, q: db.Of(pool), jobs: jobs, poll: time.Second}
 }
 
 // Jobs lists the runner's jobs.
@@ -111,7 +111,7 @@ func (r *Runner) runIfDue(ctx context.Context, j Job) (bool, error) {
 		return false, err
 	}
 	defer conn.Release()
-	lq := db.New(conn)
+	lq := db.Of(conn)
 	locked, err := lq.JobTryLock(ctx, j.Name)
 	if err != nil || !locked {
 		return false, err
@@ -144,7 +144,7 @@ func (r *Runner) RunNow(ctx context.Context, name string) (summary string, err e
 		return "", err
 	}
 	defer conn.Release()
-	lq := db.New(conn)
+	lq := db.Of(conn)
 	if err := lq.JobLock(ctx, name); err != nil {
 		return "", err
 	}

@@ -70,7 +70,7 @@ wait:
 	if runs.Load() < 3 {
 		t.Fatalf("%d runs in 30 s, want at least 3", runs.Load())
 	}
-	row, err := db.New(pool).JobGet(ctx, "probe")
+	row, err := db.Of(pool).JobGet(ctx, "probe")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestRunnerRecordsOutcomes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	q := db.New(pool)
+	q := db.Of(pool)
 
 	fail := Job{Name: "fail", Every: time.Hour, Run: func(context.Context) (string, error) {
 		return "half", errors.New("disk on fire")
@@ -161,7 +161,7 @@ func TestRunnerStopMidRun(t *testing.T) {
 	}
 	<-started
 	r.Stop()
-	row, err := db.New(pool).JobGet(ctx, "slow")
+	row, err := db.Of(pool).JobGet(ctx, "slow")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func (s *Store) AutoChoice(ctx context.Context) (AutoChoice, error) {
 	}
 	var c AutoChoice
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
+		q := db.Of(tx)
 		// Processes that found the choice stale together take turns here;
 		// the later ones find it made.
 		row, err := q.AutoChoiceLock(ctx, AutoInterval)

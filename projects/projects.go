@@ -59,7 +59,7 @@ type Store struct {
 }
 
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, q: db.New(pool)}
+	return &Store{pool: pool, q: db.Of(pool)}
 }
 
 // Create makes a project with the default configuration, a fresh backfeed

@@ -165,7 +165,7 @@ func (s *Store) SetSettings(ctx context.Context, assignments []string) (Settings
 		changed[key] = k.Value(cur)
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
+		q := db.Of(tx)
 		for k, v := range changed {
 			if err := q.SettingPut(ctx, db.SettingPutParams{Key: k, Value: v}); err != nil {
 				return err

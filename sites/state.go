@@ -249,7 +249,7 @@ type Store struct {
 }
 
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, q: db.New(pool), summaries: map[int32]Summary{}}
+	return &Store{pool: pool, q: db.Of(pool), summaries: map[int32]Summary{}}
 }
 
 // Summary is the project's summary, read again only when the one the store

@@ -244,7 +244,7 @@ func (h *Hub) Downloader(ctx context.Context, p projects.Project, nick string) (
 	now := h.now()
 	err := pgx.BeginTxFunc(ctx, h.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		out = DownloaderStats{Project: p.Slug, Nick: nick}
-		q := h.q.WithTx(tx)
+		q := db.Of(tx)
 		d, err := q.DownloaderGet(ctx, db.DownloaderGetParams{ProjectID: p.ID, Nick: nick})
 		switch {
 		case err == nil:

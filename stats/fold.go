@@ -20,7 +20,7 @@ type Store struct {
 	q *db.Queries
 }
 
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.New(pool)} }
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.Of(pool)} }
 
 const (
 	// foldBatch bounds one fold statement.

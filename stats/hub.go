@@ -83,7 +83,7 @@ func NewHub(pool *pgxpool.Pool, store *projects.Store, log *slog.Logger) *Hub {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Hub{pool: pool, q: db.New(pool), projects: store, sites: sites.NewStore(pool), log: log, every: time.Second, now: time.Now,
+	return &Hub{pool: pool, q: db.Of(pool), projects: store, sites: sites.NewStore(pool), log: log, every: time.Second, now: time.Now,
 		loops: loops.NewGroup(context.Background()), watched: map[int32]*watch{}}
 }
 

@@ -128,7 +128,7 @@ func NewLogHub(pool *pgxpool.Pool, log *slog.Logger) *LogHub {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &LogHub{pool: pool, q: db.New(pool), log: log, every: time.Second, now: time.Now,
+	return &LogHub{pool: pool, q: db.Of(pool), log: log, every: time.Second, now: time.Now,
 		loops: loops.NewGroup(context.Background()), tails: map[int32]*tail{}}
 }
 
@@ -267,7 +267,7 @@ func (h *LogHub) refresh(ctx context.Context, t *tail) error {
 	var counts LogCounts
 	var at time.Time
 	err := pgx.BeginTxFunc(ctx, h.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := h.q.WithTx(tx)
+		q := db.Of(tx)
 		var err error
 		if at, err = q.TransactionNow(ctx); err != nil {
 			return err

@@ -24,7 +24,7 @@ func (h *Hub) read(ctx context.Context, p projects.Project, history []sample, r 
 	var s sample
 	var pending []db.DoneTalliesRecentRow
 	err := pgx.BeginTxFunc(ctx, h.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := h.q.WithTx(tx)
+		q := db.Of(tx)
 		var err error
 		if b.At, err = q.TransactionNow(ctx); err != nil {
 			return err

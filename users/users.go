@@ -47,7 +47,7 @@ type Store struct {
 	now func() time.Time
 }
 
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.New(pool), now: time.Now} }
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.Of(pool), now: time.Now} }
 
 // Create adds an account with the given role and password.
 func (s *Store) Create(ctx context.Context, username, password, role string) (Account, error) {

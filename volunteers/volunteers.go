@@ -55,7 +55,7 @@ type Option func(*Counter)
 func WithClock(now func() time.Time) Option { return func(c *Counter) { c.now = now } }
 
 func New(pool *pgxpool.Pool, opts ...Option) *Counter {
-	c := &Counter{q: db.New(pool), now: time.Now, recent: map[recentKey]time.Time{}}
+	c := &Counter{q: db.Of(pool), now: time.Now, recent: map[recentKey]time.Time{}}
 	for _, o := range opts {
 		o(c)
 	}

@@ -50,7 +50,7 @@ type Store struct {
 	q *db.Queries
 }
 
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.New(pool)} }
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.Of(pool)} }
 
 // Contact is what a warrior said in one call, with where it came from.
 type Contact struct {

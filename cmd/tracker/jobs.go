@@ -86,7 +86,7 @@ func runJobsList(ctx context.Context, a *app, _ []string) error {
 		if err := a.jobRunner(d).Register(ctx); err != nil {
 			return err
 		}
-		js, err := db.New(d.pool).JobList(ctx)
+		js, err := db.Of(d.pool).JobList(ctx)
 		if err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func runJobsSet(ctx context.Context, a *app, args []string, o jobsSetOptions) er
 		if err := a.jobRunner(d).Register(ctx); err != nil {
 			return err
 		}
-		q := db.New(d.pool)
+		q := db.Of(d.pool)
 		j, err := q.JobGet(ctx, args[0])
 		if err != nil {
 			return &usageError{fmt.Sprintf("%v %q", jobs.ErrUnknownJob, args[0])}
