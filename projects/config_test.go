@@ -14,7 +14,7 @@ import (
 )
 
 // countRanges are the ranges of the whole-number keys, as documented in
-// README.md's configuration table.
+// docs/ADMIN.md's configuration table.
 var countRanges = map[string][2]int64{
 	"max_multi":               {1, 10_000},
 	"reclaim_ttl":             {0, 316_224_000},

@@ -12,17 +12,18 @@ import (
 	"time"
 )
 
-// readmeSection is the text of README.md's section under the level-2
-// heading named, up to the next one.
-func readmeSection(t *testing.T, heading string) string {
+// opsSection is the text of docs/OPERATIONS.md's section under the
+// level-2 heading named, up to the next one: the operators' guide holds
+// the commands and the jobs.
+func opsSection(t *testing.T, heading string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "OPERATIONS.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(b), "\n## "+heading+"\n")
 	if !ok {
-		t.Fatalf("README.md has no section %q", heading)
+		t.Fatalf("docs/OPERATIONS.md has no section %q", heading)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	return section
@@ -49,7 +50,7 @@ func jobRows(section string) map[string][]string {
 	return rows
 }
 
-// every is an interval as README.md's jobs table writes it.
+// every is an interval as docs/OPERATIONS.md's jobs table writes it.
 func every(d time.Duration) string {
 	switch {
 	case d%time.Hour == 0:
@@ -62,7 +63,7 @@ func every(d time.Duration) string {
 }
 
 // TestJobsDocumented: every background job the tracker runs has its row,
-// with its default interval, in README.md's jobs table, and its row in
+// with its default interval, in docs/OPERATIONS.md's jobs table, and its row in
 // docs/DESIGN.md's; neither table names a job that is gone.
 func TestJobsDocumented(t *testing.T) {
 	a := &app{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
@@ -70,7 +71,7 @@ func TestJobsDocumented(t *testing.T) {
 	if len(jobs) == 0 {
 		t.Fatal("no jobs")
 	}
-	readme := jobRows(readmeSection(t, "Background jobs"))
+	ops := jobRows(opsSection(t, "Background jobs"))
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "DESIGN.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,19 +82,19 @@ func TestJobsDocumented(t *testing.T) {
 	var names []string
 	for _, j := range jobs {
 		names = append(names, j.Name)
-		switch row, ok := readme[j.Name]; {
+		switch row, ok := ops[j.Name]; {
 		case !ok:
-			t.Errorf("job %s has no row in README.md's jobs table (section Background jobs)", j.Name)
+			t.Errorf("job %s has no row in docs/OPERATIONS.md's jobs table (section Background jobs)", j.Name)
 		case row[1] != every(j.Every):
-			t.Errorf("README.md's jobs table runs %s every %q; it runs every %s", j.Name, row[1], every(j.Every))
+			t.Errorf("docs/OPERATIONS.md's jobs table runs %s every %q; it runs every %s", j.Name, row[1], every(j.Every))
 		}
 		if _, ok := designRows[j.Name]; !ok {
 			t.Errorf("job %s has no row in docs/DESIGN.md's jobs table (section Background jobs)", j.Name)
 		}
 	}
-	for name := range readme {
+	for name := range ops {
 		if !slices.Contains(names, name) {
-			t.Errorf("README.md's jobs table names %s, which is no job", name)
+			t.Errorf("docs/OPERATIONS.md's jobs table names %s, which is no job", name)
 		}
 	}
 	for name := range designRows {
@@ -103,18 +104,19 @@ func TestJobsDocumented(t *testing.T) {
 	}
 }
 
-// TestCommandsDocumented: every command has its usage line in README.md's
-// list of commands, and the list names no command that is gone. A line
+// TestCommandsDocumented: every command has its usage line in
+// docs/OPERATIONS.md's list of commands, and the list names no command
+// that is gone. A line
 // may give alternatives of a word: "tracker block add|remove ..." is
 // "block add" and "block remove".
 func TestCommandsDocumented(t *testing.T) {
-	_, block, _ := strings.Cut(readmeSection(t, "Commands"), "```\n")
+	_, block, _ := strings.Cut(opsSection(t, "Commands"), "```\n")
 	block, _, _ = strings.Cut(block, "```")
 	var documented []string
 	for line := range strings.Lines(block) {
 		words, ok := strings.CutPrefix(strings.TrimSpace(line), "tracker ")
 		if !ok {
-			t.Errorf("README.md, Commands: %q is no usage line", line)
+			t.Errorf("docs/OPERATIONS.md, Commands: %q is no usage line", line)
 			continue
 		}
 		names := []string{""}
@@ -136,12 +138,12 @@ func TestCommandsDocumented(t *testing.T) {
 	for _, c := range commands(func(string) string { return "" }) {
 		code = append(code, c.name)
 		if !slices.Contains(documented, c.name) {
-			t.Errorf("command %q has no usage line in README.md (section Commands)", c.name)
+			t.Errorf("command %q has no usage line in docs/OPERATIONS.md (section Commands)", c.name)
 		}
 	}
 	for _, name := range documented {
 		if !slices.Contains(code, name) {
-			t.Errorf("README.md's commands list %q, which is no command", name)
+			t.Errorf("docs/OPERATIONS.md's commands list %q, which is no command", name)
 		}
 	}
 }
