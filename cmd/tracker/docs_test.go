@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -144,6 +145,52 @@ func TestCommandsDocumented(t *testing.T) {
 	for _, name := range documented {
 		if !slices.Contains(code, name) {
 			t.Errorf("docs/OPERATIONS.md's commands list %q, which is no command", name)
+		}
+	}
+}
+
+// TestFlagsDocumented: every flag of serve, and the ones every command
+// takes, has its row in docs/OPERATIONS.md's configuration table with its
+// environment variable, and the table names no flag that is gone.
+func TestFlagsDocumented(t *testing.T) {
+	documented := map[string]string{} // flag: the row's environment cell
+	for line := range strings.Lines(opsSection(t, "Configuration")) {
+		cells := strings.Split(strings.TrimSpace(line), "|")
+		if len(cells) < 4 || cells[0] != "" {
+			continue
+		}
+		for i, span := range strings.Split(cells[1], "`") {
+			if i%2 == 1 && strings.HasPrefix(span, "--") {
+				documented[strings.TrimPrefix(span, "--")] = cells[2]
+			}
+		}
+	}
+	code := map[string]bool{}
+	for _, c := range commands(func(string) string { return "" }) {
+		if c.name != "serve" {
+			continue
+		}
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		c.setup(fs)
+		for _, name := range []string{"data-dir", "archive-dir", "audit-retention"} {
+			fs.String(name, "", "") // every command's, which dispatch adds
+		}
+		fs.VisitAll(func(f *flag.Flag) {
+			code[f.Name] = true
+			switch env, ok := documented[f.Name]; {
+			case !ok:
+				t.Errorf("flag --%s has no row in docs/OPERATIONS.md's configuration table (section Configuration)", f.Name)
+			case !strings.Contains(env, "`"+envName(f.Name)+"`"):
+				t.Errorf("docs/OPERATIONS.md's row of --%s does not name $%s: %q", f.Name, envName(f.Name), env)
+			}
+		})
+	}
+	if len(code) == 0 {
+		t.Fatal("no flags of serve found")
+	}
+	for name := range documented {
+		if !code[name] {
+			t.Errorf("docs/OPERATIONS.md's configuration table names --%s, which serve does not take", name)
 		}
 	}
 }
