@@ -26,7 +26,7 @@ func TestDocReferences(t *testing.T) {
 	root := ".."
 	// docs/X.md, "Section"   or   [..](docs/X.md#anchor)   or a bare X.md.
 	cited := regexp.MustCompile(`docs/([A-Z]+)\.md(?:, "([^"]+)"|#([a-z0-9-]+))?`)
-	bare := regexp.MustCompile(`(^|[^/A-Za-z])(DESIGN|PROTOCOL|OPERATIONS|BENCHMARKS)\.md`)
+	bare := regexp.MustCompile(`(^|[^/A-Za-z])(DESIGN|PROTOCOL|OPERATIONS|BENCHMARKS|ADMIN|API)\.md`)
 	// A Markdown link to a file of the repository, or to a section of one:
 	// [..](../README.md), [..](#anchor), [..](PROTOCOL.md#anchor). Links
 	// with a scheme (https:) are not the repository's.
@@ -229,8 +229,8 @@ func codeSpans(cell string) []string {
 }
 
 // TestPackagesDocumented: every folder of Go code has its row in
-// docs/DESIGN.md's package table and its line in README.md's layout, and
-// neither names a folder that is gone.
+// docs/DESIGN.md's package table, the one place the packages are
+// described, and the table names no folder that is gone.
 func TestPackagesDocumented(t *testing.T) {
 	root := ".."
 	code := map[string]bool{}
@@ -266,31 +266,14 @@ func TestPackagesDocumented(t *testing.T) {
 			design[name] = true
 		}
 	}
-	// The layout is the section's first block of code: a folder a line.
-	layout := map[string]bool{}
-	_, block, _ := strings.Cut(docSection(t, filepath.Join(root, "README.md"), "Layout"), "```\n")
-	block, _, _ = strings.Cut(block, "```")
-	for line := range strings.Lines(block) {
-		if f := strings.Fields(line); len(f) > 0 {
-			layout[f[0]] = true
-		}
-	}
 	for dir := range code {
 		if !design[dir] {
 			t.Errorf("package %s has no row in docs/DESIGN.md's package table (section Packages)", dir)
-		}
-		if !layout[dir] {
-			t.Errorf("package %s has no line in README.md's layout (section Layout)", dir)
 		}
 	}
 	for dir := range design {
 		if !code[dir] {
 			t.Errorf("docs/DESIGN.md's package table names %s, which holds no Go code", dir)
-		}
-	}
-	for dir := range layout {
-		if !code[dir] && dir != "docs" {
-			t.Errorf("README.md's layout names %s, which holds no Go code", dir)
 		}
 	}
 }
@@ -345,32 +328,36 @@ var (
 	createdFunction = regexp.MustCompile(`(?i)CREATE (?:OR REPLACE )?FUNCTION (\w+)\(`)
 )
 
+// configDoc is the document whose section Project configuration describes
+// every project configuration key: the admins' guide, since admins set them.
+var configDoc = filepath.Join("..", "docs", "ADMIN.md")
+
 // TestConfigKeysDocumented: every project configuration key has its row
-// in README.md's configuration table, and every key the table names is
+// in docs/ADMIN.md's configuration table, and every key the table names is
 // one.
 func TestConfigKeysDocumented(t *testing.T) {
 	documented := map[string]bool{}
-	for _, row := range tableRows(docSection(t, filepath.Join("..", "README.md"), "Project configuration")) {
+	for _, row := range tableRows(docSection(t, configDoc, "Project configuration")) {
 		for _, name := range codeSpans(row[0]) {
 			documented[name] = true
 			if _, err := projects.KeyNamed(name); err != nil {
-				t.Errorf("README.md's configuration table names %s: %v", name, err)
+				t.Errorf("docs/ADMIN.md's configuration table names %s: %v", name, err)
 			}
 		}
 	}
 	for _, k := range projects.Keys {
 		if !documented[k.Name] {
-			t.Errorf("configuration key %s has no row in README.md's configuration table (section Project configuration)", k.Name)
+			t.Errorf("configuration key %s has no row in docs/ADMIN.md's configuration table (section Project configuration)", k.Name)
 		}
 	}
 }
 
-// TestConfigRangesDocumented: every whole-number key's row in README.md's
+// TestConfigRangesDocumented: every whole-number key's row in docs/ADMIN.md's
 // configuration table gives the range of the key's table entry, "MIN to
 // MAX" (projects.TestCountKeysTakeTheirRange holds the key to it).
 func TestConfigRangesDocumented(t *testing.T) {
 	rows := map[string]string{}
-	for _, row := range tableRows(docSection(t, filepath.Join("..", "README.md"), "Project configuration")) {
+	for _, row := range tableRows(docSection(t, configDoc, "Project configuration")) {
 		for _, name := range codeSpans(row[0]) {
 			rows[name] = strings.Join(row[1:], " | ")
 		}
@@ -380,7 +367,7 @@ func TestConfigRangesDocumented(t *testing.T) {
 			continue
 		}
 		if want := views.FormatInt(k.Range.Min) + " to " + views.FormatInt(k.Range.Max); !strings.Contains(rows[k.Name], want) {
-			t.Errorf("README.md's row of %s does not say %q: %q", k.Name, want, rows[k.Name])
+			t.Errorf("docs/ADMIN.md's row of %s does not say %q: %q", k.Name, want, rows[k.Name])
 		}
 	}
 }

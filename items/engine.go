@@ -75,7 +75,7 @@ type stretch struct {
 // More in flight made batches smaller and each item dearer for PostgreSQL:
 // with 64 single warriors, four at a time ran at half the rate of one, and
 // letting the next batch run its statements while the last one commits
-// cost a third (docs/BENCHMARKS.md, "One batch at a time").
+// cost a third (docs/BENCHMARKS.md, "Changelog", commit 0a5ce36).
 const (
 	maxBatches     = 4
 	slowBatchAfter = 100 * time.Millisecond
