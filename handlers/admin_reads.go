@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -77,7 +76,9 @@ type adminSide struct {
 	sites      *sites.Store
 }
 
-func newAdminSide(pool *pgxpool.Pool, ttl time.Duration, l AdminLimits, log *slog.Logger) adminSide {
+// newAdminSide is the admin panel's side on pool, engine (the process's
+// one) running its statements there.
+func newAdminSide(pool *pgxpool.Pool, engine *items.Engine, ttl time.Duration, l AdminLimits) adminSide {
 	store := projects.NewStore(pool)
 	return adminSide{
 		gate: newGate(ReaderLimits{Slots: l.Conns, Rate: l.Rate, Waiting: l.Waiting, Wait: l.Wait}, errAdminBusy),
@@ -86,7 +87,7 @@ func newAdminSide(pool *pgxpool.Pool, ttl time.Duration, l AdminLimits, log *slo
 		pool:     pool,
 		projects: store,
 		live:     projects.NewCache(store, ttl),
-		items:    items.NewEngine(pool, log),
+		items:    engine.On(pool),
 		audit:    audit.New(pool),
 		users:    users.NewStore(pool),
 		sites:    sites.NewStore(pool),
@@ -98,7 +99,7 @@ func newAdminSide(pool *pgxpool.Pool, ttl time.Duration, l AdminLimits, log *slo
 // starts.
 func (h *Handler) SetAdminReads(pool *pgxpool.Pool, l AdminLimits) {
 	h.metrics.registry.MustRegister(newPoolCollector(pool, "tracker_db_admin_pool", " (the admin panel's reads' pool)"))
-	h.adm = newAdminSide(pool, h.cacheTTL, l, h.log)
+	h.adm = newAdminSide(pool, h.items, h.cacheTTL, l)
 }
 
 // adminTurn runs a page of the panel (a GET) in one of the admin reads'

@@ -95,12 +95,13 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 	store := projects.NewStore(pool)
 	counter := volunteers.New(pool)
 	frontier := sites.NewStore(pool)
+	engine := items.NewEngine(pool, log)
 	h := &Handler{
 		log:        log,
 		pool:       pool,
 		projects:   store,
 		live:       projects.NewCache(store, cacheTTL),
-		items:      items.NewEngine(pool, log),
+		items:      engine,
 		sites:      frontier,
 		stats:      stats.NewHub(pool, store, log),
 		logs:       stats.NewLogHub(pool, log),
@@ -121,8 +122,8 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		uploadIdle:      DefaultUploadIdle,
 		bodies:          newBodyBudgets(bodyWait),
 		cacheTTL:        cacheTTL,
-		reads:           newReadSide(pool, cacheTTL, DefaultReaderLimits, log),
-		adm:             newAdminSide(pool, cacheTTL, DefaultAdminLimits, log),
+		reads:           newReadSide(pool, engine, cacheTTL, DefaultReaderLimits),
+		adm:             newAdminSide(pool, engine, cacheTTL, DefaultAdminLimits),
 		apiThrottle:     newTokenThrottle(APIRate, APIBurst),
 		tokenStrikes:    newStrikes(badTokenLimit, badTokenWindow),
 		downloads:       downloads{started: time.Now().UTC().Truncate(time.Second)},

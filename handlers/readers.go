@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -110,13 +109,15 @@ type pageKey struct {
 	query   string
 }
 
-func newReadSide(pool *pgxpool.Pool, ttl time.Duration, l ReaderLimits, log *slog.Logger) readSide {
+// newReadSide is the public reads' side on pool, engine (the process's
+// one) running its lookups there.
+func newReadSide(pool *pgxpool.Pool, engine *items.Engine, ttl time.Duration, l ReaderLimits) readSide {
 	store := projects.NewStore(pool)
 	return readSide{
 		gate:       newReadGate(l),
 		live:       projects.NewCache(store, ttl),
 		store:      store,
-		statuses:   items.NewStatuses(items.NewEngine(pool, log), ttl, readerCacheEntries),
+		statuses:   items.NewStatuses(engine.On(pool), ttl, readerCacheEntries),
 		volunteers: volunteers.New(pool),
 		warriors:   warriors.NewStore(pool),
 		list:       kept.New[struct{}, []projects.Project](ttl, 1),
@@ -134,7 +135,7 @@ func (h *Handler) SetReaders(pool *pgxpool.Pool, l ReaderLimits) {
 	h.metrics.registry.MustRegister(newPoolCollector(pool, "tracker_db_reader_pool", " (the public read routes' pool)"))
 	h.stats.Close()
 	h.stats = stats.NewHub(pool, h.projects, h.log)
-	h.reads = newReadSide(pool, h.cacheTTL, l, h.log)
+	h.reads = newReadSide(pool, h.items, h.cacheTTL, l)
 }
 
 // reader adapts a handler of the read routes: it runs in one of the

@@ -27,6 +27,14 @@ type Engine struct {
 	log    *slog.Logger
 	claims *batcher[claimOp]
 	dones  *batcher[doneOp]
+	// memory is what the engine remembers between calls, shared by every
+	// Engine On makes of it: one a process.
+	*memory
+}
+
+// memory is an engine's: hints that make the next statement cheaper,
+// counts not yet written, and lists read once a second.
+type memory struct {
 	// backfeeds holds a token for each backfeed post being written.
 	backfeeds chan struct{}
 
@@ -86,21 +94,28 @@ func NewEngine(pool *pgxpool.Pool, log *slog.Logger) *Engine {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{
-		pool:      pool,
-		q:         db.Of(pool),
-		log:       log,
+	return newEngine(pool, log, &memory{
 		heads:     make(map[stretch]int64),
 		requeued:  make(map[int32]int64),
 		counts:    make(map[int32]*requestCounts),
 		expired:   make(map[int32]*expiredList),
 		sites:     make(map[int32]map[string]int32),
 		backfeeds: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
-	}
+	})
+}
+
+func newEngine(pool *pgxpool.Pool, log *slog.Logger, m *memory) *Engine {
+	e := &Engine{pool: pool, q: db.Of(pool), log: log, memory: m}
 	e.claims = &batcher[claimOp]{pool: pool, maxBatches: maxBatches, slowAfter: slowBatchAfter, maxOps: maxBatchOps, run: e.runClaims, begin: e.batchBegin}
 	e.dones = &batcher[doneOp]{pool: pool, maxBatches: maxBatches, slowAfter: slowBatchAfter, maxOps: maxBatchOps, run: e.runDones, begin: e.batchBegin}
 	return e
 }
+
+// On is e running its statements on pool (the admin panel's, the public
+// reads'), remembering what e remembers: one engine a process, whichever
+// side's connections a caller may use. Its claims and completions batch
+// apart from e's, on pool.
+func (e *Engine) On(pool *pgxpool.Pool) *Engine { return newEngine(pool, e.log, e.memory) }
 
 // onCitus reports whether the database is a Citus coordinator, asking it
 // the first time (and again after a failed question).

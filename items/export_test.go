@@ -45,3 +45,10 @@ func (e *Engine) FlushCountsNext() {
 	defer e.mu.Unlock()
 	e.countsFlushed = time.Time{}
 }
+
+// SitesKnown is how many site ids the engine remembers.
+func (e *Engine) SitesKnown() int {
+	e.sitesMu.Lock()
+	defer e.sitesMu.Unlock()
+	return e.sitesKnown
+}
