@@ -37,11 +37,6 @@ const maxItemsFormParts = 16
 // arriving before it is given up (Handler.SetUploadIdle).
 const DefaultUploadIdle = 60 * time.Second
 
-// SetUploadIdle sets how long an items upload may go without a byte
-// arriving; while bytes flow it runs past the server's read timeout, as
-// long as it takes. Its answer gets as long again to be written.
-func (h *Handler) SetUploadIdle(d time.Duration) { h.uploadIdle = d }
-
 // adminItemsAdd is POST /admin/projects/{slug}/items, a multipart form:
 // "queue", then "names" (pasted) and/or "file" (uploaded). Parts are read
 // as they arrive, all into one import (one audit entry counting what it

@@ -26,10 +26,9 @@ func TestAdminItemsUploadTrickles(t *testing.T) {
 	c := f.admin(t)
 	// Another server on the database, with short timeouts, takes the
 	// upload; the admin's session (and cookie) is good there too.
-	slow := f.serve(t, io.Discard, func(h *handlers.Handler, srv *http.Server) {
-		h.SetUploadIdle(5 * time.Second)
+	slow := f.serve(t, io.Discard, func(_ *handlers.Handler, srv *http.Server) {
 		srv.ReadTimeout, srv.WriteTimeout = readTimeout, readTimeout
-	})
+	}, func(c *handlers.Config) { c.UploadIdle = 5 * time.Second })
 
 	const chunks, perChunk = 8, 1000
 	pr, pw := io.Pipe()

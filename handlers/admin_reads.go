@@ -94,14 +94,6 @@ func newAdminSide(pool *pgxpool.Pool, engine *items.Engine, ttl time.Duration, l
 	}
 }
 
-// SetAdminReads makes the admin panel read through pool, a pool of its
-// own of l.Conns connections, with limits. It is called before the server
-// starts.
-func (h *Handler) SetAdminReads(pool *pgxpool.Pool, l AdminLimits) {
-	h.metrics.registry.MustRegister(newPoolCollector(pool, "tracker_db_admin_pool", " (the admin panel's reads' pool)"))
-	h.adm = newAdminSide(pool, h.items, h.cacheTTL, l)
-}
-
 // adminTurn runs a page of the panel (a GET) in one of the admin reads'
 // slots, given back as soon as its answer starts going out, or refuses it
 // when none comes free in time. Other requests pass: a change's reads

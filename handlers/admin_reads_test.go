@@ -40,8 +40,7 @@ func (f fixture) adminOn(t *testing.T, web int, timeout time.Duration, l handler
 		return pool
 	}
 	webPool, adminPool := open(web), open(l.Conns)
-	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), webPool)
-	h.SetAdminReads(adminPool, l)
+	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), webPool, func(c *handlers.Config) { c.AdminPool, c.Admin = adminPool, l })
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(h.Close)
 	t.Cleanup(srv.Close) // first: the server drains before its handlers stop

@@ -354,7 +354,7 @@ func TestAPIAuditedAsAccount(t *testing.T) {
 func TestAPIThrottledPerToken(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	f = f.serve(t, io.Discard, func(h *handlers.Handler, _ *http.Server) { h.SetAPIRate(0.001, 2) })
+	f = f.serve(t, io.Discard, nil, func(c *handlers.Config) { c.APIRate, c.APIBurst = 0.001, 2 })
 	f.user(t, "root", users.RoleAdmin)
 	one, two := f.apiToken(t, "root", users.ScopeRead), f.apiToken(t, "root", users.ScopeRead)
 	for i := range 2 {

@@ -41,12 +41,6 @@ func newTokenThrottle(perSecond float64, burst int) *tokenThrottle {
 	return &tokenThrottle{rate: rate.Limit(perSecond), burst: burst, by: map[int32]*rate.Limiter{}}
 }
 
-// SetAPIRate sets each API token's rate and burst (for tests and the
-// serve flags); it is called before the server starts.
-func (h *Handler) SetAPIRate(perSecond float64, burst int) {
-	h.apiThrottle = newTokenThrottle(perSecond, burst)
-}
-
 // allow takes a request of token id from its allowance, or says in how
 // many seconds it would have one.
 func (t *tokenThrottle) allow(id int32) (retryAfter int, ok bool) {

@@ -61,8 +61,9 @@ func TestBoardEventsPatchedInGzip(t *testing.T) {
 	if _, err := items.NewEngine(pool, log).Add(ctx, p, "todo", strings.NewReader("a:1\na:2\na:3")); err != nil {
 		t.Fatal(err)
 	}
-	h := newHandler(log, pool)
-	h.SetStreamLimits(handlers.StreamLimits{Total: 10, PerAddress: 10, Lifetime: time.Hour})
+	h := newHandler(log, pool, func(c *handlers.Config) {
+		c.Streams = handlers.StreamLimits{Total: 10, PerAddress: 10, Lifetime: time.Hour}
+	})
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.Close)

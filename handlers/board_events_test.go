@@ -28,8 +28,9 @@ func TestStreamLimits(t *testing.T) {
 	if _, err := items.NewEngine(pool, log).Add(ctx, p, "todo", strings.NewReader("a:1\na:2\na:3")); err != nil {
 		t.Fatal(err)
 	}
-	h := newHandler(log, pool)
-	h.SetStreamLimits(handlers.StreamLimits{Total: 2, PerAddress: 2, Lifetime: time.Hour})
+	h := newHandler(log, pool, func(c *handlers.Config) {
+		c.Streams = handlers.StreamLimits{Total: 2, PerAddress: 2, Lifetime: time.Hour}
+	})
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.Close)
@@ -77,8 +78,9 @@ func TestStreamLimits(t *testing.T) {
 	}
 
 	// A stream ends by itself after its lifetime; the browser reconnects.
-	short := newHandler(log, pool)
-	short.SetStreamLimits(handlers.StreamLimits{Total: 2, PerAddress: 2, Lifetime: time.Millisecond})
+	short := newHandler(log, pool, func(c *handlers.Config) {
+		c.Streams = handlers.StreamLimits{Total: 2, PerAddress: 2, Lifetime: time.Millisecond}
+	})
 	srv2 := httptest.NewServer(short.Routes())
 	t.Cleanup(srv2.Close)
 	t.Cleanup(short.Close)

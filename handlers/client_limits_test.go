@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"testing"
 	"time"
 
@@ -90,9 +89,9 @@ func TestBackfeedStrikesCountIPv6By64(t *testing.T) {
 func TestStreamsPerAddressCountIPv6By64(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool)
-	h.SetTrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
-	h.SetStreamLimits(handlers.StreamLimits{Total: 10, PerAddress: 1, Lifetime: time.Hour})
+	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool, trustLoopback, func(c *handlers.Config) {
+		c.Streams = handlers.StreamLimits{Total: 10, PerAddress: 1, Lifetime: time.Hour}
+	})
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.Close)

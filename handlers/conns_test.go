@@ -23,12 +23,13 @@ import (
 // through handlers.Listen with limits and handlers.Server, after configure
 // (when not nil) has set up the handlers; a timeout, when not 0, is the
 // server's read and write timeout.
-func (f fixture) listen(t *testing.T, limits conns.Limits, configure func(*handlers.Handler), timeout time.Duration) fixture {
+func (f fixture) listen(t *testing.T, limits conns.Limits, configure func(*handlers.Config), timeout time.Duration) fixture {
 	t.Helper()
-	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool)
+	var config []func(*handlers.Config)
 	if configure != nil {
-		configure(h)
+		config = append(config, configure)
 	}
+	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool, config...)
 	srv := httptest.NewUnstartedServer(nil)
 	ln := h.Listen(srv.Listener, limits)
 	cfg := h.Server(ln)
@@ -198,8 +199,8 @@ func TestReserveServesWarriorsOnly(t *testing.T) {
 // it has in flight: the proxy's connections carry everyone's.
 func TestProxiedClientHeldToItsShare(t *testing.T) {
 	t.Parallel()
-	f := setup(t, "item:1").listen(t, conns.Limits{Total: 100, PerAddress: 2}, func(h *handlers.Handler) {
-		h.SetTrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")})
+	f := setup(t, "item:1").listen(t, conns.Limits{Total: 100, PerAddress: 2}, func(c *handlers.Config) {
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	}, 0)
 	for range 2 {
 		f.dial(t, "127.0.0.1").stall(t, "/test/done", "X-Forwarded-For: 198.51.100.7\r\n")

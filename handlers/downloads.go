@@ -45,10 +45,6 @@ type downloads struct {
 	started time.Time
 }
 
-// SetDownloads serves the files under dir at /downloads/ (dir need not
-// exist). It is called before Routes.
-func (h *Handler) SetDownloads(dir string) { h.downloads.dir = dir }
-
 // downloadsShow answers GET /downloads/...: the check file at once, a file
 // from disk (no database, no processor to speak of: outside the readers'
 // turns), a folder's listing in the readers' turns (it reads the disk,

@@ -17,7 +17,7 @@ import (
 // /downloads/.
 func (f fixture) downloadsOn(t *testing.T, dir string) fixture {
 	t.Helper()
-	return f.serve(t, io.Discard, func(h *handlers.Handler, _ *http.Server) { h.SetDownloads(dir) })
+	return f.serve(t, io.Discard, nil, func(c *handlers.Config) { c.Downloads = dir })
 }
 
 func writeFile(t *testing.T, path, body string) {

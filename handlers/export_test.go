@@ -30,23 +30,6 @@ func takeSlots(g *readGate) func() {
 // ReadersWaiting is how many reads wait for a slot.
 func (h *Handler) ReadersWaiting() int64 { return h.reads.gate.waiting.Load() }
 
-// UnrateReaders lifts the read routes' rate: a read gives its slot back as
-// soon as it is answered. Tests read page after page, and under the rate
-// each read would keep its slot eight times as long as it took: on a busy
-// machine the next read could wait past its second and be refused.
-func (h *Handler) UnrateReaders() {
-	l := DefaultReaderLimits
-	l.Rate = 0
-	h.reads.gate = newReadGate(l)
-}
-
-// UnrateAdmin lifts the admin pages' rate, as UnrateReaders the read
-// routes'.
-func (h *Handler) UnrateAdmin() {
-	l := DefaultAdminLimits
-	h.adm.gate = newGate(ReaderLimits{Slots: l.Conns, Waiting: l.Waiting, Wait: l.Wait}, errAdminBusy)
-}
-
 // HoldReaderSlots stops the read routes' clock (every read takes no time)
 // and keeps the slots reads give back until release, which gives them back
 // and says how long they were held in all: the rests of the reads, and

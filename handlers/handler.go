@@ -5,6 +5,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,12 +87,70 @@ type Handler struct {
 	downloads downloads
 }
 
-// New builds the handlers. The warrior routes see a project's configuration,
-// blocks and queue sizes as they were at most cacheTTL ago; the public read
-// routes see projects, item status, the project list and the settings so
-// too. The read routes share pool until SetReaders gives them their own,
-// the admin panel's reads until SetAdminReads does.
-func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler {
+// Config is what the handlers are built from, wired in one place (the
+// serve command): the pools of each side, their limits and the settings.
+// A zero field takes its default.
+type Config struct {
+	Log *slog.Logger
+	// Pool serves the warrior routes, and each side given no pool of
+	// its own.
+	Pool *pgxpool.Pool
+	// CacheTTL is how stale what the routes keep may be: the warrior
+	// routes see a project's configuration, blocks and queue sizes as
+	// they were at most that long ago, the read routes projects, item
+	// status, the project list and the settings so too (0: read each time).
+	CacheTTL time.Duration
+	// ReaderPool is the public read routes' own pool, Readers their
+	// limits (Slots no more than the pool's connections).
+	ReaderPool *pgxpool.Pool
+	Readers    ReaderLimits
+	// AdminPool is the admin panel's reads' own pool of Admin.Conns
+	// connections, Admin its limits.
+	AdminPool *pgxpool.Pool
+	Admin     AdminLimits
+	// Streams bound the live streams.
+	Streams StreamLimits
+	// TrustedProxies are the reverse proxies in front of the tracker.
+	// Only from them are X-Forwarded-For, X-Real-IP and
+	// X-Forwarded-Proto believed; from anyone else those headers are
+	// dropped, so a client cannot pass for another address or for TLS.
+	TrustedProxies []netip.Prefix
+	// PublicURL is the address clients reach the tracker at, as
+	// ParsePublicURL gives it: every absolute URL the tracker makes (the
+	// leaderboards in /projects.json, the backfeed URL in the admin
+	// panel) starts with it. Empty, they are made from each request's
+	// Host header.
+	PublicURL string
+	// Downloads is the directory /downloads/ serves ("": the network
+	// check file only).
+	Downloads string
+	// UploadIdle is how long an admin's items upload may go without a
+	// byte arriving (DefaultUploadIdle); while bytes flow it runs past the
+	// server's read timeout, as long as it takes, and its answer gets as
+	// long again to be written.
+	UploadIdle time.Duration
+	// APIRate and APIBurst are each API token's rate (APIRate and
+	// APIBurst, the constants, by default).
+	APIRate  float64
+	APIBurst int
+}
+
+// New builds the handlers of cfg.
+func New(cfg Config) *Handler {
+	log, pool := cfg.Log, cfg.Pool
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	readerPool, adminPool := cmp.Or(cfg.ReaderPool, pool), cmp.Or(cfg.AdminPool, pool)
+	if cfg.Readers == (ReaderLimits{}) {
+		cfg.Readers = DefaultReaderLimits
+	}
+	if cfg.Admin == (AdminLimits{}) {
+		cfg.Admin = DefaultAdminLimits
+	}
+	if cfg.Streams == (StreamLimits{}) {
+		cfg.Streams = DefaultStreamLimits
+	}
 	store := projects.NewStore(pool)
 	counter := volunteers.New(pool)
 	frontier := sites.NewStore(pool)
@@ -100,10 +159,10 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		log:        log,
 		pool:       pool,
 		projects:   store,
-		live:       projects.NewCache(store, cacheTTL),
+		live:       projects.NewCache(store, cfg.CacheTTL),
 		items:      engine,
 		sites:      frontier,
-		stats:      stats.NewHub(pool, store, log),
+		stats:      stats.NewHub(readerPool, store, log),
 		logs:       stats.NewLogHub(pool, log),
 		polls:      logPolls{sessions: map[string]*logPoll{}},
 		metrics:    newMetrics(pool, store, counter, frontier),
@@ -115,18 +174,26 @@ func New(log *slog.Logger, pool *pgxpool.Pool, cacheTTL time.Duration) *Handler 
 		csrf:       http.NewCrossOriginProtection(),
 
 		streamsEnd: make(chan struct{}),
-		streams:    streamSlots{limits: DefaultStreamLimits},
+		streams:    streamSlots{limits: cfg.Streams},
+		trusted:    cfg.TrustedProxies,
+		publicURL:  cfg.PublicURL,
 
 		proxied:         conns.NewInFlight(DefaultConnLimits.PerAddress),
 		backfeedStrikes: newStrikes(backfeedMaxWrong, backfeedWrongWindow),
-		uploadIdle:      DefaultUploadIdle,
+		uploadIdle:      cmp.Or(cfg.UploadIdle, DefaultUploadIdle),
 		bodies:          newBodyBudgets(bodyWait),
-		cacheTTL:        cacheTTL,
-		reads:           newReadSide(pool, engine, cacheTTL, DefaultReaderLimits),
-		adm:             newAdminSide(pool, engine, cacheTTL, DefaultAdminLimits),
-		apiThrottle:     newTokenThrottle(APIRate, APIBurst),
+		cacheTTL:        cfg.CacheTTL,
+		reads:           newReadSide(readerPool, engine, cfg.CacheTTL, cfg.Readers),
+		adm:             newAdminSide(adminPool, engine, cfg.CacheTTL, cfg.Admin),
+		apiThrottle:     newTokenThrottle(cmp.Or(cfg.APIRate, APIRate), cmp.Or(cfg.APIBurst, APIBurst)),
 		tokenStrikes:    newStrikes(badTokenLimit, badTokenWindow),
-		downloads:       downloads{started: time.Now().UTC().Truncate(time.Second)},
+		downloads:       downloads{started: time.Now().UTC().Truncate(time.Second), dir: cfg.Downloads},
+	}
+	if cfg.ReaderPool != nil {
+		h.metrics.registry.MustRegister(newPoolCollector(cfg.ReaderPool, "tracker_db_reader_pool", " (the public read routes' pool)"))
+	}
+	if cfg.AdminPool != nil {
+		h.metrics.registry.MustRegister(newPoolCollector(cfg.AdminPool, "tracker_db_admin_pool", " (the admin panel's reads' pool)"))
 	}
 	h.metrics.registry.MustRegister(&warriorCollector{h: h}, connCollector{&h.listeners})
 	// A state change from another site is refused as every refusal is:

@@ -50,14 +50,17 @@ func setup(t *testing.T, names ...string) fixture {
 	return fixture{srv: srv, pool: pool, store: store, project: p}
 }
 
-// newHandler is the tracker's handler on pool as the tests use it: the
-// read routes and the admin pages without their rates (see UnrateReaders),
-// which their own tests set.
-func newHandler(log *slog.Logger, pool *pgxpool.Pool) *handlers.Handler {
-	h := handlers.New(log, pool, 0)
-	h.UnrateReaders()
-	h.UnrateAdmin()
-	return h
+// newHandler is the tracker's handler on pool as the tests use it, with
+// what configure sets: the read routes and the admin pages without their
+// rates (a read gives its slot back as soon as its answer is sent), which
+// their own tests set.
+func newHandler(log *slog.Logger, pool *pgxpool.Pool, configure ...func(*handlers.Config)) *handlers.Handler {
+	cfg := handlers.Config{Log: log, Pool: pool, Readers: handlers.DefaultReaderLimits, Admin: handlers.DefaultAdminLimits}
+	cfg.Readers.Rate, cfg.Admin.Rate = 0, 0
+	for _, c := range configure {
+		c(&cfg)
+	}
+	return handlers.New(cfg)
 }
 
 type answer struct {
@@ -75,11 +78,11 @@ func (f fixture) second(t *testing.T) fixture {
 }
 
 // serve starts another tracker server on f's database that logs to out
-// (the server's own complaints too), after configure (when not nil) has
-// set up the handlers and the server.
-func (f fixture) serve(t *testing.T, out io.Writer, configure func(*handlers.Handler, *http.Server)) fixture {
+// (the server's own complaints too), its handlers built with config, after
+// configure (when not nil) has set up the handlers and the server.
+func (f fixture) serve(t *testing.T, out io.Writer, configure func(*handlers.Handler, *http.Server), config ...func(*handlers.Config)) fixture {
 	t.Helper()
-	h := newHandler(slog.New(slog.NewTextHandler(out, nil)), f.pool)
+	h := newHandler(slog.New(slog.NewTextHandler(out, nil)), f.pool, config...)
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config.ErrorLog = log.New(out, "", 0)
 	if configure != nil {
@@ -98,12 +101,16 @@ func (f fixture) serve(t *testing.T, out io.Writer, configure func(*handlers.Han
 // the address as names.
 func (f fixture) behindProxy(t *testing.T) fixture {
 	t.Helper()
-	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool)
-	h.SetTrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+	h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), f.pool, trustLoopback)
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(srv.Close)
 	f.srv = srv
 	return f
+}
+
+// trustLoopback takes the loopback peers for a trusted proxy.
+func trustLoopback(c *handlers.Config) {
+	c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 }
 
 // as is f sending its requests from client address addr, through the

@@ -186,8 +186,8 @@ func TestLiveLogRecent(t *testing.T) {
 func TestLiveLogPollingAndLimits(t *testing.T) {
 	t.Parallel()
 	f := setup(t, "a:1", "a:2")
-	f = f.serve(t, io.Discard, func(h *handlers.Handler, _ *http.Server) {
-		h.SetStreamLimits(handlers.StreamLimits{Total: 10, PerAddress: 1, Lifetime: time.Hour})
+	f = f.serve(t, io.Discard, nil, func(c *handlers.Config) {
+		c.Streams = handlers.StreamLimits{Total: 10, PerAddress: 1, Lifetime: time.Hour}
 	})
 
 	req, _ := http.NewRequest("GET", f.srv.URL+"/socket.io/1/?t=1", nil)

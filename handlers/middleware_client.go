@@ -9,12 +9,6 @@ import (
 	"tracker/conns"
 )
 
-// SetTrustedProxies names the reverse proxies in front of the tracker.
-// Only from them are X-Forwarded-For, X-Real-IP and X-Forwarded-Proto
-// believed; from anyone else those headers are dropped, so a client cannot
-// pass for another address or for TLS.
-func (h *Handler) SetTrustedProxies(prefixes []netip.Prefix) { h.trusted = prefixes }
-
 // ParseTrustedProxies reads "CIDR,CIDR,..." (a bare address is one host).
 func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix

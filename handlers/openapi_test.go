@@ -53,7 +53,7 @@ func openAPIOperations(t *testing.T) (*openapi3.T, []string) {
 func TestOpenAPIMatchesRoutes(t *testing.T) {
 	t.Parallel()
 	_, ops := openAPIOperations(t)
-	routes := handlers.New(nil, nil, 0).APIPatterns()
+	routes := handlers.New(handlers.Config{}).APIPatterns()
 	slices.Sort(routes)
 	if !slices.Equal(ops, routes) {
 		t.Errorf("the document's operations and the routes differ:\ndocument: %q\nroutes:   %q", ops, routes)

@@ -7,12 +7,6 @@ import (
 	"strings"
 )
 
-// SetPublicURL sets the address clients reach the tracker at, as
-// ParsePublicURL gives it: every absolute URL the tracker makes (the
-// leaderboards in /projects.json, the backfeed URL in the admin panel)
-// starts with it. Empty, they are made from each request's Host header.
-func (h *Handler) SetPublicURL(u string) { h.publicURL = u }
-
 // ParsePublicURL reads an http(s) URL without query or fragment, such as
 // https://tracker.example.org or https://example.org/tracker, and returns
 // it without its trailing slash. Empty stays empty.

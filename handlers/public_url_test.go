@@ -25,8 +25,7 @@ func TestProjectsJSONPublicURL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), pool)
-		h.SetPublicURL(u)
+		h := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), pool, func(c *handlers.Config) { c.PublicURL = u })
 		srv := httptest.NewServer(h.Routes())
 		t.Cleanup(srv.Close)
 		return srv

@@ -12,7 +12,6 @@ import (
 	"tracker/items"
 	"tracker/kept"
 	"tracker/projects"
-	"tracker/stats"
 	"tracker/volunteers"
 	"tracker/warriors"
 )
@@ -126,16 +125,6 @@ func newReadSide(pool *pgxpool.Pool, engine *items.Engine, ttl time.Duration, l 
 		counts:     kept.New[struct{}, volunteers.Counts](ttl, 1),
 		pages:      kept.New[pageKey, keptPage](ttl, readerCachePages),
 	}
-}
-
-// SetReaders makes the public read routes read through pool, a pool of
-// their own, with limits (Slots no more than the pool's connections). It
-// is called before the server starts.
-func (h *Handler) SetReaders(pool *pgxpool.Pool, l ReaderLimits) {
-	h.metrics.registry.MustRegister(newPoolCollector(pool, "tracker_db_reader_pool", " (the public read routes' pool)"))
-	h.stats.Close()
-	h.stats = stats.NewHub(pool, h.projects, h.log)
-	h.reads = newReadSide(pool, h.items, h.cacheTTL, l)
 }
 
 // reader adapts a handler of the read routes: it runs in one of the

@@ -39,12 +39,11 @@ func (f fixture) readersWith(t *testing.T, l handlers.ReaderLimits, configure fu
 	t.Cleanup(readers.Close)
 	var h *handlers.Handler
 	s := f.serve(t, io.Discard, func(hh *handlers.Handler, _ *http.Server) {
-		hh.SetReaders(readers, l)
 		if configure != nil {
 			configure(hh)
 		}
 		h = hh
-	})
+	}, func(c *handlers.Config) { c.ReaderPool, c.Readers = readers, l })
 	return s, h, readers
 }
 

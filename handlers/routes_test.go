@@ -27,7 +27,7 @@ import (
 func TestEveryAdminRouteNeedsSignInAndSameOrigin(t *testing.T) {
 	t.Parallel()
 	pool := dbtest.New(t)
-	h := New(slog.New(slog.NewTextHandler(io.Discard, nil)), pool, 0)
+	h := New(Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool})
 	srv := httptest.NewServer(h.Routes())
 	t.Cleanup(srv.Close)
 	if _, err := users.NewStore(pool).Create(context.Background(), "root", "correct horse battery", users.RoleAdmin); err != nil {

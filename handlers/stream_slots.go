@@ -26,13 +26,6 @@ type StreamLimits struct {
 // to everything else.
 var DefaultStreamLimits = StreamLimits{Total: 1000, PerAddress: 8, Lifetime: 10 * time.Minute}
 
-// SetStreamLimits replaces the limits; streams already open keep theirs.
-func (h *Handler) SetStreamLimits(l StreamLimits) {
-	h.streams.mu.Lock()
-	defer h.streams.mu.Unlock()
-	h.streams.limits = l
-}
-
 // streamSlots counts the open streams, in total and by client network
 // (addrkey.Of).
 type streamSlots struct {

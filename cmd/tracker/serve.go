@@ -131,15 +131,17 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 		return err
 	}
 	defer admin.Close() // after the server has drained
-	h := handlers.New(a.log, web, projectCacheTTL)
-	h.SetReaders(readers, o.Readers)
-	h.SetAdminReads(admin, o.Admin)
-	h.SetStreamLimits(o.Streams)
-	h.SetTrustedProxies(trusted)
-	h.SetPublicURL(publicURL)
-	// As warrior HQ: what an operator puts in the data directory's
-	// downloads/ is served at /downloads/.
-	h.SetDownloads(filepath.Join(a.cfg.DataDir, "downloads"))
+	h := handlers.New(handlers.Config{
+		Log: a.log, Pool: web, CacheTTL: projectCacheTTL,
+		ReaderPool: readers, Readers: o.Readers,
+		AdminPool: admin, Admin: o.Admin,
+		Streams:        o.Streams,
+		TrustedProxies: trusted,
+		PublicURL:      publicURL,
+		// As warrior HQ: what an operator puts in the data directory's
+		// downloads/ is served at /downloads/.
+		Downloads: filepath.Join(a.cfg.DataDir, "downloads"),
+	})
 	defer h.Close() // after the server has drained
 	if err := h.RegisterMetrics(jobs.NewCollector(d.pool)); err != nil {
 		return err
