@@ -34,7 +34,7 @@ func more(n int64, shown int) string {
 const maxItemsFormParts = 16
 
 // DefaultUploadIdle is how long an admin's upload may go without a byte
-// arriving before it is given up (Handler.SetUploadIdle).
+// arriving before it is given up (Config.UploadIdle).
 const DefaultUploadIdle = 60 * time.Second
 
 // adminItemsAdd is POST /admin/projects/{slug}/items, a multipart form:

@@ -16,7 +16,7 @@ import (
 )
 
 // The downloads directory, as warrior HQ served it: files an operator puts
-// in the data directory's downloads/ (SetDownloads) served at /downloads/,
+// in the data directory's downloads/ (Config.Downloads) served at /downloads/,
 // folders listed as nginx's autoindex lists them, and the file every
 // warrior4 machine fetches at boot to check its network built in
 // (docs/PROTOCOL.md, "Warrior HQ").

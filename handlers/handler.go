@@ -64,10 +64,10 @@ type Handler struct {
 	listeners listeners
 	// backfeedStrikes counts wrong backfeed addresses by client.
 	backfeedStrikes *strikes
-	// publicURL starts the absolute URLs the tracker makes (SetPublicURL).
+	// publicURL starts the absolute URLs the tracker makes (Config.PublicURL).
 	publicURL string
 	// uploadIdle is how long an admin's items upload may go without a byte
-	// arriving (SetUploadIdle).
+	// arriving (Config.UploadIdle).
 	uploadIdle time.Duration
 	// bodies are the budgets of bytes the bodies being read and held
 	// take, by kind of route (body_budget.go).
@@ -83,7 +83,7 @@ type Handler struct {
 	// count of tokens that are none by address (api_throttle.go).
 	apiThrottle  *tokenThrottle
 	tokenStrikes *strikes
-	// downloads are what /downloads/ serves (SetDownloads).
+	// downloads are what /downloads/ serves (Config.Downloads).
 	downloads downloads
 }
 

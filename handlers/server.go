@@ -37,8 +37,8 @@ var DefaultConnLimits = conns.Limits{Total: 10_000, PerAddress: 256, Reserve: 50
 
 // Listen accounts the connections of inner by limits (conns.Listener),
 // trusted proxies counted in the total only: their clients are held to
-// their share by request (see realClient). Call it after
-// SetTrustedProxies; the metrics report its connections.
+// their share by request (see realClient; Config.TrustedProxies names
+// them). The metrics report its connections.
 func (h *Handler) Listen(inner net.Listener, limits conns.Limits) *conns.Listener {
 	return h.listen(inner, limits, nil)
 }
