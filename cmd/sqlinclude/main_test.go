@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +55,39 @@ func TestExpand(t *testing.T) {
 	frags["loop"] = "-- include: loop"
 	if _, err := expand("-- include: loop\n", frags); err == nil {
 		t.Error("a fragment including itself was expanded")
+	}
+}
+
+// maxStatementLines bounds a statement as written in db/queries: a longer
+// one is split into fragments of one concern each, which a reader takes
+// one at a time.
+const maxStatementLines = 120
+
+// Every statement of db/queries, its leading comment included, stays
+// within maxStatementLines.
+func TestStatementsShort(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "db", "queries", "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no statements read: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, lines := "", 0
+		check := func() {
+			if name != "" && lines > maxStatementLines {
+				t.Errorf("%s: %s is %d lines, more than %d: split it into fragments (db/fragments)", filepath.Base(f), name, lines, maxStatementLines)
+			}
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(l, "-- name: "); ok {
+				check()
+				name, lines = strings.Fields(rest)[0], 0
+			}
+			lines++
+		}
+		check()
 	}
 }
