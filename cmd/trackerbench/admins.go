@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"tracker/bench/load"
 )
 
 // Admins beside warriors: whether admins searching the queue browser with
@@ -29,19 +30,10 @@ const (
 	benchPassword   = "correct horse battery staple"
 )
 
-// adminSearches are what an admin searches in turn: a nested lookahead
-// (what PostgreSQL cannot bound; the tracker refuses it), and nested
-// quantifiers that match nothing, so the page reads every name (what
-// PostgreSQL matches in linear time; the tracker runs it).
-var adminSearches = []struct{ endpoint, pattern string }{
-	{"search-lookahead", "(?=.*(?=.*(?=.*q)))z"},
-	{"search-scan", "(x+x+)+y"},
-}
-
 // signIn is a browser signed in to the admin panel as the bench's admin.
 func (b *bench) signIn() (*http.Client, error) {
 	jar, _ := cookiejar.New(nil)
-	c := client()
+	c := load.Client()
 	c.Jar = jar
 	c.Timeout = time.Minute // a search may take long before the fix
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -58,21 +50,6 @@ func (b *bench) signIn() (*http.Client, error) {
 		return nil, fmt.Errorf("admin sign-in: %s %s", resp.Status, resp.Header.Get("X-Tracker-Reason"))
 	}
 	return c, nil
-}
-
-// adminSearcher searches project's queue in the browser with each of
-// adminSearches in turn, as fast as it is answered; a refusal for want of
-// a turn (503) makes it pause as the readers do.
-func (l *load) adminSearcher(ctx context.Context, c *http.Client, project string, start int) {
-	for i := start; ctx.Err() == nil; i++ {
-		s := adminSearches[i%len(adminSearches)]
-		q := url.Values{"source": {"todo"}, "contains": {s.pattern}, "regex": {"1"}}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.base+"/admin/projects/"+project+"/browse?"+q.Encode(), nil)
-		code, _, err := l.do(c, s.endpoint, req)
-		if err != nil || code >= 500 {
-			pause(ctx, code)
-		}
-	}
 }
 
 // adminSearch runs warriors alone and beside admins searching in turn
@@ -107,17 +84,17 @@ func (b *bench) adminSearch(ctx context.Context, name string, warriors, admins i
 	}
 	return b.beside(ctx, name, warriors, others{
 		count: admins,
-		start: func(ctx context.Context, l *load) []func() {
+		start: func(ctx context.Context, l *load.Load) []func() {
 			var fs []func()
 			for i, c := range clients {
-				fs = append(fs, func() { l.adminSearcher(ctx, c, searched, i) })
+				fs = append(fs, func() { l.AdminSearcher(ctx, c, searched, i) })
 			}
 			return fs
 		},
-		did: func(l *load) string {
+		did: func(l *load.Load) string {
 			var parts []string
-			for _, s := range adminSearches {
-				parts = append(parts, fmt.Sprintf("%s %.1f/s", s.endpoint, float64(l.stats.count(s.endpoint))/b.o.duration.Seconds()))
+			for _, s := range load.AdminSearches {
+				parts = append(parts, fmt.Sprintf("%s %.1f/s", s.Endpoint, float64(l.Stats.Count(s.Endpoint))/b.o.duration.Seconds()))
 			}
 			return fmt.Sprintf("%d admins searching %d names of %d bytes by regular expression (%s)",
 				admins, searchNames, searchNameBytes, strings.Join(parts, ", "))

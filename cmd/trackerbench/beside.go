@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"tracker/bench/load"
+	"tracker/bench/report"
 )
 
 // others are the clients run beside the warriors.
@@ -17,8 +19,8 @@ type others struct {
 	before func(context.Context) error
 	after  func()
 	// start starts them for a run; did says what they did in it.
-	start func(context.Context, *load) []func()
-	did   func(*load) string
+	start func(context.Context, *load.Load) []func()
+	did   func(*load.Load) string
 }
 
 // beside runs single warriors alone and beside others (readers, a client
@@ -48,14 +50,14 @@ func (b *bench) beside(ctx context.Context, name string, warriors int, o others)
 	if _, err := b.pool.Exec(ctx, "CHECKPOINT"); err != nil {
 		return err
 	}
-	singles := func(ctx context.Context, l *load) []func() {
+	singles := func(ctx context.Context, l *load.Load) []func() {
 		var fs []func()
 		for i := range warriors {
-			fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), 1) })
+			fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("w%d", i), 1) })
 		}
 		return fs
 	}
-	runAlone := func() *row {
+	runAlone := func() *report.Row {
 		return b.measure(ctx, name+" alone", warriors, singles, fmt.Sprintf("%d single warriors alone", warriors))
 	}
 	var ratios []string
@@ -70,7 +72,7 @@ func (b *bench) beside(ctx context.Context, name string, warriors int, o others)
 			}
 		}
 		var did func() string
-		with := b.measure(ctx, name, warriors+o.count, func(ctx context.Context, l *load) []func() {
+		with := b.measure(ctx, name, warriors+o.count, func(ctx context.Context, l *load.Load) []func() {
 			did = func() string { return o.did(l) }
 			return append(singles(ctx, l), o.start(ctx, l)...)
 		}, "")
@@ -78,13 +80,13 @@ func (b *bench) beside(ctx context.Context, name string, warriors int, o others)
 			o.after()
 		}
 		after := runAlone()
-		alone := (before.itemsPerS + after.itemsPerS) / 2
-		ratio := with.itemsPerS / alone
+		alone := (before.ItemsPerS + after.ItemsPerS) / 2
+		ratio := with.ItemsPerS / alone
 		ratios = append(ratios, strconv.FormatFloat(ratio, 'f', 2, 64))
-		with.note = fmt.Sprintf("%d single warriors beside %s; %.2f × the warriors alone in the runs just before and after (%.0f items/s)",
+		with.Note = fmt.Sprintf("%d single warriors beside %s; %.2f × the warriors alone in the runs just before and after (%.0f items/s)",
 			warriors, did(), ratio, alone)
 		before = after
 	}
-	b.rows[len(b.rows)-1].note += "; the " + strconv.Itoa(pairs) + " runs beside the others: " + strings.Join(ratios, ", ") + " ×"
+	b.rows[len(b.rows)-1].Note += "; the " + strconv.Itoa(pairs) + " runs beside the others: " + strings.Join(ratios, ", ") + " ×"
 	return nil
 }

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"tracker/bench/load"
+	"tracker/bench/nodes"
+	"tracker/bench/report"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -64,16 +67,16 @@ func (b *bench) dedupSweep(ctx context.Context, large int) error {
 		return err
 	}
 
-	backfeed := func(p *dedupProject, name string) (*row, error) {
-		load0 := loadAverage()
+	backfeed := func(p *dedupProject, name string) (*report.Row, error) {
+		load0 := nodes.LoadAverage()
 		before := b.nodeStats(ctx)
 		if b.nodes != nil {
-			b.nodes.resetPeaks()
+			b.nodes.ResetPeaks()
 		}
-		r := b.measureOn(ctx, p.slug, p.key, name, 8, func(ctx context.Context, l *load) []func() {
+		r := b.measureOn(ctx, p.slug, p.key, name, 8, func(ctx context.Context, l *load.Load) []func() {
 			var fs []func()
 			for i := range 8 {
-				fs = append(fs, func() { l.grabScript(ctx, i) })
+				fs = append(fs, func() { l.GrabScript(ctx, i) })
 			}
 			return fs
 		}, "")
@@ -82,11 +85,11 @@ func (b *bench) dedupSweep(ctx context.Context, large int) error {
 		if err != nil {
 			return nil, err
 		}
-		r.note = fmt.Sprintf("%s per post; each node during the run: %s; the machine's load average %s before the run, %s after",
-			perPost, readsDuring(before, after, r.secs), load0, loadAverage())
+		r.Note = fmt.Sprintf("%s per post; each node during the run: %s; the machine's load average %s before the run, %s after",
+			perPost, readsDuring(before, after, r.Secs), load0, nodes.LoadAverage())
 		return r, nil
 	}
-	var smallRows, largeRows []*row
+	var smallRows, largeRows []*report.Row
 	for round := 1; round <= max(1, b.o.dedupRounds); round++ {
 		suffix := ""
 		if round > 1 {
@@ -97,7 +100,7 @@ func (b *bench) dedupSweep(ctx context.Context, large int) error {
 			return err
 		}
 		smallRows = append(smallRows, r)
-		if r, err = backfeed(largeP, fmt.Sprintf("backfeed-%s-seen%s", short(large), suffix)); err != nil {
+		if r, err = backfeed(largeP, fmt.Sprintf("backfeed-%s-seen%s", report.Short(large), suffix)); err != nil {
 			return err
 		}
 		largeRows = append(largeRows, r)
@@ -105,28 +108,28 @@ func (b *bench) dedupSweep(ctx context.Context, large int) error {
 
 	setup := "the tracker's embedded cluster"
 	if b.nodes != nil {
-		setup = b.nodes.describe()
+		setup = b.nodes.Describe()
 	}
-	rate := func(rows []*row) float64 {
+	rate := func(rows []*report.Row) float64 {
 		var names, secs float64
 		for _, r := range rows {
-			names += r.itemsPerS * r.secs
-			secs += r.secs
+			names += r.ItemsPerS * r.Secs
+			secs += r.Secs
 		}
 		return names / secs
 	}
 	smallRate, largeRate := rate(smallRows), rate(largeRows)
 	ratio := largeRate / smallRate
-	smallRows[0].note = fmt.Sprintf("backfeed (8 grab scripts, 400 names a post, half seen) into a project that has seen 1,000,000 names, on %s; "+
+	smallRows[0].Note = fmt.Sprintf("backfeed (8 grab scripts, 400 names a post, half seen) into a project that has seen 1,000,000 names, on %s; "+
 		"bytes per queued name, of the %d the two projects have seen, on each node: %s: %s",
-		setup, large+small, bytesPerName(sizes, large+small), smallRows[0].note)
-	largeRows[0].note = fmt.Sprintf("the same into a project that has seen %d names, measured in turn with the first (the %d after the first million %s in %.0f s): %s",
-		large, large-small, how, filled.Seconds(), largeRows[0].note)
-	largeRows[len(largeRows)-1].note += fmt.Sprintf("; over the %d rounds %.0f against %.0f names/s: %.2f ×", len(largeRows), largeRate, smallRate, ratio)
-	b.goals = append(b.goals, goal{
-		name:     fmt.Sprintf("backfeed with %d names seen ≥ 0.7 × with 1,000,000, on %s", large, setup),
-		measured: fmt.Sprintf("%.2f × (%.0f against %.0f names/s, %d rounds)", ratio, largeRate, smallRate, len(largeRows)),
-		status:   met(ratio >= 0.7),
+		setup, large+small, bytesPerName(sizes, large+small), smallRows[0].Note)
+	largeRows[0].Note = fmt.Sprintf("the same into a project that has seen %d names, measured in turn with the first (the %d after the first million %s in %.0f s): %s",
+		large, large-small, how, filled.Seconds(), largeRows[0].Note)
+	largeRows[len(largeRows)-1].Note += fmt.Sprintf("; over the %d rounds %.0f against %.0f names/s: %.2f ×", len(largeRows), largeRate, smallRate, ratio)
+	b.goals = append(b.goals, report.Goal{
+		Name:     fmt.Sprintf("backfeed with %d names seen ≥ 0.7 × with 1,000,000, on %s", large, setup),
+		Measured: fmt.Sprintf("%.2f × (%.0f against %.0f names/s, %d rounds)", ratio, largeRate, smallRate, len(largeRows)),
+		Status:   report.Met(ratio >= 0.7),
 	})
 	return nil
 }
@@ -194,7 +197,7 @@ func (b *bench) settle(ctx context.Context) error {
 		return err
 	}
 	if b.nodes != nil {
-		return b.nodes.checkpoint(ctx)
+		return b.nodes.Checkpoint(ctx)
 	}
 	_, err := b.pool.Exec(ctx, "CHECKPOINT")
 	return err
@@ -208,7 +211,7 @@ type tableBytes struct{ total, indexes int64 }
 // (on Citus, of their shards there).
 func (b *bench) itemBytes(ctx context.Context) (map[string][2]tableBytes, error) {
 	sizes := map[string][2]tableBytes{}
-	if b.nodes == nil || b.nodes.citus == nil {
+	if b.nodes == nil || !b.nodes.IsCitus() {
 		var s, t tableBytes
 		err := b.pool.QueryRow(ctx, `SELECT pg_total_relation_size('seen'), pg_indexes_size('seen'),
 			pg_total_relation_size('todo'), pg_indexes_size('todo')`).Scan(&s.total, &s.indexes, &t.total, &t.indexes)
@@ -228,7 +231,7 @@ func (b *bench) itemBytes(ctx context.Context) (map[string][2]tableBytes, error)
 		var node string
 		var size tableBytes
 		_, err = pgx.ForEachRow(rows, []any{&node, &size.total, &size.indexes}, func() error {
-			name := b.nodes.nameOf(node)
+			name := b.nodes.NameOf(node)
 			both := sizes[name]
 			both[i] = size
 			sizes[name] = both
@@ -257,7 +260,7 @@ func bytesPerName(sizes map[string][2]tableBytes, names int) string {
 // run just measured on the statements that deduplicate and queue its
 // names: TodoAddUnseen, and on Citus the statements that write its keys
 // to seen on every worker first (SeenAddBatch, SeenOfBatch).
-func (b *bench) addUnseenPerPost(ctx context.Context, r *row) (string, error) {
+func (b *bench) addUnseenPerPost(ctx context.Context, r *report.Row) (string, error) {
 	var queue, keys float64
 	var calls int64
 	err := b.pool.QueryRow(ctx, `
@@ -268,7 +271,7 @@ func (b *bench) addUnseenPerPost(ctx context.Context, r *row) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	posts := r.reqPerS * r.secs
+	posts := r.ReqPerS * r.Secs
 	if posts == 0 {
 		return "no post", nil
 	}
@@ -286,33 +289,33 @@ func (b *bench) addUnseenPerPost(ctx context.Context, r *row) (string, error) {
 
 // nodeStats reads the counters of the nodes the bench started (none
 // otherwise).
-func (b *bench) nodeStats(ctx context.Context) []nodeStat {
+func (b *bench) nodeStats(ctx context.Context) []nodes.Stat {
 	if b.nodes == nil {
 		return nil
 	}
-	return b.nodes.stats(ctx)
+	return b.nodes.Stats(ctx)
 }
 
 // readsDuring writes what each node read during a run: blocks a second
 // (from the page cache or the disk) and the time spent reading them; its
 // write-ahead log flushes and what each took; and its cgroup's peak
 // memory during the run.
-func readsDuring(before, after []nodeStat, secs float64) string {
+func readsDuring(before, after []nodes.Stat, secs float64) string {
 	if len(after) == 0 {
 		return "not measured (the tracker's embedded cluster)"
 	}
 	var parts []string
 	for i, a := range after {
-		s := fmt.Sprintf("%s %.0f blocks/s, %.0f ms of reads a second", a.name,
-			float64(a.blocksRead-before[i].blocksRead)/secs, (a.readMS-before[i].readMS)/secs)
-		if syncs := a.walSyncs - before[i].walSyncs; syncs > 0 {
-			s += fmt.Sprintf(", %.0f log flushes a second of %.1f ms", float64(syncs)/secs, (a.walSyncMS-before[i].walSyncMS)/float64(syncs))
+		s := fmt.Sprintf("%s %.0f blocks/s, %.0f ms of reads a second", a.Name,
+			float64(a.BlocksRead-before[i].BlocksRead)/secs, (a.ReadMS-before[i].ReadMS)/secs)
+		if syncs := a.WALSyncs - before[i].WALSyncs; syncs > 0 {
+			s += fmt.Sprintf(", %.0f log flushes a second of %.1f ms", float64(syncs)/secs, (a.WALSyncMS-before[i].WALSyncMS)/float64(syncs))
 		}
-		if a.peakMemory > 0 {
-			s += fmt.Sprintf(", peak memory %.2f GiB (page cache %.2f GiB at the end)", float64(a.peakMemory)/(1<<30), float64(a.cacheMemory)/(1<<30))
+		if a.PeakMemory > 0 {
+			s += fmt.Sprintf(", peak memory %.2f GiB (page cache %.2f GiB at the end)", float64(a.PeakMemory)/(1<<30), float64(a.CacheMemory)/(1<<30))
 		}
-		if a.oomKills > 0 {
-			s += fmt.Sprintf(", %d processes killed for the memory limit so far", a.oomKills)
+		if a.OOMKills > 0 {
+			s += fmt.Sprintf(", %d processes killed for the memory limit so far", a.OOMKills)
 		}
 		parts = append(parts, s)
 	}

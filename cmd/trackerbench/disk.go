@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+	"tracker/bench/load"
+	"tracker/bench/report"
 )
 
 // disk measures the bytes on disk an item costs in each of its states:
@@ -36,14 +38,14 @@ func (b *bench) disk(ctx context.Context, n int) error {
 
 	// Every item through multi warriors: claimed, then done.
 	start := time.Now()
-	l := &load{base: b.url, project: project, multi: b.o.multi, stats: newStats()}
+	l := &load.Load{Base: b.url, Project: project, Stats: load.NewStats()}
 	runCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Add(1)
-		go func() { defer wg.Done(); l.warrior(runCtx, fmt.Sprintf("d%d", i), b.o.multi) }()
+		go func() { defer wg.Done(); l.Warrior(runCtx, fmt.Sprintf("d%d", i), b.o.multi) }()
 	}
-	for l.items.Load() < int64(n) && ctx.Err() == nil {
+	for l.Items.Load() < int64(n) && ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)
 	}
 	cancel()
@@ -66,14 +68,14 @@ func (b *bench) disk(ctx context.Context, n int) error {
 	}
 	queuedB := per(queued, before, "todo", "seen")
 	b.goals = append(b.goals,
-		goal{"bytes on disk per queued item, 40-byte names, with its dedup record: ≤ 160 B",
-			fmt.Sprintf("%.0f B (queue row and its index %.0f, dedup record %.0f)", queuedB, per(queued, before, "todo"), per(queued, before, "seen")),
-			met(queuedB <= 160)},
-		goal{"bytes on disk per done item, with its dedup record (reported)",
-			fmt.Sprintf("%.0f B (completion %.0f, dedup record %.0f)", per(done, before, "done", "seen"), per(done, before, "done"), per(done, before, "seen")),
-			"reported"},
-		goal{"bytes on disk per item once its completion is archived: the dedup record (reported)",
-			fmt.Sprintf("%.0f B", per(done, before, "seen")), "reported"})
+		report.Goal{Name: "bytes on disk per queued item, 40-byte names, with its dedup record: ≤ 160 B",
+			Measured: fmt.Sprintf("%.0f B (queue row and its index %.0f, dedup record %.0f)", queuedB, per(queued, before, "todo"), per(queued, before, "seen")),
+			Status:   report.Met(queuedB <= 160)},
+		report.Goal{Name: "bytes on disk per done item, with its dedup record (reported)",
+			Measured: fmt.Sprintf("%.0f B (completion %.0f, dedup record %.0f)", per(done, before, "done", "seen"), per(done, before, "done"), per(done, before, "seen")),
+			Status:   "reported"},
+		report.Goal{Name: "bytes on disk per item once its completion is archived: the dedup record (reported)",
+			Measured: fmt.Sprintf("%.0f B", per(done, before, "seen")), Status: "reported"})
 	return nil
 }
 

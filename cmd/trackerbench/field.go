@@ -19,6 +19,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"tracker/bench/load"
+	"tracker/bench/nodes"
+	"tracker/bench/report"
 )
 
 // The field scenario: the tracker as a big project meets it. Thousands of
@@ -68,7 +71,7 @@ const (
 // items it asks for.
 type fieldWarrior struct {
 	nick    string
-	l       *load // its tracker process's
+	l       *load.Load // its tracker process's
 	path    string
 	request []byte
 	addrs   fieldAddresses
@@ -76,7 +79,7 @@ type fieldWarrior struct {
 
 // fieldRun is the scenario's state while it runs.
 type fieldRun struct {
-	loads []*load // one per tracker process, all recording into one stats
+	loads []*load.Load // one per tracker process, all recording into one stats
 	// idle holds the warriors not at work, the one idle longest first:
 	// every warrior comes round in turn, as each of a real field asks again
 	// when its item is done.
@@ -103,7 +106,7 @@ type fieldStep struct {
 	served, empty int64
 	unexpected    int   // answers other than 2xx, 404 and 429, and no answer
 	closedIdle    int64 // of the requests without an answer, those forgiven (see post)
-	row           *row
+	row           *report.Row
 	conns, rss    []int64 // per tracker process
 	pgConns       int
 	// The bound of the tracker's own latency buckets that 99 % of the
@@ -113,7 +116,7 @@ type fieldStep struct {
 }
 
 func (s fieldStep) sustained() bool {
-	return s.row.latency["request"][2] <= fieldP99 && s.unexpected == 0 && s.missed == 0
+	return s.row.Latency["request"][2] <= fieldP99 && s.unexpected == 0 && s.missed == 0
 }
 
 // field runs the field scenario on a project of its own and prints what it
@@ -166,14 +169,14 @@ func (b *bench) field(ctx context.Context) error {
 	}
 	urls = append([]string{b.url}, urls...)
 	ports := make([]int, len(urls))
-	st := newStats()
+	st := load.NewStats()
 	for i, u := range urls {
 		p, err := url.Parse(u)
 		if err != nil {
 			return err
 		}
 		ports[i], _ = strconv.Atoi(p.Port())
-		f.loads = append(f.loads, &load{base: u, project: fieldProject, backfeedKey: key, stats: st, backfeedEvery: fieldBackfeedEvery})
+		f.loads = append(f.loads, &load.Load{Base: u, Project: fieldProject, BackfeedKey: key, Stats: st, BackfeedEvery: fieldBackfeedEvery})
 	}
 
 	warriors, multi, roaming := f.warriors(o.fieldWarriors)
@@ -187,14 +190,14 @@ func (b *bench) field(ctx context.Context) error {
 	// the connections make to its resident set.
 	baseRSS := make([]int64, len(pids))
 	for i, pid := range pids {
-		baseRSS[i] = residentRSS(pid)
+		baseRSS[i] = nodes.ResidentRSS(pid)
 	}
 	failed := f.connect(ctx, warriors)
 	time.Sleep(time.Second)
 	var idleConns, idleGrowth int64
 	for i, pid := range pids {
-		idleConns += int64(established(ports[i]))
-		idleGrowth += residentRSS(pid) - baseRSS[i]
+		idleConns += int64(nodes.Established(ports[i]))
+		idleGrowth += nodes.ResidentRSS(pid) - baseRSS[i]
 	}
 	fmt.Fprintf(os.Stderr, "field: %d warriors connected (%d failed), %d connections held\n", len(warriors)-failed, failed, idleConns)
 
@@ -209,8 +212,8 @@ func (b *bench) field(ctx context.Context) error {
 			defer scripts.Done()
 			// Each starts at its own moment: in step, their posts would
 			// come in bursts no field sends.
-			if sleep(runCtx, rand.N(fieldBackfeedEvery)) {
-				f.loads[i%len(f.loads)].grabScript(runCtx, 2000+i)
+			if load.Sleep(runCtx, rand.N(fieldBackfeedEvery)) {
+				f.loads[i%len(f.loads)].GrabScript(runCtx, 2000+i)
 			}
 		}()
 	}
@@ -235,10 +238,10 @@ func (b *bench) field(ctx context.Context) error {
 		if k == 0 {
 			go func() { defer close(arrived); f.arrive(runCtx, workCtx) }()
 		}
-		sleep(ctx, settle)
+		load.Sleep(ctx, settle)
 		s := f.measure(ctx, b, target, pids, ports, st)
 		steps = append(steps, s)
-		fmt.Fprintf(os.Stderr, "field %6.1f/s: request p99 %s ms, %d missed, %s\n", target, ms(s.row.latency["request"][2]), s.missed, s.row.errors)
+		fmt.Fprintf(os.Stderr, "field %6.1f/s: request p99 %s ms, %d missed, %s\n", target, report.Ms(s.row.Latency["request"][2]), s.missed, s.row.Errors)
 		if s.missed > 0 || s.unexpected > 0 || !s.sustained() && len(steps) > 1 && !steps[len(steps)-2].sustained() {
 			break
 		}
@@ -276,20 +279,20 @@ func (b *bench) field(ctx context.Context) error {
 			best = i
 		}
 		r := s.row
-		errs := r.errors
+		errs := r.Errors
 		if s.closedIdle > 0 {
 			errs += fmt.Sprintf(" (failed: %d on a connection closed idle)", s.closedIdle)
 		}
 		fmt.Printf("| %.1f | %.1f | %d | %d | %.0f | %.0f | %s / %s | %s | %s / %s | %s | %d / %d | %.2f cores | %.2f cores | %.2f cores | %s | %s | %s | %d | %v |\n",
-			s.target, s.rate, s.missed, s.busy, r.itemsPerS, r.reqPerS,
-			ms(r.latency["request"][0]), ms(r.latency["request"][2]), s.serverP99, ms(r.latency["done"][0]), ms(r.latency["done"][2]),
-			errs, s.served, s.empty, r.trackerS, r.postgresS, r.loadS, s.loadavg, joinInts(s.conns, 1), joinInts(s.rss, 1<<20), s.pgConns, s.sustained())
+			s.target, s.rate, s.missed, s.busy, r.ItemsPerS, r.ReqPerS,
+			report.Ms(r.Latency["request"][0]), report.Ms(r.Latency["request"][2]), s.serverP99, report.Ms(r.Latency["done"][0]), report.Ms(r.Latency["done"][2]),
+			errs, s.served, s.empty, r.TrackerS, r.PostgresS, r.LoadS, s.loadavg, report.JoinInts(s.conns, 1), report.JoinInts(s.rss, 1<<20), s.pgConns, s.sustained())
 	}
 	fmt.Println()
 	if best >= 0 {
 		s := steps[best]
-		fmt.Printf("Sustainable: %.1f arrivals/s (%.0f items/s), request p50 %s ms, p99 %s ms; done p50 %s ms, p99 %s ms.", s.target, s.row.itemsPerS,
-			ms(s.row.latency["request"][0]), ms(s.row.latency["request"][2]), ms(s.row.latency["done"][0]), ms(s.row.latency["done"][2]))
+		fmt.Printf("Sustainable: %.1f arrivals/s (%.0f items/s), request p50 %s ms, p99 %s ms; done p50 %s ms, p99 %s ms.", s.target, s.row.ItemsPerS,
+			report.Ms(s.row.Latency["request"][0]), report.Ms(s.row.Latency["request"][2]), report.Ms(s.row.Latency["done"][0]), report.Ms(s.row.Latency["done"][2]))
 		if best == len(steps)-1 && s.sustained() {
 			fmt.Printf(" It was the last step run: the tracker may sustain more.")
 		}
@@ -303,7 +306,7 @@ func (b *bench) field(ctx context.Context) error {
 	if idleConns > 0 {
 		perConn := float64(idleGrowth) / float64(idleConns)
 		fmt.Printf("\nIdle keep-alive connections: %d held by the %d processes grew their resident sets (%s MB at start) by %.1f MB in all, %.1f kB a connection: %.0f idle connections per GB.\n",
-			idleConns, len(pids), joinInts(baseRSS, 1<<20), float64(idleGrowth)/(1<<20), perConn/1024, (1<<30)/perConn)
+			idleConns, len(pids), report.JoinInts(baseRSS, 1<<20), float64(idleGrowth)/(1<<20), perConn/1024, (1<<30)/perConn)
 	}
 	// Under load: the last step that held the most connections, its processes'
 	// growth over their start (the connections and the work in flight)
@@ -326,10 +329,10 @@ func (b *bench) field(ctx context.Context) error {
 	}
 	limits := make([]int64, len(pids))
 	for i, pid := range pids {
-		limits[i] = openFilesLimit(pid)
+		limits[i] = nodes.OpenFilesLimit(pid)
 	}
 	fmt.Printf("Open-files limit of the tracker processes: %s. PostgreSQL connections at most %d during the run (all client backends, the bench's and the imports' included).\n",
-		joinInts(limits, 1), pgPeak())
+		report.JoinInts(limits, 1), pgPeak())
 	fmt.Printf("Requests lost on a connection the tracker closed for idleness as they left: %d (seesaw tries again).", f.closedIdle.Load())
 	if len(f.failures) > 0 {
 		fmt.Printf(" Other requests without an answer: %v.", f.failures)
@@ -392,8 +395,8 @@ func (f *fieldRun) connect(ctx context.Context, ws []*fieldWarrior) int {
 		go func() {
 			defer wg.Done()
 			for w := range next {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, w.l.base+"/robots.txt", nil)
-				if code, _, err := w.l.do(w.addrs.client(), "connect", req); err != nil || code != http.StatusOK {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, w.l.Base+"/robots.txt", nil)
+				if code, _, err := w.l.Do(w.addrs.client(), "connect", req); err != nil || code != http.StatusOK {
 					failed.Add(1)
 				}
 			}
@@ -416,7 +419,7 @@ func (f *fieldRun) arrive(ctx, workCtx context.Context) {
 	for {
 		rate := math.Float64frombits(f.rate.Load())
 		next = next.Add(time.Duration(rand.ExpFloat64() / rate * float64(time.Second)))
-		if !sleep(ctx, time.Until(next)) {
+		if !load.Sleep(ctx, time.Until(next)) {
 			return
 		}
 		f.arrivals.Add(1)
@@ -456,7 +459,7 @@ func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
 	f.served.Add(1)
 	names := strings.Split(item.Name, "\x00")
 	fate := rand.Float64()
-	if !sleep(ctx, f.minWork+rand.N(f.maxWork-f.minWork)) {
+	if !load.Sleep(ctx, f.minWork+rand.N(f.maxWork-f.minWork)) {
 		return
 	}
 	if fate < fieldSilent {
@@ -484,7 +487,7 @@ func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
 				}
 				break
 			}
-			pause(ctx, code)
+			load.Pause(ctx, code)
 		}
 	}
 }
@@ -495,7 +498,7 @@ func (f *fieldRun) cycle(ctx context.Context, w *fieldWarrior) {
 func (f *fieldRun) post(ctx context.Context, w *fieldWarrior, endpoint, path string, body []byte) (int, []byte, error) {
 	var conn httptrace.GotConnInfo
 	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { conn = i }})
-	code, answer, err := w.l.post(traced, w.addrs.client(), endpoint, path, "application/json", body)
+	code, answer, err := w.l.Post(traced, w.addrs.client(), endpoint, path, "application/json", body)
 	if err != nil && ctx.Err() == nil {
 		if conn.Reused && conn.IdleTime >= fieldServerIdle-10*time.Second {
 			f.closedIdle.Add(1)
@@ -511,23 +514,23 @@ func (f *fieldRun) post(ctx context.Context, w *fieldWarrior, endpoint, path str
 // measure measures one step for the run's duration: the answers, the
 // processes' CPU, connections and memory at its end, PostgreSQL's
 // connections.
-func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, ports []int, st *stats) fieldStep {
+func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, ports []int, st *load.Stats) fieldStep {
 	pm := b.postmaster()
 	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
 	trackerCPU := func() float64 {
 		s := 0.0
 		for _, pid := range pids {
-			s += cpuSeconds(pid)
+			s += nodes.CPUSeconds(pid)
 		}
 		return s
 	}
-	cpu0, pg0, load0 := trackerCPU(), clusterCPUSeconds(pm), cpuSeconds(os.Getpid())
+	cpu0, pg0, load0 := trackerCPU(), nodes.ClusterCPUSeconds(pm), nodes.CPUSeconds(os.Getpid())
 	arrivals0, missed0, served0, empty0, done0, closed0 := f.arrivals.Load(), f.missed.Load(), f.served.Load(), f.empty.Load(), f.done.Load(), f.closedIdle.Load()
-	st.take() // the settling is not measured
+	st.Take() // the settling is not measured
 	server0 := f.serverHistogram("request")
 	start := time.Now()
-	sleep(ctx, b.o.duration)
-	answers := st.take()
+	load.Sleep(ctx, b.o.duration)
+	answers := st.Take()
 	secs := time.Since(start).Seconds()
 	server := f.serverHistogram("request")
 
@@ -535,40 +538,34 @@ func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, 
 		target: target, rate: float64(f.arrivals.Load()-arrivals0) / secs,
 		missed: f.missed.Load() - missed0, busy: f.busy.Load(),
 		served: f.served.Load() - served0, empty: f.empty.Load() - empty0,
-		serverP99: p99Bucket(server0, server), loadavg: loadAverage(),
+		serverP99: p99Bucket(server0, server), loadavg: nodes.LoadAverage(),
 		closedIdle: f.closedIdle.Load() - closed0,
 	}
-	s.row = &row{
-		name: fmt.Sprintf("field %.0f/s", target), clients: cap(f.idle),
-		itemsPerS: float64(f.done.Load()-done0) / secs,
-		reqPerS:   float64(answers.total()) / secs,
-		latency:   map[string][3]time.Duration{},
-		errors:    answers.errors(),
-		trackerS:  (trackerCPU() - cpu0) / secs,
-		postgresS: (clusterCPUSeconds(pm) - pg0) / secs,
-		loadS:     (cpuSeconds(os.Getpid()) - load0) / secs,
-		note: fmt.Sprintf("%d warriors on %d tracker processes, %.1f arrivals/s asked, %.1f made (%d found no warrior idle); items/s counts items reported done; tracker CPU and peak RSS: the processes together, the largest",
+	s.row = &report.Row{
+		Name: fmt.Sprintf("field %.0f/s", target), Clients: cap(f.idle),
+		ItemsPerS: float64(f.done.Load()-done0) / secs,
+		ReqPerS:   float64(answers.Total()) / secs,
+		Latency:   map[string][3]time.Duration{},
+		Errors:    answers.Errors(),
+		TrackerS:  (trackerCPU() - cpu0) / secs,
+		PostgresS: (nodes.ClusterCPUSeconds(pm) - pg0) / secs,
+		LoadS:     (nodes.CPUSeconds(os.Getpid()) - load0) / secs,
+		Note: fmt.Sprintf("%d warriors on %d tracker processes, %.1f arrivals/s asked, %.1f made (%d found no warrior idle); items/s counts items reported done; tracker CPU and peak RSS: the processes together, the largest",
 			cap(f.idle), len(pids), target, s.rate, s.missed),
 	}
-	for _, e := range answers.endpoints() {
-		p50, p90, p99 := answers.percentiles(e)
-		s.row.latency[e] = [3]time.Duration{p50, p90, p99}
+	for _, e := range answers.Endpoints() {
+		p50, p90, p99 := answers.Percentiles(e)
+		s.row.Latency[e] = [3]time.Duration{p50, p90, p99}
 	}
-	answers.mu.Lock()
-	for k, n := range answers.non2xx {
-		if k.code != http.StatusNotFound && k.code != http.StatusTooManyRequests {
-			s.unexpected += n
-		}
-	}
-	answers.mu.Unlock()
+	s.unexpected = answers.Unexpected(http.StatusNotFound, http.StatusTooManyRequests)
 	s.unexpected -= int(s.closedIdle) // recorded as failed, forgiven
 	for i, pid := range pids {
-		s.conns = append(s.conns, int64(established(ports[i])))
-		s.rss = append(s.rss, residentRSS(pid))
-		s.row.rssMB = max(s.row.rssMB, float64(peakRSS(pid))/(1<<20))
+		s.conns = append(s.conns, int64(nodes.Established(ports[i])))
+		s.rss = append(s.rss, nodes.ResidentRSS(pid))
+		s.row.RSSMB = max(s.row.RSSMB, float64(nodes.PeakRSS(pid))/(1<<20))
 	}
 	s.pgConns = b.pgConnections(ctx)
-	s.row.top = b.topStatements(ctx, secs)
+	s.row.Top = b.topStatements(ctx, secs)
 	b.rows = append(b.rows, s.row)
 	return s
 }
@@ -579,7 +576,7 @@ func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, 
 func (f *fieldRun) serverHistogram(route string) map[string]float64 {
 	h := map[string]float64{}
 	for _, l := range f.loads {
-		resp, err := http.Get(l.base + "/metrics")
+		resp, err := http.Get(l.Base + "/metrics")
 		if err != nil {
 			continue
 		}
@@ -623,12 +620,6 @@ func p99Bucket(before, after map[string]float64) string {
 	return fmt.Sprintf("> %g ms", bounds[len(bounds)-1]*1000)
 }
 
-// loadAverage is the machine's load average over the last minute.
-func loadAverage() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	return strings.Fields(string(b) + " -")[0]
-}
-
 // pgConnections counts PostgreSQL's client backends.
 func (b *bench) pgConnections(ctx context.Context) int {
 	var n int
@@ -641,7 +632,7 @@ func (b *bench) pgConnections(ctx context.Context) int {
 func (b *bench) fieldPGPeak(ctx context.Context) func() int {
 	var peak atomic.Int64
 	go func() {
-		for sleep(ctx, time.Second) {
+		for load.Sleep(ctx, time.Second) {
 			if n := int64(b.pgConnections(ctx)); n > peak.Load() {
 				peak.Store(n)
 			}
@@ -657,7 +648,7 @@ func (b *bench) fieldExpiries(ctx context.Context, withheld int64, wait time.Dur
 	for {
 		var n int64
 		b.pool.QueryRow(ctx, `SELECT count(*) FROM claim_expiries e JOIN projects p ON p.id = e.project_id WHERE p.slug = $1`, fieldProject).Scan(&n)
-		if n >= withheld || time.Now().After(deadline) || !sleep(ctx, 2*time.Second) {
+		if n >= withheld || time.Now().After(deadline) || !load.Sleep(ctx, 2*time.Second) {
 			return n
 		}
 	}
@@ -679,57 +670,19 @@ func (b *bench) moreTrackers(ctx context.Context, n int) ([]*exec.Cmd, []string,
 	return cmds, urls, nil
 }
 
-// raiseOpenFiles raises the limit on open files to need (the hard limit
-// too, which root may), or at least to the hard limit, and fails when
-// that is below need. Processes started after inherit it (Go raises their
-// soft limit to the hard one).
+// raiseOpenFiles raises the limit on open files to need, which every
+// warrior's connection takes here whatever the processes, and fails when
+// this machine does not let it reach that.
 func raiseOpenFiles(need uint64) error {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+	limit, err := nodes.RaiseOpenFiles(need)
+	if err != nil {
 		return err
 	}
-	if l.Max < need && os.Geteuid() == 0 {
-		raised := syscall.Rlimit{Cur: need, Max: need}
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised); err == nil {
-			return nil
-		}
-	}
-	if l.Cur < l.Max {
-		l.Cur = l.Max
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-			return err
-		}
-	}
-	if l.Cur < need {
-		// Every warrior's connection is a file here, whatever the
-		// processes: the population this machine allows is the limit's.
+	if limit < need {
+		// The population this machine allows is the limit's.
 		return fmt.Errorf("the field needs %d open files and the limit is %d, which this machine does not let be raised (ulimit -Hn): "+
 			"at most -field-warriors %d here; a smaller -field-work-scale lets as many warriors arrive more often",
-			need, l.Cur, l.Cur-fieldGrabScripts-1000)
+			need, limit, limit-fieldGrabScripts-1000)
 	}
 	return nil
-}
-
-// sleep waits d and says whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// joinInts writes numbers in a unit as "12 / 34 / 56".
-func joinInts(ns []int64, unit int64) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		parts[i] = strconv.FormatInt(n/unit, 10)
-	}
-	return strings.Join(parts, " / ")
 }

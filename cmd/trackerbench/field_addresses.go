@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/netip"
 	"sync/atomic"
-	"time"
+	"tracker/bench/load"
 )
 
 // The field warriors' addresses. On loopback a client may leave from any
@@ -76,7 +75,7 @@ func newFieldAddresses(i int, roaming bool) fieldAddresses {
 func (a *fieldAddresses) client() *http.Client {
 	c, ok := a.clients[a.now]
 	if !ok {
-		c = boundClient(a.now)
+		c = load.BoundClient(a.now)
 		a.clients[a.now] = c
 	}
 	return c
@@ -107,14 +106,6 @@ func (a *fieldAddresses) close() {
 	for _, c := range a.clients {
 		c.CloseIdleConnections()
 	}
-}
-
-// boundClient is client() with its connections leaving from addr.
-func boundClient(addr netip.Addr) *http.Client {
-	c := client()
-	d := &net.Dialer{LocalAddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(addr, 0)), Timeout: 20 * time.Second}
-	c.Transport.(*http.Transport).DialContext = d.DialContext
-	return c
 }
 
 // fieldOtherNetwork reads the field project's counters: its completions,

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"tracker/bench/load"
+	"tracker/bench/report"
 
 	"tracker/books"
 	"tracker/projects"
@@ -26,20 +28,6 @@ const (
 	frontierZipf = 1.1
 )
 
-// goal is one of the goals a scenario is measured against, printed after
-// the table.
-type goal struct {
-	name, measured string
-	status         string // met, not met, or why it could not be measured
-}
-
-func met(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "not met"
-}
-
 // frontierProject is one of the scenario's projects and what its run
 // measured.
 type frontierProject struct {
@@ -49,7 +37,7 @@ type frontierProject struct {
 	// Of the import: the sites that got items, the most items of one.
 	withItems, largest int
 	took               time.Duration
-	row                *row
+	row                *report.Row
 	// Requests answered and served, overall and over the seconds that
 	// began and ended with enough sites due, and the items completed in
 	// those seconds.
@@ -95,8 +83,8 @@ func (b *bench) frontier(ctx context.Context, clients int) error {
 	multis := clients / 5
 	singles := clients - multis
 	off := &frontierProject{slug: "frontier-off", sites: many}
-	sited := &frontierProject{slug: "frontier-" + short(many), sites: many, sited: true}
-	fewer := &frontierProject{slug: "frontier-" + short(few), sites: few, sited: true}
+	sited := &frontierProject{slug: "frontier-" + report.Short(many), sites: many, sited: true}
+	fewer := &frontierProject{slug: "frontier-" + report.Short(few), sites: few, sited: true}
 	if few == many {
 		fewer.slug += "-again"
 	}
@@ -150,66 +138,66 @@ func (b *bench) frontier(ctx context.Context, clients int) error {
 	}
 
 	zipf := fmt.Sprintf("%d items over %d sites (Zipf s=%.1f: %d sites got items, the largest %d)", n, many, frontierZipf, sited.withItems, sited.largest)
-	off.row.note = fmt.Sprintf("site_key=off: the load without site limits on the same %s; %d single and %d multi=%d warriors; %s; %s",
+	off.row.Note = fmt.Sprintf("site_key=off: the load without site limits on the same %s; %d single and %d multi=%d warriors; %s; %s",
 		zipf, singles, multis, b.o.multi, off.served1(), off.booksNote())
 	if off.dueSeconds < off.seconds {
-		off.row.note += fmt.Sprintf("; THE QUEUE RAN DRY: items left for %d of %d s only (%.0f items/s in those), raise -frontier-items",
+		off.row.Note += fmt.Sprintf("; THE QUEUE RAN DRY: items left for %d of %d s only (%.0f items/s in those), raise -frontier-items",
 			off.dueSeconds, off.seconds, off.duePerSecond())
 	}
 	for _, p := range []*frontierProject{sited, fewer} {
-		p.row.note = fmt.Sprintf("site_key=host, site_claims_limit=%d, site_interval=%d: %d items over %d sites (%d got items, the largest %d), imported in %s; %.2f × off; %s; ≥ %d sites due for %d of %d s, %.0f items/s and %s of requests served in those; politeness: %d hand-outs under the interval, %d sites over the limit; %s; %s",
+		p.row.Note = fmt.Sprintf("site_key=host, site_claims_limit=%d, site_interval=%d: %d items over %d sites (%d got items, the largest %d), imported in %s; %.2f × off; %s; ≥ %d sites due for %d of %d s, %.0f items/s and %s of requests served in those; politeness: %d hand-outs under the interval, %d sites over the limit; %s; %s",
 			frontierLimit, frontierInterval, n, p.sites, p.withItems, p.largest, p.took.Round(time.Second),
-			p.row.itemsPerS/off.row.itemsPerS, p.served1(), enough, p.dueSeconds, p.seconds, p.duePerSecond(), pct(p.dueServed, p.dueRequests),
+			p.row.ItemsPerS/off.row.ItemsPerS, p.served1(), enough, p.dueSeconds, p.seconds, p.duePerSecond(), report.Pct(p.dueServed, p.dueRequests),
 			p.politeness.UnderInterval, p.politeness.OverLimit, p.claimNote(), p.booksNote())
-		p.row.note += fmt.Sprintf("; the politeness bounds it at %d sites × %d items / %d s = %.0f items/s at most, less as sites run out of items",
+		p.row.Note += fmt.Sprintf("; the politeness bounds it at %d sites × %d items / %d s = %.0f items/s at most, less as sites run out of items",
 			p.withItems, frontierLimit, frontierInterval, float64(p.withItems*frontierLimit)/frontierInterval)
 	}
-	off.row.note += "; " + off.claimNote()
+	off.row.Note += "; " + off.claimNote()
 
-	ratio := sited.row.itemsPerS / off.row.itemsPerS
-	measured := fmt.Sprintf("%.0f against %.0f items/s: %.2f ×", sited.row.itemsPerS, off.row.itemsPerS, ratio)
+	ratio := sited.row.ItemsPerS / off.row.ItemsPerS
+	measured := fmt.Sprintf("%.0f against %.0f items/s: %.2f ×", sited.row.ItemsPerS, off.row.ItemsPerS, ratio)
 	if sited.dueSeconds < sited.seconds || off.dueSeconds < off.seconds {
 		measured += fmt.Sprintf(" (%.0f items/s over the %d of %d s with ≥ %d sites due, against %.0f over the %d of %d s the queue without sites had items: %.2f ×)",
 			sited.duePerSecond(), sited.dueSeconds, sited.seconds, enough, off.duePerSecond(), off.dueSeconds, off.seconds, sited.duePerSecond()/off.duePerSecond())
 	}
-	b.goals = append(b.goals, goal{
-		name:     "frontier: items/s ≥ 0.8 × the same load without site limits",
-		measured: measured,
-		status:   met(ratio >= 0.8),
+	b.goals = append(b.goals, report.Goal{
+		Name:     "frontier: items/s ≥ 0.8 × the same load without site limits",
+		Measured: measured,
+		Status:   report.Met(ratio >= 0.8),
 	})
-	b.goals = append(b.goals, goal{
-		name: "frontier: request serve rate ≥ 99 % while enough sites are due",
-		measured: fmt.Sprintf("%s of %d requests served over the %d of %d s with ≥ %d sites due (%s overall)",
-			pct(sited.dueServed, sited.dueRequests), sited.dueRequests, sited.dueSeconds, sited.seconds, enough, pct(sited.served, sited.requests)),
-		status: met(sited.dueRequests > 0 && float64(sited.dueServed) >= 0.99*float64(sited.dueRequests)),
+	b.goals = append(b.goals, report.Goal{
+		Name: "frontier: request serve rate ≥ 99 % while enough sites are due",
+		Measured: fmt.Sprintf("%s of %d requests served over the %d of %d s with ≥ %d sites due (%s overall)",
+			report.Pct(sited.dueServed, sited.dueRequests), sited.dueRequests, sited.dueSeconds, sited.seconds, enough, report.Pct(sited.served, sited.requests)),
+		Status: report.Met(sited.dueRequests > 0 && float64(sited.dueServed) >= 0.99*float64(sited.dueRequests)),
 	})
 	polite := true
 	var politeness []string
 	for _, p := range []*frontierProject{sited, fewer} {
 		polite = polite && p.politeness == books.Politeness{}
-		politeness = append(politeness, fmt.Sprintf("%s sites: %d under the interval, %d over the limit", short(p.sites), p.politeness.UnderInterval, p.politeness.OverLimit))
+		politeness = append(politeness, fmt.Sprintf("%s sites: %d under the interval, %d over the limit", report.Short(p.sites), p.politeness.UnderInterval, p.politeness.OverLimit))
 	}
-	b.goals = append(b.goals, goal{
-		name:     "frontier: no site over its limit or under its interval (from the completions and claims)",
-		measured: strings.Join(politeness, "; "),
-		status:   met(polite),
+	b.goals = append(b.goals, report.Goal{
+		Name:     "frontier: no site over its limit or under its interval (from the completions and claims)",
+		Measured: strings.Join(politeness, "; "),
+		Status:   report.Met(polite),
 	})
 	cost := fewer.claimMicros / sited.claimMicros
-	status := met(cost >= 0.9)
+	status := report.Met(cost >= 0.9)
 	for _, p := range []*frontierProject{sited, fewer} {
 		if 2*p.dueSeconds < p.seconds {
 			// Starved of due sites, requests come back empty and the
 			// claim's statements are spread over few items.
-			status = fmt.Sprintf("not comparable: %s sites had ≥ %d due for %d of %d s only", short(p.sites), enough, p.dueSeconds, p.seconds)
+			status = fmt.Sprintf("not comparable: %s sites had ≥ %d due for %d of %d s only", report.Short(p.sites), enough, p.dueSeconds, p.seconds)
 			break
 		}
 	}
-	b.goals = append(b.goals, goal{
-		name: fmt.Sprintf("frontier: claim cost flat from %s to %s sites (ratio ≥ 0.9)", short(few), short(many)),
-		measured: fmt.Sprintf("claim statements %.0f µs per item handed out at %s sites, %.0f at %s: %.2f; items/s %.0f at %s, %.0f at %s: %.2f",
-			fewer.claimMicros, short(few), sited.claimMicros, short(many), cost,
-			fewer.row.itemsPerS, short(few), sited.row.itemsPerS, short(many), sited.row.itemsPerS/fewer.row.itemsPerS),
-		status: status,
+	b.goals = append(b.goals, report.Goal{
+		Name: fmt.Sprintf("frontier: claim cost flat from %s to %s sites (ratio ≥ 0.9)", report.Short(few), report.Short(many)),
+		Measured: fmt.Sprintf("claim statements %.0f µs per item handed out at %s sites, %.0f at %s: %.2f; items/s %.0f at %s, %.0f at %s: %.2f",
+			fewer.claimMicros, report.Short(few), sited.claimMicros, report.Short(many), cost,
+			fewer.row.ItemsPerS, report.Short(few), sited.row.ItemsPerS, report.Short(many), sited.row.ItemsPerS/fewer.row.ItemsPerS),
+		Status: status,
 	})
 	return nil
 }
@@ -267,15 +255,15 @@ func (b *bench) frontierRun(ctx context.Context, p *frontierProject, singles, mu
 	b.project = p.slug
 	defer func() { b.project = project }()
 	var line []string
-	var run *load
-	p.row = b.measure(ctx, "frontier "+strings.TrimPrefix(p.slug, "frontier-"), singles+multis, func(ctx context.Context, l *load) []func() {
+	var run *load.Load
+	p.row = b.measure(ctx, "frontier "+strings.TrimPrefix(p.slug, "frontier-"), singles+multis, func(ctx context.Context, l *load.Load) []func() {
 		run = l
 		var fs []func()
 		for i := range singles {
-			fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("s%d", i), 1) })
+			fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("s%d", i), 1) })
 		}
 		for i := range multis {
-			fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
+			fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
 		}
 		// Each second: the requests answered and served, the items
 		// completed, and whether enough sites were due at its start and
@@ -305,7 +293,7 @@ func (b *bench) frontierRun(ctx context.Context, p *frontierProject, singles, mu
 				case <-tick.C:
 				}
 				isDue := due()
-				r, s, i := l.requests.Load(), l.served.Load(), l.items.Load()
+				r, s, i := l.Requests.Load(), l.Served.Load(), l.Items.Load()
 				if ctx.Err() != nil {
 					return
 				}
@@ -318,13 +306,13 @@ func (b *bench) frontierRun(ctx context.Context, p *frontierProject, singles, mu
 					p.dueServed += s - served
 					p.dueItems += i - items
 				}
-				line = append(line, fmt.Sprintf("%d/%s%s", i-items, strings.ReplaceAll(pct(s-served, r-requests), " ", ""), mark))
+				line = append(line, fmt.Sprintf("%d/%s%s", i-items, strings.ReplaceAll(report.Pct(s-served, r-requests), " ", ""), mark))
 				wasDue, requests, served, items = isDue, r, s, i
 			}
 		})
 		return fs
 	}, "")
-	p.requests, p.served = run.requests.Load(), run.served.Load()
+	p.requests, p.served = run.Requests.Load(), run.Served.Load()
 	what := fmt.Sprintf("fewer than %d sites due", enough)
 	if !p.sited {
 		what = "the queue empty"
@@ -402,7 +390,7 @@ func (p *frontierProject) duePerSecond() float64 {
 
 // served1 says how many of a run's requests were served.
 func (p *frontierProject) served1() string {
-	return fmt.Sprintf("%s of %d requests served", pct(p.served, p.requests), p.requests)
+	return fmt.Sprintf("%s of %d requests served", report.Pct(p.served, p.requests), p.requests)
 }
 
 func (p *frontierProject) booksNote() string {
@@ -410,12 +398,4 @@ func (p *frontierProject) booksNote() string {
 		return "the books balance"
 	}
 	return "THE BOOKS DO NOT BALANCE"
-}
-
-// pct writes a share as "99.5 %", or "-" of nothing.
-func pct(part, whole int64) string {
-	if whole == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f %%", 100*float64(part)/float64(whole))
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"tracker/bench/load"
 )
 
 // The connection hog: one client address holding as many idle keep-alives
@@ -128,10 +129,10 @@ func (b *bench) connectionHog(ctx context.Context, name string, warriors int) er
 			h.fill(ctx, hogConns)
 			return nil
 		},
-		start: func(ctx context.Context, l *load) []func() {
+		start: func(ctx context.Context, l *load.Load) []func() {
 			return []func(){func() { h.trickle(ctx) }}
 		},
-		did: func(*load) string {
+		did: func(*load.Load) string {
 			return fmt.Sprintf("one address that opened %d connections ahead of the run (one GET /healthz each, then silence) and %d a second through it: %d opened in all, %d answered 503 too-many-connections, %d closed unanswered",
 				hogConns, hogRate, h.opened.Load(), h.refused.Load(), h.dropped.Load())
 		},

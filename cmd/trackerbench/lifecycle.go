@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+	"tracker/bench/load"
+	"tracker/bench/report"
 )
 
 // The item lifecycle's scenarios: the warrior loads with every lifecycle
@@ -56,11 +58,11 @@ func (b *bench) lifecycle(ctx context.Context, name string, clients, n, perSecon
 	if documents {
 		note += "; parameters on every item, a result with every done"
 	}
-	b.measure(ctx, name, clients, func(ctx context.Context, l *load) []func() {
-		l.results = documents
+	b.measure(ctx, name, clients, func(ctx context.Context, l *load.Load) []func() {
+		l.Results = documents
 		var fs []func()
 		for i := range clients {
-			fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), n) })
+			fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("w%d", i), n) })
 		}
 		return fs
 	}, note)
@@ -93,28 +95,17 @@ func (b *bench) recurring(ctx context.Context, clients int) error {
 		b.pool.Exec(ctx, "VACUUM ANALYZE todo")
 		project := b.project
 		b.project = slug
-		b.measure(ctx, fmt.Sprintf("recurring %s", short(size)), clients, func(ctx context.Context, l *load) []func() {
-			l.outcomes = true
+		b.measure(ctx, fmt.Sprintf("recurring %s", report.Short(size)), clients, func(ctx context.Context, l *load.Load) []func() {
+			l.Outcomes = true
 			var fs []func()
 			for i := range clients {
-				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("r%d", i), 1) })
+				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("r%d", i), 1) })
 			}
 			return fs
 		}, fmt.Sprintf("%d items tracked (imported in %s), each due 2 s after its visit; dones report outcomes", size, took.Round(time.Second)))
 		b.project = project
 	}
 	return nil
-}
-
-// short writes a count as 100k or 10M.
-func short(n int) string {
-	switch {
-	case n >= 1_000_000 && n%1_000_000 == 0:
-		return strconv.Itoa(n/1_000_000) + "M"
-	case n >= 1000 && n%1000 == 0:
-		return strconv.Itoa(n/1000) + "k"
-	}
-	return strconv.Itoa(n)
 }
 
 // fillLines queues n lines, written by line, into a project through

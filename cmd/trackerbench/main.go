@@ -27,6 +27,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"tracker/bench/nodes"
+	"tracker/bench/report"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -68,7 +70,7 @@ type options struct {
 	// each node's memory limit; how the dedup sweep fills its names.
 	dedupWorkers int
 	citusShards  int
-	nodeMemory   bytesFlag
+	nodeMemory   nodes.Bytes
 	dedupFill    string
 	dedupRounds  int
 }
@@ -137,15 +139,15 @@ type bench struct {
 	pool    *pgxpool.Pool
 	key     string
 	project string
-	rows    []*row
+	rows    []*report.Row
 	addr    string // fixed by the soak, so a restarted tracker keeps its address
 	// cliPeakRSS is the peak resident memory of the last tracker command
 	// run (an import), in bytes.
 	cliPeakRSS int64
-	goals      []goal // the frontier's goals, when it ran
+	goals      []report.Goal // the frontier's goals, when it ran
 	// The PostgreSQL nodes the bench started, or nil: the tracker starts
 	// its embedded cluster.
-	nodes *nodes
+	nodes *nodes.Nodes
 }
 
 func run(ctx context.Context, o options) error {
@@ -165,12 +167,12 @@ func run(ctx context.Context, o options) error {
 		l.Close()
 	}
 	if o.dedupWorkers > 0 || o.nodeMemory > 0 {
-		if b.nodes, err = startNodes(ctx, b.dir, o.dedupWorkers, o.citusShards, int64(o.nodeMemory)); err != nil {
+		if b.nodes, err = nodes.Start(ctx, b.dir, o.dedupWorkers, o.citusShards, int64(o.nodeMemory)); err != nil {
 			return err
 		}
 		// After the tracker's: it leaves the nodes first.
-		defer b.nodes.stop()
-		log.Print(b.nodes.describe())
+		defer b.nodes.Stop()
+		log.Print(b.nodes.Describe())
 	}
 	if slices.Contains(o.scenarios, "field") {
 		// The tracker processes inherit the limit: every one of them
@@ -189,7 +191,7 @@ func run(ctx context.Context, o options) error {
 	}
 	b.dsn = fmt.Sprintf("host=%s user=tracker dbname=tracker", filepath.Join(b.dir, "pgdata"))
 	if b.nodes != nil {
-		b.dsn = b.nodes.dsn()
+		b.dsn = b.nodes.DSN()
 	}
 	if b.pool, err = db.Open(ctx, b.dsn); err != nil {
 		return err
@@ -215,7 +217,7 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
-	b.print(os.Stdout)
+	report.Print(os.Stdout, b.rows, b.goals)
 	return nil
 }
 
@@ -275,8 +277,8 @@ func benchEnv() []string {
 // database when the bench started one.
 func (b *bench) env() []string {
 	env := benchEnv()
-	if b.nodes != nil && b.nodes.databaseURL() != "" {
-		env = append(env, "DATABASE_URL="+b.nodes.databaseURL())
+	if b.nodes != nil && b.nodes.DatabaseURL() != "" {
+		env = append(env, "DATABASE_URL="+b.nodes.DatabaseURL())
 	}
 	if slices.ContainsFunc(b.o.scenarios, func(s string) bool { return strings.HasPrefix(s, "viewers") }) {
 		// One process holds every viewer's stream: past the defaults

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"time"
+	"tracker/bench/load"
 )
 
 // pagesProject is the project the pages scenario reads: big, and watched.
@@ -74,7 +75,7 @@ func (b *bench) pages(ctx context.Context) error {
 	}
 	// The first read of a project starts its board; the page numbers are
 	// of a board kept warm, as on a watched project.
-	c := client()
+	c := load.Client()
 	warm, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.url+p+"/", nil)
 	if resp, err := c.Do(warm); err == nil {
 		resp.Body.Close()
@@ -99,16 +100,16 @@ func (b *bench) pages(ctx context.Context) error {
 		}
 		fmt.Fprintf(os.Stderr, "pages: stats.json %d bytes (encoding %q) in %.1f ms\n", n, resp.Header.Get("Content-Encoding"), float64(time.Since(start).Microseconds())/1000)
 	}
-	b.measure(ctx, "pages", 1, func(ctx context.Context, l *load) []func() {
+	b.measure(ctx, "pages", 1, func(ctx context.Context, l *load.Load) []func() {
 		return []func(){func() {
 			for i := 0; ctx.Err() == nil; i++ {
 				r := reads[i%len(reads)]
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.base+r.path, nil)
-				l.do(c, r.endpoint, req)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.Base+r.path, nil)
+				l.Do(c, r.endpoint, req)
 				if i%50 == 49 { // now and then the last page, past every other downloader
 					last := (b.o.pageNicks + 99) / 100
-					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.base+p+"/?page="+strconv.Itoa(last), nil)
-					l.do(c, "last page", req)
+					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.Base+p+"/?page="+strconv.Itoa(last), nil)
+					l.Do(c, "last page", req)
 				}
 			}
 		}}

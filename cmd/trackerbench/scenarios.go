@@ -3,15 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"tracker/bench/load"
+	"tracker/bench/nodes"
+	"tracker/bench/report"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,26 +19,6 @@ import (
 	"tracker/db"
 	"tracker/items"
 )
-
-// row is one line of the result table.
-type row struct {
-	name      string
-	clients   int
-	itemsPerS float64
-	reqPerS   float64
-	latency   map[string][3]time.Duration
-	errors    string
-	trackerS  float64 // tracker CPU seconds per second of run
-	postgresS float64
-	loadS     float64 // the load generator's own
-	rssMB     float64
-	floor     float64 // raw SQL items/s, 0 when not measured
-	yardstick float64 // the yardstick's items/s (yardsticks.go), 0 when not measured
-	river     float64 // River's jobs/s with as many workers as the scenario holds items (river.go), 0 when not measured
-	note      string
-	top       []string // the statements PostgreSQL spent the most time on
-	secs      float64  // how long the run took
-}
 
 // scenario runs one named scenario and, for warrior scenarios, its floor
 // and yardstick. A name may end in :N, N clients instead of its default
@@ -83,21 +63,21 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		if err := b.refill(ctx, 150_000); err != nil {
 			return err
 		}
-		b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
-			l.repeat = true
+		b.measure(ctx, name, n, func(ctx context.Context, l *load.Load) []func() {
+			l.Repeat = true
 			var fs []func()
 			for i := range n {
-				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), b.o.multi) })
+				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("w%d", i), b.o.multi) })
 			}
 			return fs
 		}, "multi, each done sent again once acknowledged (as seesaw does when the answer was lost); items/s counts the first")
 		return nil
 	case "backfeed":
 		n := clients(8)
-		r := b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
+		r := b.measure(ctx, name, n, func(ctx context.Context, l *load.Load) []func() {
 			var fs []func()
 			for i := range n {
-				fs = append(fs, func() { l.grabScript(ctx, i) })
+				fs = append(fs, func() { l.GrabScript(ctx, i) })
 			}
 			return fs
 		}, "names deduplicated and queued per second; half of each post seen before; the yardstick inserts the same posts into a table keyed like the dedup records")
@@ -105,23 +85,23 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 			return nil
 		}
 		var err error
-		r.yardstick, err = b.insertYardstick(ctx, n)
+		r.Yardstick, err = b.insertYardstick(ctx, n)
 		return err
 	case "mixed":
 		n := clients(64)
 		if err := b.refill(ctx, 60_000); err != nil {
 			return err
 		}
-		b.measure(ctx, name, n, func(ctx context.Context, l *load) []func() {
+		b.measure(ctx, name, n, func(ctx context.Context, l *load.Load) []func() {
 			var fs []func()
 			for i := range n {
 				switch i % 4 {
 				case 0:
-					fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
+					fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
 				case 1:
-					fs = append(fs, func() { l.grabScript(ctx, 1000+i) })
+					fs = append(fs, func() { l.GrabScript(ctx, 1000+i) })
 				default:
-					fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("s%d", i), 1) })
+					fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("s%d", i), 1) })
 				}
 			}
 			return fs
@@ -132,13 +112,13 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		if err := b.refill(ctx, 40_000); err != nil {
 			return err
 		}
-		b.measure(ctx, name, n+8, func(ctx context.Context, l *load) []func() {
+		b.measure(ctx, name, n+8, func(ctx context.Context, l *load.Load) []func() {
 			var fs []func()
 			for i := range n {
-				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), 1) })
+				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("w%d", i), 1) })
 			}
 			for range 8 {
-				fs = append(fs, func() { l.reader(ctx) })
+				fs = append(fs, func() { l.Reader(ctx) })
 			}
 			return fs
 		}, fmt.Sprintf("%d single warriors, 8 readers of item status and the project list", n))
@@ -190,10 +170,10 @@ func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond
 	if err := b.refill(ctx, perSecond); err != nil {
 		return err
 	}
-	r := b.measure(ctx, name, clients, func(ctx context.Context, l *load) []func() {
+	r := b.measure(ctx, name, clients, func(ctx context.Context, l *load.Load) []func() {
 		var fs []func()
 		for i := range clients {
-			fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), n) })
+			fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("w%d", i), n) })
 		}
 		return fs
 	}, "")
@@ -207,24 +187,24 @@ func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond
 	if err != nil {
 		return err
 	}
-	r.floor = floor
-	if r.yardstick, err = b.cycleYardstick(ctx, clients, n, perSecond); err != nil || !b.o.river {
+	r.Floor = floor
+	if r.Yardstick, err = b.cycleYardstick(ctx, clients, n, perSecond); err != nil || !b.o.river {
 		return err
 	}
-	r.river, err = b.riverYardstick(ctx, clients*n, perSecond)
+	r.River, err = b.riverYardstick(ctx, clients*n, perSecond)
 	return err
 }
 
 // measure runs a scenario's clients for the run's duration and records a row.
-func (b *bench) measure(ctx context.Context, name string, clients int, workers func(context.Context, *load) []func(), note string) *row {
+func (b *bench) measure(ctx context.Context, name string, clients int, workers func(context.Context, *load.Load) []func(), note string) *report.Row {
 	return b.measureOn(ctx, b.project, b.key, name, clients, workers, note)
 }
 
 // measureOn is measure on another project than the bench's own.
-func (b *bench) measureOn(ctx context.Context, project, key, name string, clients int, workers func(context.Context, *load) []func(), note string) *row {
-	l := &load{base: b.url, project: project, backfeedKey: key, multi: b.o.multi, stats: newStats()}
+func (b *bench) measureOn(ctx context.Context, project, key, name string, clients int, workers func(context.Context, *load.Load) []func(), note string) *report.Row {
+	l := &load.Load{Base: b.url, Project: project, BackfeedKey: key, Stats: load.NewStats()}
 	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
-	cpu0, pg0, load0 := cpuSeconds(b.serve.Process.Pid), b.postgresCPU(), cpuSeconds(os.Getpid())
+	cpu0, pg0, load0 := nodes.CPUSeconds(b.serve.Process.Pid), b.postgresCPU(), nodes.CPUSeconds(os.Getpid())
 	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
 	defer cancel()
 	start := time.Now()
@@ -236,24 +216,24 @@ func (b *bench) measureOn(ctx context.Context, project, key, name string, client
 	wg.Wait()
 	secs := time.Since(start).Seconds()
 
-	r := &row{
-		name: name, clients: clients, note: note, secs: secs,
-		itemsPerS: float64(l.items.Load()) / secs,
-		reqPerS:   float64(l.stats.total()) / secs,
-		latency:   map[string][3]time.Duration{},
-		errors:    l.stats.errors(),
-		trackerS:  (cpuSeconds(b.serve.Process.Pid) - cpu0) / secs,
-		postgresS: (b.postgresCPU() - pg0) / secs,
-		loadS:     (cpuSeconds(os.Getpid()) - load0) / secs,
-		rssMB:     float64(peakRSS(b.serve.Process.Pid)) / (1 << 20),
+	r := &report.Row{
+		Name: name, Clients: clients, Note: note, Secs: secs,
+		ItemsPerS: float64(l.Items.Load()) / secs,
+		ReqPerS:   float64(l.Stats.Total()) / secs,
+		Latency:   map[string][3]time.Duration{},
+		Errors:    l.Stats.Errors(),
+		TrackerS:  (nodes.CPUSeconds(b.serve.Process.Pid) - cpu0) / secs,
+		PostgresS: (b.postgresCPU() - pg0) / secs,
+		LoadS:     (nodes.CPUSeconds(os.Getpid()) - load0) / secs,
+		RSSMB:     float64(nodes.PeakRSS(b.serve.Process.Pid)) / (1 << 20),
 	}
-	for _, e := range l.stats.endpoints() {
-		p50, p90, p99 := l.stats.percentiles(e)
-		r.latency[e] = [3]time.Duration{p50, p90, p99}
+	for _, e := range l.Stats.Endpoints() {
+		p50, p90, p99 := l.Stats.Percentiles(e)
+		r.Latency[e] = [3]time.Duration{p50, p90, p99}
 	}
-	r.top = b.topStatements(ctx, secs)
+	r.Top = b.topStatements(ctx, secs)
 	b.rows = append(b.rows, r)
-	fmt.Fprintf(os.Stderr, "%-10s %9.0f items/s %9.0f req/s  %s\n", name, r.itemsPerS, r.reqPerS, r.errors)
+	fmt.Fprintf(os.Stderr, "%-10s %9.0f items/s %9.0f req/s  %s\n", name, r.ItemsPerS, r.ReqPerS, r.Errors)
 	return r
 }
 
@@ -325,17 +305,17 @@ func (b *bench) topStatements(ctx context.Context, secs float64) []string {
 // cluster's, or every node's the bench started.
 func (b *bench) postgresCPU() float64 {
 	if b.nodes == nil {
-		return clusterCPUSeconds(b.postmaster())
+		return nodes.ClusterCPUSeconds(b.postmaster())
 	}
 	total := 0.0
-	for _, pm := range b.nodes.postmasters() {
-		total += clusterCPUSeconds(pm)
+	for _, pm := range b.nodes.Postmasters() {
+		total += nodes.ClusterCPUSeconds(pm)
 	}
 	return total
 }
 
 // postmaster is the embedded server's PID.
-func (b *bench) postmaster() int { return postmasterOf(filepath.Join(b.dir, "pgdata")) }
+func (b *bench) postmaster() int { return nodes.PostmasterOf(filepath.Join(b.dir, "pgdata")) }
 
 // sweeps measures how throughput holds as the queue grows a hundredfold and
 // while a long transaction keeps vacuum from cleaning up, and how long the
@@ -347,7 +327,7 @@ func (b *bench) sweeps(ctx context.Context) error {
 	if b.o.clients > 0 {
 		clients = b.o.clients
 	}
-	run := func(name string, queue int, note string) (*row, error) {
+	run := func(name string, queue int, note string) (*report.Row, error) {
 		if err := b.drain(ctx); err != nil {
 			return nil, err
 		}
@@ -355,21 +335,21 @@ func (b *bench) sweeps(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		r := b.measure(ctx, name, clients, func(ctx context.Context, l *load) []func() {
+		r := b.measure(ctx, name, clients, func(ctx context.Context, l *load.Load) []func() {
 			var fs []func()
 			for i := range clients {
-				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("w%d", i), 1) })
+				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("w%d", i), 1) })
 			}
 			return fs
 		}, note)
 		if queue == large {
-			r.note += fmt.Sprintf("; import of %d names took %.1f s (%.0f names/s), the importing command's peak RSS %d MB",
+			r.Note += fmt.Sprintf("; import of %d names took %.1f s (%.0f names/s), the importing command's peak RSS %d MB",
 				queue, took.Seconds(), float64(queue)/took.Seconds(), b.cliPeakRSS>>20)
 			copied, err := b.copyYardstick(ctx, queue, "sweep:copy:")
 			if err != nil {
 				return nil, err
 			}
-			r.note += fmt.Sprintf("; a COPY of as many names into an unindexed table took %.1f s: the import ran at %.2f × COPY", copied.Seconds(), copied.Seconds()/took.Seconds())
+			r.Note += fmt.Sprintf("; a COPY of as many names into an unindexed table took %.1f s: the import ran at %.2f × COPY", copied.Seconds(), copied.Seconds()/took.Seconds())
 		}
 		return r, nil
 	}
@@ -381,9 +361,9 @@ func (b *bench) sweeps(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	largeRow.note = fmt.Sprintf("single warriors on a %d-item queue: %.2f × the 100k queue", large, largeRow.itemsPerS/smallRow.itemsPerS) + largeRow.note
+	largeRow.Note = fmt.Sprintf("single warriors on a %d-item queue: %.2f × the 100k queue", large, largeRow.ItemsPerS/smallRow.ItemsPerS) + largeRow.Note
 
-	if err := b.longTxSweep(ctx, func(name string) (*row, error) { return run(name, small, "") }); err != nil {
+	if err := b.longTxSweep(ctx, func(name string) (*report.Row, error) { return run(name, small, "") }); err != nil {
 		return err
 	}
 	return b.dedupSweep(ctx, b.o.dedupSeen)
@@ -391,7 +371,7 @@ func (b *bench) sweeps(ctx context.Context) error {
 
 // longTxSweep runs the load of run for -long-tx, without and then with a
 // REPEATABLE READ transaction held open elsewhere, which it ends on return.
-func (b *bench) longTxSweep(ctx context.Context, run func(name string) (*row, error)) error {
+func (b *bench) longTxSweep(ctx context.Context, run func(name string) (*report.Row, error)) error {
 	saved := b.o.duration
 	b.o.duration = b.o.longTx
 	defer func() { b.o.duration = saved }()
@@ -417,70 +397,7 @@ func (b *bench) longTxSweep(ctx context.Context, run func(name string) (*row, er
 	if err != nil {
 		return err
 	}
-	without.note = "single warriors, 100k queue, the baseline of long-tx"
-	with.note = fmt.Sprintf("the same with a REPEATABLE READ transaction open throughout: %.2f × without", with.itemsPerS/without.itemsPerS)
+	without.Note = "single warriors, 100k queue, the baseline of long-tx"
+	with.Note = fmt.Sprintf("the same with a REPEATABLE READ transaction open throughout: %.2f × without", with.ItemsPerS/without.ItemsPerS)
 	return nil
-}
-
-// print writes the result table as Markdown.
-func (b *bench) print(w io.Writer) {
-	fmt.Fprintf(w, "| scenario | clients | items/s | requests/s | request p50/p90/p99 ms | done p50/p90/p99 ms | other p50/p90/p99 ms | non-2xx | tracker CPU | PostgreSQL CPU | tracker + PostgreSQL CPU per item | load CPU | tracker peak RSS | SQL floor items/s | tracker/floor | yardstick items/s | tracker/yardstick | River jobs/s | tracker/River |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range b.rows {
-		lat := func(e string) string {
-			l, ok := r.latency[e]
-			if !ok {
-				return "-"
-			}
-			return ms(l[0]) + " / " + ms(l[1]) + " / " + ms(l[2])
-		}
-		var others []string
-		for _, e := range slices.Sorted(maps.Keys(r.latency)) {
-			if e != "request" && e != "done" {
-				others = append(others, e+" "+lat(e))
-			}
-		}
-		other := strings.Join(others, "; ")
-		if other == "" {
-			other = "-"
-		}
-		floor, ratio := "-", "-"
-		if r.floor > 0 {
-			floor, ratio = fmt.Sprintf("%.0f", r.floor), fmt.Sprintf("%.2f", r.itemsPerS/r.floor)
-		}
-		perItem := "-"
-		if r.itemsPerS > 0 {
-			perItem = fmt.Sprintf("%.3f ms", (r.trackerS+r.postgresS)/r.itemsPerS*1000)
-		}
-		yard, yardRatio := "-", "-"
-		if r.yardstick > 0 {
-			yard, yardRatio = fmt.Sprintf("%.0f", r.yardstick), fmt.Sprintf("%.2f", r.itemsPerS/r.yardstick)
-		}
-		peer, peerRatio := "-", "-"
-		if r.river > 0 {
-			peer, peerRatio = fmt.Sprintf("%.0f", r.river), fmt.Sprintf("%.2f", r.itemsPerS/r.river)
-		}
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %s | %s | %s | %s | %.2f cores | %.2f cores | %s | %.2f cores | %.0f MB | %s | %s | %s | %s | %s | %s |\n",
-			r.name, r.clients, r.itemsPerS, r.reqPerS, lat("request"), lat("done"), other, r.errors,
-			r.trackerS, r.postgresS, perItem, r.loadS, r.rssMB, floor, ratio, yard, yardRatio, peer, peerRatio)
-	}
-	for _, r := range b.rows {
-		if r.note != "" {
-			fmt.Fprintf(w, "\n- %s: %s", r.name, r.note)
-		}
-	}
-	fmt.Fprintln(w)
-	if len(b.goals) > 0 {
-		fmt.Fprintf(w, "\n| goal | measured | status |\n|---|---|---|\n")
-		for _, g := range b.goals {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", g.name, g.measured, g.status)
-		}
-	}
-	fmt.Fprintln(w, "\nWhere PostgreSQL spent its time (pg_stat_statements, execution only):")
-	for _, r := range b.rows {
-		fmt.Fprintf(w, "\n%s:\n", r.name)
-		for _, t := range r.top {
-			fmt.Fprintf(w, "- %s\n", t)
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"tracker/bench/load"
 
 	"tracker/pgcluster"
 )
@@ -45,16 +46,16 @@ func (b *bench) soak(ctx context.Context) error {
 		}
 	}()
 	n := 64
-	b.measure(ctx, "soak", n, func(ctx context.Context, l *load) []func() {
+	b.measure(ctx, "soak", n, func(ctx context.Context, l *load.Load) []func() {
 		var fs []func()
 		for i := range n {
 			switch i % 4 {
 			case 0:
-				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
+				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
 			case 1:
-				fs = append(fs, func() { l.grabScript(ctx, 1000+i) })
+				fs = append(fs, func() { l.GrabScript(ctx, 1000+i) })
 			default:
-				fs = append(fs, func() { l.warrior(ctx, fmt.Sprintf("s%d", i), 1) })
+				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("s%d", i), 1) })
 			}
 		}
 		return fs

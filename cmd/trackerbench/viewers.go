@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"tracker/bench/load"
+	"tracker/bench/nodes"
 )
 
 // The viewers: volunteers with a project's board open, each holding the
@@ -122,24 +124,24 @@ func (b *bench) viewersScenario(ctx context.Context, name string, warriors, n in
 	err := b.beside(ctx, name, warriors, others{
 		count: n,
 		before: func(context.Context) error {
-			v = &viewers{n: n, base: b.url, rssBefore: residentRSS(b.serve.Process.Pid)}
+			v = &viewers{n: n, base: b.url, rssBefore: nodes.ResidentRSS(b.serve.Process.Pid)}
 			v.connect(b.project)
 			return nil
 		},
 		after: func() { v.close() },
-		start: func(ctx context.Context, l *load) []func() {
+		start: func(ctx context.Context, l *load.Load) []func() {
 			runStart = v.bytes.Load()
 			start := time.Now()
 			// Memory mid-run, with every stream open; the bytes of the
 			// run's measured time.
 			return []func(){func() {
 				sleepCtx(ctx, b.o.duration/2)
-				v.rssWith, v.openMid = residentRSS(b.serve.Process.Pid), v.open.Load()
+				v.rssWith, v.openMid = nodes.ResidentRSS(b.serve.Process.Pid), v.open.Load()
 				<-ctx.Done()
 				runBytes, runSecs = v.bytes.Load()-runStart, time.Since(start).Seconds()
 			}}
 		},
-		did: func(*load) string {
+		did: func(*load.Load) string {
 			perMin := float64(runBytes) / float64(v.n) / runSecs * 60
 			return fmt.Sprintf("%d viewers of the board's live stream (%d open mid-run, %d refused or cut): %.0f bytes a viewer a minute, %.1f MB more resident memory a 1,000 viewers",
 				v.n, v.openMid, v.refused.Load(), perMin, float64(v.rssWith-v.rssBefore)/float64(v.n)*1000/(1<<20))
@@ -152,10 +154,10 @@ func (b *bench) viewersScenario(ctx context.Context, name string, warriors, n in
 	// runs alone before and after it (rows alone, beside, alone, …).
 	rows := b.rows[first:]
 	for i := 1; i+1 < len(rows); i += 2 {
-		cpuWith = append(cpuWith, rows[i].trackerS)
-		cpuAlone = append(cpuAlone, (rows[i-1].trackerS+rows[i+1].trackerS)/2)
-		rows[i].note += fmt.Sprintf("; tracker CPU %.2f cores beside them, %.2f alone: %.3f ms of CPU a second a viewer",
-			rows[i].trackerS, cpuAlone[len(cpuAlone)-1], (rows[i].trackerS-cpuAlone[len(cpuAlone)-1])/float64(n)*1000)
+		cpuWith = append(cpuWith, rows[i].TrackerS)
+		cpuAlone = append(cpuAlone, (rows[i-1].TrackerS+rows[i+1].TrackerS)/2)
+		rows[i].Note += fmt.Sprintf("; tracker CPU %.2f cores beside them, %.2f alone: %.3f ms of CPU a second a viewer",
+			rows[i].TrackerS, cpuAlone[len(cpuAlone)-1], (rows[i].TrackerS-cpuAlone[len(cpuAlone)-1])/float64(n)*1000)
 	}
 	fmt.Fprintf(os.Stderr, "%s: tracker CPU beside the viewers %v, alone %v\n", name, cpuWith, cpuAlone)
 	return nil

@@ -1,4 +1,4 @@
-package main
+package nodes
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // clockTicks is the unit of /proc's CPU times (USER_HZ, 100 on Linux).
@@ -27,15 +28,15 @@ func procTimes(pid int) (ppid int, self, children float64, err error) {
 	return ppid, num(14) + num(15), num(16) + num(17), nil
 }
 
-// cpuSeconds is the CPU time a process has used.
-func cpuSeconds(pid int) float64 {
+// CPUSeconds is the CPU time a process has used.
+func CPUSeconds(pid int) float64 {
 	_, self, _, _ := procTimes(pid)
 	return self
 }
 
-// clusterCPUSeconds is the CPU time of a PostgreSQL server: the postmaster,
+// ClusterCPUSeconds is the CPU time of a PostgreSQL server: the postmaster,
 // the backends it has reaped and those still running.
-func clusterCPUSeconds(postmaster int) float64 {
+func ClusterCPUSeconds(postmaster int) float64 {
 	_, self, reaped, err := procTimes(postmaster)
 	if err != nil {
 		return 0
@@ -51,11 +52,11 @@ func clusterCPUSeconds(postmaster int) float64 {
 	return total
 }
 
-// peakRSS is a process's largest resident set so far, in bytes.
-func peakRSS(pid int) int64 { return statusBytes(pid, "VmHWM:") }
+// PeakRSS is a process's largest resident set so far, in bytes.
+func PeakRSS(pid int) int64 { return statusBytes(pid, "VmHWM:") }
 
-// residentRSS is a process's resident set now, in bytes.
-func residentRSS(pid int) int64 { return statusBytes(pid, "VmRSS:") }
+// ResidentRSS is a process's resident set now, in bytes.
+func ResidentRSS(pid int) int64 { return statusBytes(pid, "VmRSS:") }
 
 // statusBytes reads a size in kB from /proc/PID/status, in bytes.
 func statusBytes(pid int, field string) int64 {
@@ -72,10 +73,10 @@ func statusBytes(pid int, field string) int64 {
 	return 0
 }
 
-// established counts the TCP connections established to a local port, from
+// Established counts the TCP connections established to a local port, from
 // /proc/net/tcp and tcp6: the clients a server holds, whichever process
 // asks.
-func established(port int) int {
+func Established(port int) int {
 	n := 0
 	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		b, err := os.ReadFile(f)
@@ -98,9 +99,9 @@ func established(port int) int {
 	return n
 }
 
-// openFilesLimit is a process's soft limit on open files, from
+// OpenFilesLimit is a process's soft limit on open files, from
 // /proc/PID/limits (0 when unreadable).
-func openFilesLimit(pid int) int64 {
+func OpenFilesLimit(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
 	if err != nil {
 		return 0
@@ -112,4 +113,36 @@ func openFilesLimit(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// LoadAverage is the machine's load average over the last minute, as
+// /proc/loadavg writes it ("-" when unreadable).
+func LoadAverage() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.Fields(string(b) + " -")[0]
+}
+
+// RaiseOpenFiles raises this process's limit on open files to need (the
+// hard limit too, which root may), or else as far as the hard limit, and
+// returns the limit it reached. Processes started after inherit it (Go
+// raises their soft limit to the hard one), so the tracker processes the
+// bench starts hold as many connections as its clients open.
+func RaiseOpenFiles(need uint64) (uint64, error) {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 0, err
+	}
+	if l.Max < need && os.Geteuid() == 0 {
+		raised := syscall.Rlimit{Cur: need, Max: need}
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised); err == nil {
+			return need, nil
+		}
+	}
+	if l.Cur < l.Max {
+		l.Cur = l.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+			return 0, err
+		}
+	}
+	return l.Cur, nil
 }

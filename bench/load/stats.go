@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"cmp"
@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// stats collects the latency of every answer, by endpoint, and the count of
+// Stats collects the latency of every answer, by endpoint, and the count of
 // every status other than 2xx (a 404, 429 or 503 by its reason: the tracker
 // refuses for several).
-type stats struct {
+type Stats struct {
 	mu        sync.Mutex
 	latencies map[string][]time.Duration
 	requests  map[string]int
@@ -27,11 +27,14 @@ type status struct {
 	reason string
 }
 
-func newStats() *stats {
-	return &stats{latencies: map[string][]time.Duration{}, requests: map[string]int{}, non2xx: map[status]int{}}
+// NewStats is an empty record.
+func NewStats() *Stats {
+	return &Stats{latencies: map[string][]time.Duration{}, requests: map[string]int{}, non2xx: map[status]int{}}
 }
 
-func (s *stats) record(endpoint string, d time.Duration, code int, reason string) {
+// Record records one answer: code 0 when none came. A reason is kept for
+// the codes the tracker refuses for several (404, 429, 503) only.
+func (s *Stats) Record(endpoint string, d time.Duration, code int, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.latencies[endpoint] = append(s.latencies[endpoint], d)
@@ -44,19 +47,19 @@ func (s *stats) record(endpoint string, d time.Duration, code int, reason string
 	}
 }
 
-// take returns the answers recorded so far and starts afresh: a run
+// Take returns the answers recorded so far and starts afresh: a run
 // measured in windows, the clients recording throughout.
-func (s *stats) take() *stats {
-	fresh := newStats()
+func (s *Stats) Take() *Stats {
+	fresh := NewStats()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	taken := &stats{latencies: s.latencies, requests: s.requests, non2xx: s.non2xx}
+	taken := &Stats{latencies: s.latencies, requests: s.requests, non2xx: s.non2xx}
 	s.latencies, s.requests, s.non2xx = fresh.latencies, fresh.requests, fresh.non2xx
 	return taken
 }
 
-// percentiles returns p50, p90 and p99 of an endpoint's latencies.
-func (s *stats) percentiles(endpoint string) (p50, p90, p99 time.Duration) {
+// Percentiles returns p50, p90 and p99 of an endpoint's latencies.
+func (s *Stats) Percentiles(endpoint string) (p50, p90, p99 time.Duration) {
 	s.mu.Lock()
 	l := slices.Clone(s.latencies[endpoint])
 	s.mu.Unlock()
@@ -68,7 +71,8 @@ func (s *stats) percentiles(endpoint string) (p50, p90, p99 time.Duration) {
 	return at(0.50), at(0.90), at(0.99)
 }
 
-func (s *stats) total() int {
+// Total is how many answers were recorded.
+func (s *Stats) Total() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
@@ -78,14 +82,15 @@ func (s *stats) total() int {
 	return n
 }
 
-// count is how many answers an endpoint had.
-func (s *stats) count(endpoint string) int {
+// Count is how many answers an endpoint had.
+func (s *Stats) Count(endpoint string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requests[endpoint]
 }
 
-func (s *stats) endpoints() []string {
+// Endpoints lists the endpoints answered, sorted.
+func (s *Stats) Endpoints() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var es []string
@@ -96,9 +101,9 @@ func (s *stats) endpoints() []string {
 	return es
 }
 
-// errors renders the non-2xx answers as "404 no-items×12 429
+// Errors renders the non-2xx answers as "404 no-items×12 429
 // sites-waiting×3", or "-".
-func (s *stats) errors() string {
+func (s *Stats) Errors() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.non2xx) == 0 {
@@ -125,4 +130,16 @@ func (s *stats) errors() string {
 	return strings.Join(parts, " ")
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+// Unexpected counts the answers other than 2xx whose code is not among
+// expected (a failure to answer is code 0).
+func (s *Stats) Unexpected(expected ...int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for k, c := range s.non2xx {
+		if !slices.Contains(expected, k.code) {
+			n += c
+		}
+	}
+	return n
+}

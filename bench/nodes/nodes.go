@@ -1,4 +1,9 @@
-package main
+// Package nodes starts and watches the processes the bench measures: the
+// PostgreSQL or Citus nodes it starts itself, each in a memory cgroup when
+// asked, and what /proc says of any process (CPU time, resident memory,
+// connections, limits). It is apart from the scenarios so that what is
+// read from the kernel is read one way for every one of them.
+package nodes
 
 import (
 	"context"
@@ -16,14 +21,14 @@ import (
 	"tracker/pgcluster"
 )
 
-// nodes are the PostgreSQL servers the bench starts itself (with
+// Nodes are the PostgreSQL servers the bench starts itself (with
 // -dedup-workers or -node-memory) rather than leaving the tracker to start
 // its embedded cluster: one node, in the tracker's data directory, which
 // the tracker then joins; or a Citus coordinator with workers, which the
 // tracker reaches through DATABASE_URL. With a memory limit each node's
 // processes run in a cgroup of their own (cgroup v1's memory controller)
 // limited to it; the tracker and the load generator run outside.
-type nodes struct {
+type Nodes struct {
 	plain   *pgcluster.Cluster
 	citus   *pgcluster.Citus
 	shards  int      // on Citus, the shards of each distributed table
@@ -31,14 +36,14 @@ type nodes struct {
 	cgroups []string // a node's cgroup directory, in the order of all()
 }
 
-// startNodes starts one node in dir (workers 0), or a coordinator and
+// Start starts one node in dir (workers 0), or a coordinator and
 // workers under dir/citus, each limited to memory bytes (0: no limit),
 // with shards shards a distributed table (0: one a worker).
-func startNodes(ctx context.Context, dir string, workers, shards int, memory int64) (*nodes, error) {
+func Start(ctx context.Context, dir string, workers, shards int, memory int64) (*Nodes, error) {
 	if shards == 0 {
 		shards = workers
 	}
-	n := &nodes{memory: memory, shards: shards}
+	n := &Nodes{memory: memory, shards: shards}
 	count := 1
 	if workers > 0 {
 		count += workers
@@ -66,19 +71,19 @@ func startNodes(ctx context.Context, dir string, workers, shards int, memory int
 		for i, node := range n.all() {
 			cg, err := newMemoryCgroup(fmt.Sprintf("trackerbench-%d-%s", os.Getpid(), n.names()[i]), memory)
 			if err != nil {
-				n.stop()
+				n.Stop()
 				return nil, err
 			}
 			n.cgroups = append(n.cgroups, cg)
-			if err := moveServer(cg, postmasterOf(node.Dir())); err != nil {
-				n.stop()
+			if err := moveServer(cg, PostmasterOf(node.Dir())); err != nil {
+				n.Stop()
 				return nil, fmt.Errorf("%s: %w", n.names()[i], err)
 			}
 		}
 	}
 	if n.citus != nil {
 		if err := n.citus.Setup(ctx, pgcluster.Database); err != nil {
-			n.stop()
+			n.Stop()
 			return nil, err
 		}
 	}
@@ -108,8 +113,12 @@ func nodeSettings(memory int64, count int) map[string]string {
 	return s
 }
 
+// IsCitus says whether the nodes are a Citus coordinator and workers,
+// whose tables are spread over shards.
+func (n *Nodes) IsCitus() bool { return n.citus != nil }
+
 // all lists the nodes: the one, or the coordinator then the workers.
-func (n *nodes) all() []*pgcluster.Cluster {
+func (n *Nodes) all() []*pgcluster.Cluster {
 	if n.citus != nil {
 		return n.citus.Nodes()
 	}
@@ -117,7 +126,7 @@ func (n *nodes) all() []*pgcluster.Cluster {
 }
 
 // names are the nodes' names, in the order of all().
-func (n *nodes) names() []string {
+func (n *Nodes) names() []string {
 	if n.citus == nil {
 		return []string{"node"}
 	}
@@ -128,8 +137,8 @@ func (n *nodes) names() []string {
 	return names
 }
 
-// nameOf names the node whose PGDATA (Citus's nodename) is dir.
-func (n *nodes) nameOf(dir string) string {
+// NameOf names the node whose PGDATA (Citus's nodename) is dir.
+func (n *Nodes) NameOf(dir string) string {
 	for i, node := range n.all() {
 		if node.Dir() == dir {
 			return n.names()[i]
@@ -138,21 +147,21 @@ func (n *nodes) nameOf(dir string) string {
 	return dir
 }
 
-// databaseURL is what the tracker is given as DATABASE_URL: the
+// DatabaseURL is what the tracker is given as DATABASE_URL: the
 // coordinator's database; none for one node, which the tracker joins in
 // its data directory as it would start it.
-func (n *nodes) databaseURL() string {
+func (n *Nodes) DatabaseURL() string {
 	if n.citus == nil {
 		return ""
 	}
 	return n.citus.Coordinator.DSN()
 }
 
-// dsn is the tracker's database, on the node or the coordinator.
-func (n *nodes) dsn() string { return n.all()[0].DSN() }
+// DSN is the tracker's database, on the node or the coordinator.
+func (n *Nodes) DSN() string { return n.all()[0].DSN() }
 
-// describe says how the nodes were set up, for the result table's notes.
-func (n *nodes) describe() string {
+// Describe says how the nodes were set up, for the result table's notes.
+func (n *Nodes) Describe() string {
 	what := "one PostgreSQL node"
 	if n.citus != nil {
 		what = fmt.Sprintf("a Citus coordinator and %d workers (%d shards a table)", len(n.citus.Workers), n.shards)
@@ -161,11 +170,11 @@ func (n *nodes) describe() string {
 		return what + ", no memory limit"
 	}
 	return fmt.Sprintf("%s, each node's processes in a cgroup v1 memory cgroup limited to %s (memory.limit_in_bytes: its processes' memory and the page cache they fill), shared_buffers %s",
-		what, gib(n.memory), gib(n.memory/4))
+		what, GiB(n.memory), GiB(n.memory/4))
 }
 
-// stop stops the nodes and removes their cgroups.
-func (n *nodes) stop() {
+// Stop stops the nodes and removes their cgroups.
+func (n *Nodes) Stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var err error
@@ -182,48 +191,48 @@ func (n *nodes) stop() {
 	}
 }
 
-// nodeStat is what a node's counters say at one moment.
-type nodeStat struct {
-	name        string
-	blocksRead  int64   // blocks PostgreSQL read (from the page cache or the disk)
-	readMS      float64 // time spent reading them (track_io_timing)
-	peakMemory  int64   // the cgroup's peak usage (memory.max_usage_in_bytes)
-	cacheMemory int64   // of it now, the page cache
-	oomKills    int64   // processes the kernel killed for the limit, so far
-	walSyncs    int64   // write-ahead log flushes to disk
-	walSyncMS   float64 // the time they took
+// Stat is what a node's counters say at one moment.
+type Stat struct {
+	Name        string
+	BlocksRead  int64   // blocks PostgreSQL read (from the page cache or the disk)
+	ReadMS      float64 // time spent reading them (track_io_timing)
+	PeakMemory  int64   // the cgroup's peak usage (memory.max_usage_in_bytes)
+	CacheMemory int64   // of it now, the page cache
+	OOMKills    int64   // processes the kernel killed for the limit, so far
+	WALSyncs    int64   // write-ahead log flushes to disk
+	WALSyncMS   float64 // the time they took
 }
 
-// stats reads every node's counters, in the order of all().
-func (n *nodes) stats(ctx context.Context) []nodeStat {
-	out := make([]nodeStat, len(n.all()))
+// Stats reads every node's counters, in the order of all().
+func (n *Nodes) Stats(ctx context.Context) []Stat {
+	out := make([]Stat, len(n.all()))
 	for i, node := range n.all() {
-		out[i].name = n.names()[i]
+		out[i].Name = n.names()[i]
 		conn, err := pgx.Connect(ctx, node.DSN())
 		if err == nil {
 			conn.QueryRow(ctx, `SELECT d.blks_read, d.blk_read_time, w.wal_sync, w.wal_sync_time
 				FROM pg_stat_database d, pg_stat_wal w WHERE d.datname = current_database()`).
-				Scan(&out[i].blocksRead, &out[i].readMS, &out[i].walSyncs, &out[i].walSyncMS)
+				Scan(&out[i].BlocksRead, &out[i].ReadMS, &out[i].WALSyncs, &out[i].WALSyncMS)
 			conn.Close(ctx)
 		}
 		if i < len(n.cgroups) {
-			out[i].peakMemory = cgroupValue(n.cgroups[i], "memory.max_usage_in_bytes")
-			out[i].cacheMemory = cgroupStat(n.cgroups[i], "total_cache")
-			out[i].oomKills = cgroupStat(n.cgroups[i], "oom_kill")
+			out[i].PeakMemory = cgroupValue(n.cgroups[i], "memory.max_usage_in_bytes")
+			out[i].CacheMemory = cgroupStat(n.cgroups[i], "total_cache")
+			out[i].OOMKills = cgroupStat(n.cgroups[i], "oom_kill")
 		}
 	}
 	return out
 }
 
-// resetPeaks starts the cgroups' peak memory afresh.
-func (n *nodes) resetPeaks() {
+// ResetPeaks starts the cgroups' peak memory afresh.
+func (n *Nodes) ResetPeaks() {
 	for _, cg := range n.cgroups {
 		os.WriteFile(filepath.Join(cg, "memory.max_usage_in_bytes"), []byte("0"), 0)
 	}
 }
 
-// checkpoint runs a checkpoint on every node.
-func (n *nodes) checkpoint(ctx context.Context) error {
+// Checkpoint runs a checkpoint on every node.
+func (n *Nodes) Checkpoint(ctx context.Context) error {
 	for _, node := range n.all() {
 		conn, err := pgx.Connect(ctx, node.AdminDSN())
 		if err != nil {
@@ -238,17 +247,17 @@ func (n *nodes) checkpoint(ctx context.Context) error {
 	return nil
 }
 
-// postmasters are the nodes' postmaster PIDs.
-func (n *nodes) postmasters() []int {
+// Postmasters are the nodes' postmaster PIDs.
+func (n *Nodes) Postmasters() []int {
 	var pids []int
 	for _, node := range n.all() {
-		pids = append(pids, postmasterOf(node.Dir()))
+		pids = append(pids, PostmasterOf(node.Dir()))
 	}
 	return pids
 }
 
-// postmasterOf reads a server's PID from its PGDATA (0 when not running).
-func postmasterOf(pgdata string) int {
+// PostmasterOf reads a server's PID from its PGDATA (0 when not running).
+func PostmasterOf(pgdata string) int {
 	data, err := os.ReadFile(filepath.Join(pgdata, "postmaster.pid"))
 	if err != nil {
 		return 0
@@ -364,17 +373,20 @@ func cgroupStat(cg, key string) int64 {
 	return 0
 }
 
-// bytesFlag is a size given as 4GiB, 512MiB, 1G or a number of bytes.
-type bytesFlag int64
+// Bytes is a size given as 4GiB, 512MiB, 1G or a number of bytes.
+type Bytes int64
 
-func (f *bytesFlag) String() string {
+// String writes the size as GiB(), "0" when none: the flag's default.
+func (f *Bytes) String() string {
 	if *f == 0 {
 		return "0"
 	}
-	return gib(int64(*f))
+	return GiB(int64(*f))
 }
 
-func (f *bytesFlag) Set(s string) error {
+// Set reads a size with a binary unit (or none: bytes), as -node-memory
+// takes it.
+func (f *Bytes) Set(s string) error {
 	units := []struct {
 		suffix string
 		shift  uint
@@ -390,12 +402,12 @@ func (f *bytesFlag) Set(s string) error {
 	if err != nil || v < 0 {
 		return fmt.Errorf("%q: a size such as 4GiB or 512MiB", s)
 	}
-	*f = bytesFlag(v * float64(int64(1)<<shift))
+	*f = Bytes(v * float64(int64(1)<<shift))
 	return nil
 }
 
-// gib writes a size in GiB, or MiB under one.
-func gib(n int64) string {
+// GiB writes a size in GiB, or MiB under one.
+func GiB(n int64) string {
 	if n >= 1<<30 {
 		return fmt.Sprintf("%.4g GiB", float64(n)/(1<<30))
 	}
