@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -76,7 +76,7 @@ func (b *bench) riverYardstick(ctx context.Context, workers, perSecond int) (flo
 		return 0, err
 	}
 	// As many jobs as the run could work, inserted before it starts.
-	total := perSecond * int(b.o.duration/time.Second+1)
+	total := perSecond * int(b.o.Duration/time.Second+1)
 	batch := make([]river.InsertManyParams, 0, 5000)
 	for i := 0; i < total; i += cap(batch) {
 		batch = batch[:0]
@@ -94,7 +94,7 @@ func (b *bench) riverYardstick(ctx context.Context, workers, perSecond int) (flo
 	events, cancelEvents := client.SubscribeConfig(&river.SubscribeConfig{ChanSize: total, Kinds: []river.EventKind{river.EventKindJobCompleted}})
 	defer cancelEvents()
 	var completed atomic.Int64
-	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
+	runCtx, cancel := context.WithTimeout(ctx, b.o.Duration)
 	defer cancel()
 	go func() {
 		for {

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // pagesProject is the project the pages scenario reads: big, and watched.
 const pagesProject = "pages"
 
-// seedPages makes a project of o.pageItems queued items and o.pageNicks
+// seedPages makes a project of o.PageItems queued items and o.PageNicks
 // downloaders (a tenth of them with eight days of hourly history), written
 // straight into the tables: the scale the pages must render at, without the
 // hours it would take warriors to make it.
@@ -31,16 +31,16 @@ func (b *bench) seedPages(ctx context.Context) error {
 		what, sql string
 		args      []any
 	}{
-		{"seen", `INSERT INTO seen (project_id, hash, id) SELECT $1, item_hash('page:' || g), g FROM generate_series(1, $2::int) g`, []any{id, b.o.pageItems}},
-		{"todo", `INSERT INTO todo (project_id, queue, id, name) SELECT $1, 'todo', g, 'page:' || g FROM generate_series(1, $2::int) g`, []any{id, b.o.pageItems}},
-		{"counters", `INSERT INTO counters (project_id, name, shard, value) VALUES ($1, 'queue:todo', 0, $2::bigint)`, []any{id, b.o.pageItems}},
+		{"seen", `INSERT INTO seen (project_id, hash, id) SELECT $1, item_hash('page:' || g), g FROM generate_series(1, $2::int) g`, []any{id, b.o.PageItems}},
+		{"todo", `INSERT INTO todo (project_id, queue, id, name) SELECT $1, 'todo', g, 'page:' || g FROM generate_series(1, $2::int) g`, []any{id, b.o.PageItems}},
+		{"counters", `INSERT INTO counters (project_id, name, shard, value) VALUES ($1, 'queue:todo', 0, $2::bigint)`, []any{id, b.o.PageItems}},
 		{"downloaders", `INSERT INTO downloaders (project_id, nick, items, bytes, version, first_seen, last_seen)
 			SELECT $1, 'volunteer-' || g, 1 + g % 5000, (1 + g % 5000)::bigint * 1048576, '20261122.01',
 			       now() - interval '30 days', now() - (g % 86400) * interval '1 second'
-			FROM generate_series(1, $2::int) g`, []any{id, b.o.pageNicks}},
+			FROM generate_series(1, $2::int) g`, []any{id, b.o.PageNicks}},
 		{"downloader hours", `INSERT INTO downloader_hours (project_id, downloader, hour, items, bytes)
 			SELECT $1, 'volunteer-' || (n * 10 + h % 10), date_trunc('hour', now()) - h * interval '1 hour', 3, 3145728
-			FROM generate_series(0, 24 * 8 - 1) h, generate_series(1, $2::int / 10) n`, []any{id, b.o.pageNicks}},
+			FROM generate_series(0, 24 * 8 - 1) h, generate_series(1, $2::int / 10) n`, []any{id, b.o.PageNicks}},
 		{"series", `INSERT INTO series_hours (project_id, hour, items, bytes)
 			SELECT $1, date_trunc('hour', now()) - h * interval '1 hour', 30000, 31457280000 FROM generate_series(0, 24 * 30 - 1) h`, []any{id}},
 		{"minutes", `INSERT INTO series_minutes (project_id, minute, items, bytes)
@@ -52,7 +52,7 @@ func (b *bench) seedPages(ctx context.Context) error {
 			return fmt.Errorf("seeding %s: %w", s.what, err)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "pages: seeded %d items and %d downloaders in %.0f s\n", b.o.pageItems, b.o.pageNicks, time.Since(start).Seconds())
+	fmt.Fprintf(os.Stderr, "pages: seeded %d items and %d downloaders in %.0f s\n", b.o.PageItems, b.o.PageNicks, time.Since(start).Seconds())
 	return nil
 }
 
@@ -107,12 +107,12 @@ func (b *bench) pages(ctx context.Context) error {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.Base+r.path, nil)
 				l.Do(c, r.endpoint, req)
 				if i%50 == 49 { // now and then the last page, past every other downloader
-					last := (b.o.pageNicks + 99) / 100
+					last := (b.o.PageNicks + 99) / 100
 					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.Base+p+"/?page="+strconv.Itoa(last), nil)
 					l.Do(c, "last page", req)
 				}
 			}
 		}}
-	}, fmt.Sprintf("one reader going through the pages of a project of %d items and %d downloaders (a tenth active in the last week); latencies are the server's plus loopback", b.o.pageItems, b.o.pageNicks))
+	}, fmt.Sprintf("one reader going through the pages of a project of %d items and %d downloaders (a tenth active in the last week); latencies are the server's plus loopback", b.o.PageItems, b.o.PageNicks))
 	return nil
 }

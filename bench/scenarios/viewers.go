@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -135,7 +135,7 @@ func (b *bench) viewersScenario(ctx context.Context, name string, warriors, n in
 			// Memory mid-run, with every stream open; the bytes of the
 			// run's measured time.
 			return []func(){func() {
-				sleepCtx(ctx, b.o.duration/2)
+				sleepCtx(ctx, b.o.Duration/2)
 				v.rssWith, v.openMid = nodes.ResidentRSS(b.serve.Process.Pid), v.open.Load()
 				<-ctx.Done()
 				runBytes, runSecs = v.bytes.Load()-runStart, time.Since(start).Seconds()

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"bufio"
@@ -62,10 +62,10 @@ type statement struct {
 // runs in a sited project too, for items without a site).
 var claimStatements = []string{"SitesDue", "SitesHeld", "SitesTake", "ClaimsTakeSlots"}
 
-// frontier imports o.frontierItems URL items, https://s<k>.example/<i> with
+// frontier imports o.FrontierItems URL items, https://s<k>.example/<i> with
 // site k drawn from a Zipf distribution, into three projects: one with
 // site_key=off (the load without site limits), one with site_key=host,
-// site_claims_limit=2 and site_interval=5 over o.frontierSites sites, and
+// site_claims_limit=2 and site_interval=5 over o.FrontierSites sites, and
 // one alike over a tenth of the sites (the claim's cost as the sites grow).
 // Then it runs the same warriors on each in turn, 80% single and 20% multi
 // (64 and 16 by default), and checks the sited projects' politeness from
@@ -75,8 +75,8 @@ func (b *bench) frontier(ctx context.Context, clients int) error {
 	defer func() { fmt.Fprintf(os.Stderr, "frontier: %s in all\n", time.Since(start).Round(time.Second)) }()
 	// Its own projects, like recurring and pages: no drain, which would
 	// delete every project's queue (ten million items after recurring).
-	n, many := b.o.frontierItems, b.o.frontierSites
-	few := b.o.frontierFewSites
+	n, many := b.o.FrontierItems, b.o.FrontierSites
+	few := b.o.FrontierFewSites
 	if few == 0 {
 		few = max(1, many/10)
 	}
@@ -102,7 +102,7 @@ func (b *bench) frontier(ctx context.Context, clients int) error {
 
 	// Enough sites due: as many as every warrior's request could take at
 	// once (a multi request takes site_claims_limit items of a site).
-	enough := singles + multis*((b.o.multi+frontierLimit-1)/frontierLimit)
+	enough := singles + multis*((b.o.Multi+frontierLimit-1)/frontierLimit)
 	for _, p := range ps {
 		if ctx.Err() != nil {
 			return nil
@@ -139,7 +139,7 @@ func (b *bench) frontier(ctx context.Context, clients int) error {
 
 	zipf := fmt.Sprintf("%d items over %d sites (Zipf s=%.1f: %d sites got items, the largest %d)", n, many, frontierZipf, sited.withItems, sited.largest)
 	off.row.Note = fmt.Sprintf("site_key=off: the load without site limits on the same %s; %d single and %d multi=%d warriors; %s; %s",
-		zipf, singles, multis, b.o.multi, off.served1(), off.booksNote())
+		zipf, singles, multis, b.o.Multi, off.served1(), off.booksNote())
 	if off.dueSeconds < off.seconds {
 		off.row.Note += fmt.Sprintf("; THE QUEUE RAN DRY: items left for %d of %d s only (%.0f items/s in those), raise -frontier-items",
 			off.dueSeconds, off.seconds, off.duePerSecond())
@@ -263,7 +263,7 @@ func (b *bench) frontierRun(ctx context.Context, p *frontierProject, singles, mu
 			fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("s%d", i), 1) })
 		}
 		for i := range multis {
-			fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
+			fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.Multi) })
 		}
 		// Each second: the requests answered and served, the items
 		// completed, and whether enough sites were due at its start and

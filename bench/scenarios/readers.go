@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func (b *bench) readers(ctx context.Context, name string, warriors, readers int,
 		},
 		did: func(l *load.Load) string {
 			reads := float64(l.Stats.Total() - l.Stats.Count("request") - l.Stats.Count("done"))
-			return fmt.Sprintf("%d readers of %s: %.0f reads/s", readers, what, reads/b.o.duration.Seconds())
+			return fmt.Sprintf("%d readers of %s: %.0f reads/s", readers, what, reads/b.o.Duration.Seconds())
 		},
 	})
 }

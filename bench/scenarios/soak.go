@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func (b *bench) soak(ctx context.Context) error {
 		return err
 	}
 	faults := make(chan string, 64)
-	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
+	runCtx, cancel := context.WithTimeout(ctx, b.o.Duration)
 	defer cancel()
 	go func() {
 		defer close(faults)
@@ -51,7 +51,7 @@ func (b *bench) soak(ctx context.Context) error {
 		for i := range n {
 			switch i % 4 {
 			case 0:
-				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
+				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.Multi) })
 			case 1:
 				fs = append(fs, func() { l.GrabScript(ctx, 1000+i) })
 			default:
@@ -72,7 +72,7 @@ func (b *bench) soak(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("the books do not balance after %d faults: %w", len(injected), err)
 	}
-	fmt.Printf("soak: %s with %d faults (%s); the books balance\n", b.o.duration, len(injected), strings.Join(injected, ", "))
+	fmt.Printf("soak: %s with %d faults (%s); the books balance\n", b.o.Duration, len(injected), strings.Join(injected, ", "))
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"bufio"
@@ -39,9 +39,9 @@ func (b *bench) lifecycle(ctx context.Context, name string, clients, n, perSecon
 		if err := b.drain(ctx); err != nil {
 			return err
 		}
-		count := b.o.queue
+		count := b.o.Queue
 		if count == 0 {
-			count = perSecond * int(b.o.duration/time.Second+1)
+			count = perSecond * int(b.o.Duration/time.Second+1)
 		}
 		prefix := fmt.Sprintf("item:%d:", time.Now().UnixNano())
 		if _, err := b.fillLines(b.project, count, func(w *bufio.Writer, i int) {
@@ -76,7 +76,7 @@ func (b *bench) recurring(ctx context.Context, clients int) error {
 	if _, err := b.cli("", "jobs", "set", "revisit", "--every", "1s"); err != nil {
 		return err
 	}
-	for _, size := range []int{b.o.recurringSmall, b.o.recurringLarge} {
+	for _, size := range []int{b.o.RecurringSmall, b.o.RecurringLarge} {
 		slug := fmt.Sprintf("recurring-%d", size)
 		if _, err := b.cli("", "project", "create", slug); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"bufio"
@@ -53,7 +53,7 @@ func (b *bench) dedupSweep(ctx context.Context, large int) error {
 	}
 	filled := time.Since(start)
 	how := "imported"
-	if b.o.dedupFill == "sql" && large > small {
+	if b.o.DedupFill == "sql" && large > small {
 		how = "written by SQL as an import writes them (fillByBlocks)"
 	}
 	log.Printf("the %d more names %s in %.0f s", large-small, how, filled.Seconds())
@@ -90,7 +90,7 @@ func (b *bench) dedupSweep(ctx context.Context, large int) error {
 		return r, nil
 	}
 	var smallRows, largeRows []*report.Row
-	for round := 1; round <= max(1, b.o.dedupRounds); round++ {
+	for round := 1; round <= max(1, b.o.DedupRounds); round++ {
 		suffix := ""
 		if round > 1 {
 			suffix = fmt.Sprintf("-r%d", round)
@@ -160,7 +160,7 @@ func (b *bench) dedupFill(ctx context.Context, p *dedupProject, n int) error {
 		return nil
 	}
 	p.names = n
-	if b.o.dedupFill == "sql" && from > 0 {
+	if b.o.DedupFill == "sql" && from > 0 {
 		return fillByBlocks(ctx, b.pool, p.id, p.prefix, from, n-from)
 	}
 	_, err := b.fillLines(p.slug, n-from, func(w *bufio.Writer, i int) {

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -129,7 +129,7 @@ func (f *fieldRun) fieldAddressReport(ctx context.Context, b *bench, roaming int
 		share = 100 * float64(away) / float64(done)
 	}
 	verdict := "taken (claimer_network off)"
-	if b.o.fieldClaimerNetwork {
+	if b.o.FieldClaimerNetwork {
 		verdict = "refused (claimer_network on): their claims stay out until they run out, and the items are handed out again"
 	}
 	fmt.Printf("Completions from another network: %d warriors roam over %d /24s and %d renumberings moved a warrior to another /24 between its request and its done; the warriors reported %d items done from another /24 than their request's. The tracker counted %d items done from another network than their claim's (`tracker_project_other_network_total{action=\"done\"}`) of %d completions: %.2f %%, %s.\n",

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -37,9 +37,9 @@ func (b *bench) beside(ctx context.Context, name string, warriors int, o others)
 	if err := b.drain(ctx); err != nil {
 		return err
 	}
-	n := b.o.queue
+	n := b.o.Queue
 	if n == 0 {
-		n = perSecond * (2*pairs + 1) * int(b.o.duration/time.Second+1)
+		n = perSecond * (2*pairs + 1) * int(b.o.Duration/time.Second+1)
 	}
 	if _, err := b.fill(n, fmt.Sprintf("item:%d:", time.Now().UnixNano())); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"bufio"
@@ -94,7 +94,7 @@ func (b *bench) adminSearch(ctx context.Context, name string, warriors, admins i
 		did: func(l *load.Load) string {
 			var parts []string
 			for _, s := range load.AdminSearches {
-				parts = append(parts, fmt.Sprintf("%s %.1f/s", s.Endpoint, float64(l.Stats.Count(s.Endpoint))/b.o.duration.Seconds()))
+				parts = append(parts, fmt.Sprintf("%s %.1f/s", s.Endpoint, float64(l.Stats.Count(s.Endpoint))/b.o.Duration.Seconds()))
 			}
 			return fmt.Sprintf("%d admins searching %d names of %d bytes by regular expression (%s)",
 				admins, searchNames, searchNameBytes, strings.Join(parts, ", "))

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -24,36 +24,24 @@ import (
 // and yardstick. A name may end in :N, N clients instead of its default
 // (single:8).
 func (b *bench) scenario(ctx context.Context, name string) error {
-	fixed := 0
-	if base, n, ok := strings.Cut(name, ":"); ok {
-		var err error
-		if fixed, err = strconv.Atoi(n); err != nil || fixed <= 0 {
-			return fmt.Errorf("scenario %q: clients must be a positive number", name)
-		}
-		name = base
+	name, fixed, err := splitName(name)
+	if err != nil {
+		return err
 	}
-	clients := func(def int) int {
-		if fixed > 0 {
-			return fixed
-		}
-		if b.o.clients > 0 {
-			return b.o.clients
-		}
-		return def
-	}
+	clients := func(def int) int { return pickClients(fixed, b.o.Clients, def) }
 	switch name {
 	case "single":
 		n := clients(64)
 		return b.warriors(ctx, name, n, 1, 40_000)
 	case "multi":
 		n := clients(16)
-		return b.warriors(ctx, name, n, b.o.multi, 150_000)
+		return b.warriors(ctx, name, n, b.o.Multi, 150_000)
 	case "single-lifecycle":
 		return b.lifecycle(ctx, name, clients(64), 1, 40_000, false)
 	case "multi-lifecycle":
-		return b.lifecycle(ctx, name, clients(16), b.o.multi, 150_000, false)
+		return b.lifecycle(ctx, name, clients(16), b.o.Multi, 150_000, false)
 	case "multi-documents":
-		return b.lifecycle(ctx, name, clients(16), b.o.multi, 150_000, true)
+		return b.lifecycle(ctx, name, clients(16), b.o.Multi, 150_000, true)
 	case "recurring":
 		return b.recurring(ctx, clients(32))
 	case "multi-repeat":
@@ -67,7 +55,7 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 			l.Repeat = true
 			var fs []func()
 			for i := range n {
-				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("w%d", i), b.o.multi) })
+				fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("w%d", i), b.o.Multi) })
 			}
 			return fs
 		}, "multi, each done sent again once acknowledged (as seesaw does when the answer was lost); items/s counts the first")
@@ -81,7 +69,7 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 			}
 			return fs
 		}, "names deduplicated and queued per second; half of each post seen before; the yardstick inserts the same posts into a table keyed like the dedup records")
-		if !b.o.floor || ctx.Err() != nil {
+		if !b.o.Floor || ctx.Err() != nil {
 			return nil
 		}
 		var err error
@@ -97,7 +85,7 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 			for i := range n {
 				switch i % 4 {
 				case 0:
-					fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.multi) })
+					fs = append(fs, func() { l.Warrior(ctx, fmt.Sprintf("m%d", i), b.o.Multi) })
 				case 1:
 					fs = append(fs, func() { l.GrabScript(ctx, 1000+i) })
 				default:
@@ -134,11 +122,11 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 		// the web pool.
 		return b.adminSearch(ctx, name, clients(32), 30)
 	case "viewers":
-		return b.viewersScenario(ctx, name, clients(32), b.o.viewers)
+		return b.viewersScenario(ctx, name, clients(32), b.o.Viewers)
 	case "pages":
 		return b.pages(ctx)
 	case "disk":
-		return b.disk(ctx, b.o.diskItems)
+		return b.disk(ctx, b.o.DiskItems)
 	case "frontier":
 		return b.frontier(ctx, clients(80))
 	case "field":
@@ -146,9 +134,35 @@ func (b *bench) scenario(ctx context.Context, name string) error {
 	case "dedup":
 		// The sweep's dedup part alone: its import of -dedup-seen names
 		// takes the longest of all.
-		return b.dedupSweep(ctx, b.o.dedupSeen)
+		return b.dedupSweep(ctx, b.o.DedupSeen)
 	}
 	return fmt.Errorf("unknown scenario %q", name)
+}
+
+// splitName splits a scenario's name from the clients it asks for, as in
+// single:8; fixed is 0 when the name gives none.
+func splitName(name string) (base string, fixed int, err error) {
+	base, n, ok := strings.Cut(name, ":")
+	if !ok {
+		return name, 0, nil
+	}
+	if fixed, err = strconv.Atoi(n); err != nil || fixed <= 0 {
+		return "", 0, fmt.Errorf("scenario %q: clients must be a positive number", name)
+	}
+	return base, fixed, nil
+}
+
+// pickClients is a run's clients: the name's (single:8) over -clients over
+// the scenario's own default, so one scenario can be run at another size
+// beside the others in one command line.
+func pickClients(fixed, flag, def int) int {
+	if fixed > 0 {
+		return fixed
+	}
+	if flag > 0 {
+		return flag
+	}
+	return def
 }
 
 // refill empties the queues and queues enough items for a run at perSecond.
@@ -156,9 +170,9 @@ func (b *bench) refill(ctx context.Context, perSecond int) error {
 	if err := b.drain(ctx); err != nil {
 		return err
 	}
-	n := b.o.queue
+	n := b.o.Queue
 	if n == 0 {
-		n = perSecond * int(b.o.duration/time.Second+1)
+		n = perSecond * int(b.o.Duration/time.Second+1)
 	}
 	_, err := b.fill(n, fmt.Sprintf("item:%d:", time.Now().UnixNano()))
 	return err
@@ -177,7 +191,7 @@ func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond
 		}
 		return fs
 	}, "")
-	if !b.o.floor || ctx.Err() != nil {
+	if !b.o.Floor || ctx.Err() != nil {
 		return nil
 	}
 	if err := b.refill(ctx, perSecond); err != nil {
@@ -188,7 +202,7 @@ func (b *bench) warriors(ctx context.Context, name string, clients, n, perSecond
 		return err
 	}
 	r.Floor = floor
-	if r.Yardstick, err = b.cycleYardstick(ctx, clients, n, perSecond); err != nil || !b.o.river {
+	if r.Yardstick, err = b.cycleYardstick(ctx, clients, n, perSecond); err != nil || !b.o.River {
 		return err
 	}
 	r.River, err = b.riverYardstick(ctx, clients*n, perSecond)
@@ -205,7 +219,7 @@ func (b *bench) measureOn(ctx context.Context, project, key, name string, client
 	l := &load.Load{Base: b.url, Project: project, BackfeedKey: key, Stats: load.NewStats()}
 	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
 	cpu0, pg0, load0 := nodes.CPUSeconds(b.serve.Process.Pid), b.postgresCPU(), nodes.CPUSeconds(os.Getpid())
-	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
+	runCtx, cancel := context.WithTimeout(ctx, b.o.Duration)
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -322,10 +336,10 @@ func (b *bench) postmaster() int { return nodes.PostmasterOf(filepath.Join(b.dir
 // import of 10,000,000 names takes.
 func (b *bench) sweeps(ctx context.Context) error {
 	const small = 100_000
-	large := b.o.large
+	large := b.o.Large
 	clients := 64
-	if b.o.clients > 0 {
-		clients = b.o.clients
+	if b.o.Clients > 0 {
+		clients = b.o.Clients
 	}
 	run := func(name string, queue int, note string) (*report.Row, error) {
 		if err := b.drain(ctx); err != nil {
@@ -366,15 +380,15 @@ func (b *bench) sweeps(ctx context.Context) error {
 	if err := b.longTxSweep(ctx, func(name string) (*report.Row, error) { return run(name, small, "") }); err != nil {
 		return err
 	}
-	return b.dedupSweep(ctx, b.o.dedupSeen)
+	return b.dedupSweep(ctx, b.o.DedupSeen)
 }
 
 // longTxSweep runs the load of run for -long-tx, without and then with a
 // REPEATABLE READ transaction held open elsewhere, which it ends on return.
 func (b *bench) longTxSweep(ctx context.Context, run func(name string) (*report.Row, error)) error {
-	saved := b.o.duration
-	b.o.duration = b.o.longTx
-	defer func() { b.o.duration = saved }()
+	saved := b.o.Duration
+	b.o.Duration = b.o.LongTx
+	defer func() { b.o.Duration = saved }()
 	without, err := run("no-long-tx")
 	if err != nil {
 		return err

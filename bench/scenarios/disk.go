@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"bufio"
@@ -43,7 +43,7 @@ func (b *bench) disk(ctx context.Context, n int) error {
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Add(1)
-		go func() { defer wg.Done(); l.Warrior(runCtx, fmt.Sprintf("d%d", i), b.o.multi) }()
+		go func() { defer wg.Done(); l.Warrior(runCtx, fmt.Sprintf("d%d", i), b.o.Multi) }()
 	}
 	for l.Items.Load() < int64(n) && ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)

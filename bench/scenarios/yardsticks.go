@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 // reports them done (one statement: a delete from the claims inserting into
 // a done table), and returns items per second.
 func (b *bench) cycleYardstick(ctx context.Context, clients, n, perSecond int) (float64, error) {
-	queued := perSecond * int(b.o.duration/time.Second+1)
+	queued := perSecond * int(b.o.Duration/time.Second+1)
 	setup := []string{
 		"DROP TABLE IF EXISTS yardstick_todo, yardstick_claims, yardstick_done",
 		"CREATE TABLE yardstick_todo (id bigint PRIMARY KEY, name text NOT NULL)",
@@ -105,7 +105,7 @@ func (b *bench) yardstick(ctx context.Context, clients int, cycle func(ctx conte
 		return 0, err
 	}
 	defer pool.Close()
-	runCtx, cancel := context.WithTimeout(ctx, b.o.duration)
+	runCtx, cancel := context.WithTimeout(ctx, b.o.Duration)
 	defer cancel()
 	var total atomic.Int64
 	var failed error

@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"bufio"
@@ -124,15 +124,15 @@ func (s fieldStep) sustained() bool {
 // and memory, PostgreSQL's connections, and the books.
 func (b *bench) field(ctx context.Context) error {
 	o := b.o
-	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * o.fieldWorkScale) }
-	f := &fieldRun{idle: make(chan *fieldWarrior, o.fieldWarriors), minWork: scale(5 * time.Second), maxWork: scale(60 * time.Second), failures: map[string]int{}}
-	if f.maxWork <= f.minWork || o.fieldWarriors < fieldTrackers || o.fieldRate <= 0 {
+	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * o.FieldWorkScale) }
+	f := &fieldRun{idle: make(chan *fieldWarrior, o.FieldWarriors), minWork: scale(5 * time.Second), maxWork: scale(60 * time.Second), failures: map[string]int{}}
+	if f.maxWork <= f.minWork || o.FieldWarriors < fieldTrackers || o.FieldRate <= 0 {
 		return fmt.Errorf("-field-warriors %d, -field-rate %g, -field-work-scale %g: at least %d warriors, a rate and a scale above 0",
-			o.fieldWarriors, o.fieldRate, o.fieldWorkScale, fieldTrackers)
+			o.FieldWarriors, o.FieldRate, o.FieldWorkScale, fieldTrackers)
 	}
 	// Every warrior and grab script holds a connection here, and the
 	// tracker processes started below inherit the limit.
-	if err := raiseOpenFiles(uint64(o.fieldWarriors + fieldGrabScripts + 1000)); err != nil {
+	if err := raiseOpenFiles(uint64(o.FieldWarriors + fieldGrabScripts + 1000)); err != nil {
 		return err
 	}
 	key, err := b.createProject(fieldProject, "Field")
@@ -145,7 +145,7 @@ func (b *bench) field(ctx context.Context) error {
 	if _, err := b.cli("", "project", "set", fieldProject, fmt.Sprintf("reclaim_ttl=%d", ttl)); err != nil {
 		return err
 	}
-	if _, err := b.cli("", "project", "set", fieldProject, fmt.Sprintf("claimer_network=%v", o.fieldClaimerNetwork)); err != nil {
+	if _, err := b.cli("", "project", "set", fieldProject, fmt.Sprintf("claimer_network=%v", o.FieldClaimerNetwork)); err != nil {
 		return err
 	}
 	if _, err := b.cli("", "jobs", "set", "reclaim", "--every", fieldReclaimEvery.String()); err != nil {
@@ -179,7 +179,7 @@ func (b *bench) field(ctx context.Context) error {
 		f.loads = append(f.loads, &load.Load{Base: u, Project: fieldProject, BackfeedKey: key, Stats: st, BackfeedEvery: fieldBackfeedEvery})
 	}
 
-	warriors, multi, roaming := f.warriors(o.fieldWarriors)
+	warriors, multi, roaming := f.warriors(o.FieldWarriors)
 	defer func() {
 		for _, w := range warriors {
 			w.addrs.close()
@@ -227,8 +227,8 @@ func (b *bench) field(ctx context.Context) error {
 	settle := max(f.maxWork, 10*time.Second)
 	var steps []fieldStep
 	for k := 0; k < fieldMaxSteps && ctx.Err() == nil; k++ {
-		target := o.fieldRate * math.Pow(fieldStepFactor, float64(k))
-		queue := int(target * fieldMeanItems * (settle + o.duration).Seconds() * 1.5)
+		target := o.FieldRate * math.Pow(fieldStepFactor, float64(k))
+		queue := int(target * fieldMeanItems * (settle + o.Duration).Seconds() * 1.5)
 		if _, err := b.fillLines(fieldProject, queue, func(w *bufio.Writer, i int) {
 			fmt.Fprintf(w, "field:%d:%d\n", k, i)
 		}); err != nil {
@@ -270,7 +270,7 @@ func (b *bench) field(ctx context.Context) error {
 
 	fmt.Printf("\n### Field: %d warriors, %d tracker processes\n\n", len(warriors), len(pids))
 	fmt.Printf("%d warriors (%d with multi=N, N 1-%d; the others one item a request) spread over %d tracker processes, each warrior on one keep-alive connection; work %s-%s an item; %.0f %% of hand-outs never reported, %.0f %% reported twice; %d grab scripts posting 400 names (half seen before) every %s; reclaim_ttl %d s, the reclaim job every %s. Arrivals open-loop (Poisson), the warrior idle longest asked next; each step settles %s, then is measured for %s.\n\n",
-		len(warriors), multi, fieldMaxMulti, len(pids), f.minWork, f.maxWork, fieldSilent*100, fieldTwice*100, fieldGrabScripts, fieldBackfeedEvery, ttl, fieldReclaimEvery, settle, o.duration)
+		len(warriors), multi, fieldMaxMulti, len(pids), f.minWork, f.maxWork, fieldSilent*100, fieldTwice*100, fieldGrabScripts, fieldBackfeedEvery, ttl, fieldReclaimEvery, settle, o.Duration)
 	fmt.Printf("| arrivals/s asked | made | missed | warriors at work | items/s | requests/s (all) | request p50 / p99 ms | request p99 in the tracker | done p50 / p99 ms | non-2xx | served / empty | tracker CPU | PostgreSQL CPU | load CPU | load average | connections per process | RSS per process MB | PostgreSQL connections | sustained |\n")
 	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	best := -1
@@ -529,7 +529,7 @@ func (f *fieldRun) measure(ctx context.Context, b *bench, target float64, pids, 
 	st.Take() // the settling is not measured
 	server0 := f.serverHistogram("request")
 	start := time.Now()
-	load.Sleep(ctx, b.o.duration)
+	load.Sleep(ctx, b.o.Duration)
 	answers := st.Take()
 	secs := time.Since(start).Seconds()
 	server := f.serverHistogram("request")
