@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -97,6 +98,20 @@ type fieldRun struct {
 
 	failuresMu sync.Mutex
 	failures   map[string]int // the other requests that got no answer, by error
+
+	// Set up before the first step: the tracker processes, their ports
+	// and the stats they record into; the warriors, how many ask with
+	// multi and how many roam; claims' reclaim_ttl in seconds.
+	pids, ports    []int
+	stats          *load.Stats
+	warriorList    []*fieldWarrior
+	multi, roaming int
+	ttl            int
+	settle         time.Duration
+	// With every warrior connected and idle: the processes' resident sets
+	// before, the connections held and the memory they grew by.
+	baseRSS               []int64
+	idleConns, idleGrowth int64
 }
 
 // fieldStep is what one step measured.
@@ -123,37 +138,21 @@ func (s fieldStep) sustained() bool {
 // found: the sustainable arrival rate, the tracker processes' connections
 // and memory, PostgreSQL's connections, and the books.
 func (b *bench) field(ctx context.Context) error {
-	o := b.o
-	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * o.FieldWorkScale) }
-	f := &fieldRun{idle: make(chan *fieldWarrior, o.FieldWarriors), minWork: scale(5 * time.Second), maxWork: scale(60 * time.Second), failures: map[string]int{}}
-	if f.maxWork <= f.minWork || o.FieldWarriors < fieldTrackers || o.FieldRate <= 0 {
-		return fmt.Errorf("-field-warriors %d, -field-rate %g, -field-work-scale %g: at least %d warriors, a rate and a scale above 0",
-			o.FieldWarriors, o.FieldRate, o.FieldWorkScale, fieldTrackers)
-	}
-	// Every warrior and grab script holds a connection here, and the
-	// tracker processes started below inherit the limit.
-	if err := raiseOpenFiles(uint64(o.FieldWarriors + fieldGrabScripts + 1000)); err != nil {
-		return err
-	}
-	key, err := b.createProject(fieldProject, "Field")
+	f, err := newFieldRun(b.o)
 	if err != nil {
 		return err
 	}
-	// Claims expire 15 s after the longest work: a never-reported claim
-	// comes back within the run, a slow one is not taken from its holder.
-	ttl := int(math.Ceil(f.maxWork.Seconds())) + 15
-	if _, err := b.cli("", "project", "set", fieldProject, fmt.Sprintf("reclaim_ttl=%d", ttl)); err != nil {
+	// Every warrior and grab script holds a connection here, and the
+	// tracker processes started below inherit the limit.
+	if err := raiseOpenFiles(uint64(b.o.FieldWarriors + fieldGrabScripts + 1000)); err != nil {
 		return err
 	}
-	if _, err := b.cli("", "project", "set", fieldProject, fmt.Sprintf("claimer_network=%v", o.FieldClaimerNetwork)); err != nil {
-		return err
-	}
-	if _, err := b.cli("", "jobs", "set", "reclaim", "--every", fieldReclaimEvery.String()); err != nil {
-		return err
-	}
+	key, err := b.fieldProject(f)
 	defer b.cli("", "jobs", "set", "reclaim", "--every", "30s") // the job's default
-
-	more, urls, err := b.moreTrackers(ctx, fieldTrackers-1)
+	if err != nil {
+		return err
+	}
+	more, err := b.fieldProcesses(ctx, f, key)
 	defer func() {
 		for _, c := range more {
 			c.Process.Signal(syscall.SIGTERM)
@@ -163,91 +162,26 @@ func (b *bench) field(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pids := []int{b.serve.Process.Pid}
-	for _, c := range more {
-		pids = append(pids, c.Process.Pid)
-	}
-	urls = append([]string{b.url}, urls...)
-	ports := make([]int, len(urls))
-	st := load.NewStats()
-	for i, u := range urls {
-		p, err := url.Parse(u)
-		if err != nil {
-			return err
-		}
-		ports[i], _ = strconv.Atoi(p.Port())
-		f.loads = append(f.loads, &load.Load{Base: u, Project: fieldProject, BackfeedKey: key, Stats: st, BackfeedEvery: fieldBackfeedEvery})
-	}
-
-	warriors, multi, roaming := f.warriors(o.FieldWarriors)
+	f.warriorList, f.multi, f.roaming = f.warriors(b.o.FieldWarriors)
 	defer func() {
-		for _, w := range warriors {
+		for _, w := range f.warriorList {
 			w.addrs.close()
 		}
 	}()
-	// Every warrior connects before the first step: the memory a tracker
-	// process spends on an idle keep-alive connection is the difference
-	// the connections make to its resident set.
-	baseRSS := make([]int64, len(pids))
-	for i, pid := range pids {
-		baseRSS[i] = nodes.ResidentRSS(pid)
-	}
-	failed := f.connect(ctx, warriors)
-	time.Sleep(time.Second)
-	var idleConns, idleGrowth int64
-	for i, pid := range pids {
-		idleConns += int64(nodes.Established(ports[i]))
-		idleGrowth += nodes.ResidentRSS(pid) - baseRSS[i]
-	}
-	fmt.Fprintf(os.Stderr, "field: %d warriors connected (%d failed), %d connections held\n", len(warriors)-failed, failed, idleConns)
+	f.connectAll(ctx)
 
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	workCtx, stopWork := context.WithCancel(ctx)
 	defer stopWork()
-	var scripts sync.WaitGroup
-	for i := range fieldGrabScripts {
-		scripts.Add(1)
-		go func() {
-			defer scripts.Done()
-			// Each starts at its own moment: in step, their posts would
-			// come in bursts no field sends.
-			if load.Sleep(runCtx, rand.N(fieldBackfeedEvery)) {
-				f.loads[i%len(f.loads)].GrabScript(runCtx, 2000+i)
-			}
-		}()
-	}
+	scripts := f.grabScripts(runCtx)
 	pgPeak := b.fieldPGPeak(runCtx)
 	arrived := make(chan struct{})
-
-	// A step queues what its rate takes, half again for the import of the
-	// next (made at this step's rate), then settles for the longest work
-	// (the warriors at work reach the new rate's number) before it is
-	// measured for -duration.
-	settle := max(f.maxWork, 10*time.Second)
-	var steps []fieldStep
-	for k := 0; k < fieldMaxSteps && ctx.Err() == nil; k++ {
-		target := o.FieldRate * math.Pow(fieldStepFactor, float64(k))
-		queue := int(target * fieldMeanItems * (settle + o.Duration).Seconds() * 1.5)
-		if _, err := b.fillLines(fieldProject, queue, func(w *bufio.Writer, i int) {
-			fmt.Fprintf(w, "field:%d:%d\n", k, i)
-		}); err != nil {
-			return err
-		}
-		f.rate.Store(math.Float64bits(target))
-		if k == 0 {
-			go func() { defer close(arrived); f.arrive(runCtx, workCtx) }()
-		}
-		load.Sleep(ctx, settle)
-		s := f.measure(ctx, b, target, pids, ports, st)
-		steps = append(steps, s)
-		fmt.Fprintf(os.Stderr, "field %6.1f/s: request p99 %s ms, %d missed, %s\n", target, report.Ms(s.row.Latency["request"][2]), s.missed, s.row.Errors)
-		if s.missed > 0 || s.unexpected > 0 || !s.sustained() && len(steps) > 1 && !steps[len(steps)-2].sustained() {
-			break
-		}
-	}
-	if len(steps) == 0 {
-		return ctx.Err()
+	steps, err := b.fieldSteps(ctx, f, func() {
+		go func() { defer close(arrived); f.arrive(runCtx, workCtx) }()
+	})
+	if err != nil || len(steps) == 0 {
+		return cmp.Or(err, ctx.Err())
 	}
 
 	// The warriors at work finish their items; then the never-reported
@@ -256,6 +190,161 @@ func (b *bench) field(ctx context.Context) error {
 	stopRun()
 	<-arrived
 	scripts.Wait()
+	f.finishWork(stopWork)
+	expiries := b.fieldExpiries(ctx, f.withheld.Load(), time.Duration(2*f.ttl)*time.Second+2*fieldReclaimEvery+30*time.Second)
+	time.Sleep(5 * time.Second) // the rollup folds what the last seconds appended
+	check, checkErr := b.cli("", "check", fieldProject)
+
+	f.printSteps(b.o, steps)
+	f.printFindings(steps, pgPeak(), expiries)
+	if err := f.fieldAddressReport(ctx, b, f.roaming); err != nil {
+		return err
+	}
+	return printFieldBooks(check, checkErr)
+}
+
+// newFieldRun checks the field's flags and makes its state: the warriors'
+// work times scaled by -field-work-scale, an idle line for every warrior.
+func newFieldRun(o Options) (*fieldRun, error) {
+	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * o.FieldWorkScale) }
+	f := &fieldRun{idle: make(chan *fieldWarrior, o.FieldWarriors), minWork: scale(5 * time.Second), maxWork: scale(60 * time.Second), failures: map[string]int{}}
+	if f.maxWork <= f.minWork || o.FieldWarriors < fieldTrackers || o.FieldRate <= 0 {
+		return nil, fmt.Errorf("-field-warriors %d, -field-rate %g, -field-work-scale %g: at least %d warriors, a rate and a scale above 0",
+			o.FieldWarriors, o.FieldRate, o.FieldWorkScale, fieldTrackers)
+	}
+	// A step settles for the longest work, so the warriors at work reach
+	// the new rate's number before it is measured.
+	f.settle = max(f.maxWork, 10*time.Second)
+	return f, nil
+}
+
+// fieldProject creates the field's project and sets its claims and the
+// reclaim job as the field needs them; it returns the backfeed key. The
+// caller puts the reclaim job back, whatever the error.
+func (b *bench) fieldProject(f *fieldRun) (string, error) {
+	key, err := b.createProject(fieldProject, "Field")
+	if err != nil {
+		return "", err
+	}
+	// Claims expire 15 s after the longest work: a never-reported claim
+	// comes back within the run, a slow one is not taken from its holder.
+	f.ttl = int(math.Ceil(f.maxWork.Seconds())) + 15
+	for _, args := range [][]string{
+		{"project", "set", fieldProject, fmt.Sprintf("reclaim_ttl=%d", f.ttl)},
+		{"project", "set", fieldProject, fmt.Sprintf("claimer_network=%v", b.o.FieldClaimerNetwork)},
+		{"jobs", "set", "reclaim", "--every", fieldReclaimEvery.String()},
+	} {
+		if _, err := b.cli("", args...); err != nil {
+			return "", err
+		}
+	}
+	return key, nil
+}
+
+// fieldProcesses starts the tracker processes beside the bench's own and
+// makes a load for each, all recording into one stats; it returns the
+// processes it started, for the caller to stop, even on an error.
+func (b *bench) fieldProcesses(ctx context.Context, f *fieldRun, key string) ([]*exec.Cmd, error) {
+	more, urls, err := b.moreTrackers(ctx, fieldTrackers-1)
+	if err != nil {
+		return more, err
+	}
+	f.pids = []int{b.serve.Process.Pid}
+	for _, c := range more {
+		f.pids = append(f.pids, c.Process.Pid)
+	}
+	urls = append([]string{b.url}, urls...)
+	f.ports = make([]int, len(urls))
+	f.stats = load.NewStats()
+	for i, u := range urls {
+		p, err := url.Parse(u)
+		if err != nil {
+			return more, err
+		}
+		f.ports[i], _ = strconv.Atoi(p.Port())
+		f.loads = append(f.loads, &load.Load{Base: u, Project: fieldProject, BackfeedKey: key, Stats: f.stats, BackfeedEvery: fieldBackfeedEvery})
+	}
+	return more, nil
+}
+
+// connectAll connects every warrior before the first step and measures
+// what the idle connections cost: the memory a tracker process spends on
+// an idle keep-alive connection is the difference the connections make to
+// its resident set.
+func (f *fieldRun) connectAll(ctx context.Context) {
+	f.baseRSS = make([]int64, len(f.pids))
+	for i, pid := range f.pids {
+		f.baseRSS[i] = nodes.ResidentRSS(pid)
+	}
+	failed := f.connect(ctx, f.warriorList)
+	time.Sleep(time.Second)
+	for i, pid := range f.pids {
+		f.idleConns += int64(nodes.Established(f.ports[i]))
+		f.idleGrowth += nodes.ResidentRSS(pid) - f.baseRSS[i]
+	}
+	fmt.Fprintf(os.Stderr, "field: %d warriors connected (%d failed), %d connections held\n", len(f.warriorList)-failed, failed, f.idleConns)
+}
+
+// grabScripts starts the field's grab scripts, spread over the tracker
+// processes, until ctx ends.
+func (f *fieldRun) grabScripts(ctx context.Context) *sync.WaitGroup {
+	var scripts sync.WaitGroup
+	for i := range fieldGrabScripts {
+		scripts.Add(1)
+		go func() {
+			defer scripts.Done()
+			// Each starts at its own moment: in step, their posts would
+			// come in bursts no field sends.
+			if load.Sleep(ctx, rand.N(fieldBackfeedEvery)) {
+				f.loads[i%len(f.loads)].GrabScript(ctx, 2000+i)
+			}
+		}()
+	}
+	return &scripts
+}
+
+// fieldSteps raises the arrival rate step by step until the tracker falls
+// behind or the warriors run out; start starts the arrivals once the
+// first step's items are queued. A step queues what its rate takes, half
+// again for the import of the next (made at this step's rate), then
+// settles before it is measured for -duration.
+func (b *bench) fieldSteps(ctx context.Context, f *fieldRun, start func()) ([]fieldStep, error) {
+	var steps []fieldStep
+	for k := 0; k < fieldMaxSteps && ctx.Err() == nil; k++ {
+		target := b.o.FieldRate * math.Pow(fieldStepFactor, float64(k))
+		queue := int(target * fieldMeanItems * (f.settle + b.o.Duration).Seconds() * 1.5)
+		if _, err := b.fillLines(fieldProject, queue, func(w *bufio.Writer, i int) {
+			fmt.Fprintf(w, "field:%d:%d\n", k, i)
+		}); err != nil {
+			return steps, err
+		}
+		f.rate.Store(math.Float64bits(target))
+		if k == 0 {
+			start()
+		}
+		load.Sleep(ctx, f.settle)
+		s := f.measure(ctx, b, target, f.pids, f.ports, f.stats)
+		steps = append(steps, s)
+		fmt.Fprintf(os.Stderr, "field %6.1f/s: request p99 %s ms, %d missed, %s\n", target, report.Ms(s.row.Latency["request"][2]), s.missed, s.row.Errors)
+		if lastStep(steps) {
+			break
+		}
+	}
+	return steps, nil
+}
+
+// lastStep says whether the steps so far end the run: the warriors ran
+// out, an answer came that no client expects, or two steps in a row were
+// not sustained (one is forgiven: on a shared machine a neighbour's burst
+// can spoil a minute).
+func lastStep(steps []fieldStep) bool {
+	s := steps[len(steps)-1]
+	return s.missed > 0 || s.unexpected > 0 || !s.sustained() && len(steps) > 1 && !steps[len(steps)-2].sustained()
+}
+
+// finishWork waits for the warriors at work to finish their items, up to
+// the longest work and a minute, then stops them.
+func (f *fieldRun) finishWork(stopWork context.CancelFunc) {
 	finished := make(chan struct{})
 	go func() { f.work.Wait(); close(finished) }()
 	select {
@@ -264,99 +353,6 @@ func (b *bench) field(ctx context.Context) error {
 	}
 	stopWork()
 	<-finished
-	expiries := b.fieldExpiries(ctx, f.withheld.Load(), time.Duration(2*ttl)*time.Second+2*fieldReclaimEvery+30*time.Second)
-	time.Sleep(5 * time.Second) // the rollup folds what the last seconds appended
-	check, checkErr := b.cli("", "check", fieldProject)
-
-	fmt.Printf("\n### Field: %d warriors, %d tracker processes\n\n", len(warriors), len(pids))
-	fmt.Printf("%d warriors (%d with multi=N, N 1-%d; the others one item a request) spread over %d tracker processes, each warrior on one keep-alive connection; work %s-%s an item; %.0f %% of hand-outs never reported, %.0f %% reported twice; %d grab scripts posting 400 names (half seen before) every %s; reclaim_ttl %d s, the reclaim job every %s. Arrivals open-loop (Poisson), the warrior idle longest asked next; each step settles %s, then is measured for %s.\n\n",
-		len(warriors), multi, fieldMaxMulti, len(pids), f.minWork, f.maxWork, fieldSilent*100, fieldTwice*100, fieldGrabScripts, fieldBackfeedEvery, ttl, fieldReclaimEvery, settle, o.Duration)
-	fmt.Printf("| arrivals/s asked | made | missed | warriors at work | items/s | requests/s (all) | request p50 / p99 ms | request p99 in the tracker | done p50 / p99 ms | non-2xx | served / empty | tracker CPU | PostgreSQL CPU | load CPU | load average | connections per process | RSS per process MB | PostgreSQL connections | sustained |\n")
-	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	best := -1
-	for i, s := range steps {
-		if s.sustained() {
-			best = i
-		}
-		r := s.row
-		errs := r.Errors
-		if s.closedIdle > 0 {
-			errs += fmt.Sprintf(" (failed: %d on a connection closed idle)", s.closedIdle)
-		}
-		fmt.Printf("| %.1f | %.1f | %d | %d | %.0f | %.0f | %s / %s | %s | %s / %s | %s | %d / %d | %.2f cores | %.2f cores | %.2f cores | %s | %s | %s | %d | %v |\n",
-			s.target, s.rate, s.missed, s.busy, r.ItemsPerS, r.ReqPerS,
-			report.Ms(r.Latency["request"][0]), report.Ms(r.Latency["request"][2]), s.serverP99, report.Ms(r.Latency["done"][0]), report.Ms(r.Latency["done"][2]),
-			errs, s.served, s.empty, r.TrackerS, r.PostgresS, r.LoadS, s.loadavg, report.JoinInts(s.conns, 1), report.JoinInts(s.rss, 1<<20), s.pgConns, s.sustained())
-	}
-	fmt.Println()
-	if best >= 0 {
-		s := steps[best]
-		fmt.Printf("Sustainable: %.1f arrivals/s (%.0f items/s), request p50 %s ms, p99 %s ms; done p50 %s ms, p99 %s ms.", s.target, s.row.ItemsPerS,
-			report.Ms(s.row.Latency["request"][0]), report.Ms(s.row.Latency["request"][2]), report.Ms(s.row.Latency["done"][0]), report.Ms(s.row.Latency["done"][2]))
-		if best == len(steps)-1 && s.sustained() {
-			fmt.Printf(" It was the last step run: the tracker may sustain more.")
-		}
-		fmt.Println()
-	} else {
-		fmt.Println("Sustainable: none of the steps (lower -field-rate).")
-	}
-	if last := steps[len(steps)-1]; !last.sustained() && last.missed > 0 {
-		fmt.Printf("At %.1f arrivals/s the warriors ran out (%d arrivals found none idle): the population, not the tracker, set the limit.\n", last.target, last.missed)
-	}
-	if idleConns > 0 {
-		perConn := float64(idleGrowth) / float64(idleConns)
-		fmt.Printf("\nIdle keep-alive connections: %d held by the %d processes grew their resident sets (%s MB at start) by %.1f MB in all, %.1f kB a connection: %.0f idle connections per GB.\n",
-			idleConns, len(pids), report.JoinInts(baseRSS, 1<<20), float64(idleGrowth)/(1<<20), perConn/1024, (1<<30)/perConn)
-	}
-	// Under load: the last step that held the most connections, its processes'
-	// growth over their start (the connections and the work in flight)
-	// per connection.
-	var conns, grown int64
-	var at float64
-	for _, s := range steps {
-		var c, g int64
-		for i := range pids {
-			c += s.conns[i]
-			g += s.rss[i] - baseRSS[i]
-		}
-		if c >= conns {
-			conns, grown, at = c, g, s.target
-		}
-	}
-	if conns > 0 && grown > 0 {
-		fmt.Printf("Under load at %.1f arrivals/s: %d connections, the processes %.1f MB above their start (%.1f kB a connection, work in flight included): %.0f warriors per GB.\n",
-			at, conns, float64(grown)/(1<<20), float64(grown)/float64(conns)/1024, float64(conns)/(float64(grown)/(1<<30)))
-	}
-	limits := make([]int64, len(pids))
-	for i, pid := range pids {
-		limits[i] = nodes.OpenFilesLimit(pid)
-	}
-	fmt.Printf("Open-files limit of the tracker processes: %s. PostgreSQL connections at most %d during the run (all client backends, the bench's and the imports' included).\n",
-		report.JoinInts(limits, 1), pgPeak())
-	fmt.Printf("Requests lost on a connection the tracker closed for idleness as they left: %d (seesaw tries again).", f.closedIdle.Load())
-	if len(f.failures) > 0 {
-		fmt.Printf(" Other requests without an answer: %v.", f.failures)
-	}
-	fmt.Println()
-	fmt.Printf("Reclaims: %d names handed out were never reported; %d claims expired and came back through the reclaim job; %d hand-outs reported twice.\n",
-		f.withheld.Load(), expiries, f.twice.Load())
-	if err := f.fieldAddressReport(ctx, b, roaming); err != nil {
-		return err
-	}
-	var books []struct {
-		Seen, Queued, Claimed int64
-		Done                  int64 `json:"done_rows"`
-		Balanced              bool
-	}
-	if checkErr != nil {
-		return fmt.Errorf("the books do not balance after the field: %w", checkErr)
-	}
-	if json.Unmarshal([]byte(check), &books) != nil || len(books) != 1 || !books[0].Balanced {
-		return fmt.Errorf("the books do not balance after the field: %s", check)
-	}
-	fmt.Printf("The books balance (`tracker check %s`): %d items seen, %d queued, %d out, %d done.\n",
-		fieldProject, books[0].Seen, books[0].Queued, books[0].Claimed, books[0].Done)
-	return nil
 }
 
 // warriors makes n warriors, spread over the tracker processes in turn, and
