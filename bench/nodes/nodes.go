@@ -1,7 +1,7 @@
 // Package nodes starts and watches the processes the bench measures: the
-// PostgreSQL or Citus nodes it starts itself, each in a memory cgroup when
-// asked, and what /proc says of any process (CPU time, resident memory,
-// connections, limits). It is apart from the scenarios so that what is
+// tracker's (serve, and its commands), the PostgreSQL or Citus nodes it
+// starts itself, each in a memory cgroup when asked, and what /proc says
+// of any process (CPU time, resident memory, connections, limits). It is apart from the scenarios so that what is
 // read from the kernel is read one way for every one of them.
 package nodes
 

@@ -15,13 +15,11 @@ import (
 	"log"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -82,7 +80,7 @@ type bench struct {
 	o       Options
 	dir     string
 	url     string
-	serve   *exec.Cmd
+	serve   *nodes.Tracker
 	dsn     string
 	pool    *pgxpool.Pool
 	key     string
@@ -175,43 +173,14 @@ func Run(ctx context.Context, o Options) error {
 // start runs `tracker serve` on the data directory, on b.addr (any free
 // port when empty).
 func (b *bench) start(ctx context.Context) error {
-	addr := cmp.Or(b.addr, "127.0.0.1:0")
-	b.serve = exec.Command(b.o.Binary, "serve", "--addr", addr, "--data-dir", b.dir)
-	b.serve.Env = b.env()
-	stderr, err := b.serve.StderrPipe()
-	if err != nil {
-		return err
+	t, err := nodes.StartTracker(ctx, b.o.Binary, cmp.Or(b.addr, "127.0.0.1:0"), b.dir, b.env())
+	if t != nil {
+		b.serve, b.url = t, t.URL
 	}
-	if err := b.serve.Start(); err != nil {
-		return err
-	}
-	found := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`msg="tracker listening" url=(http://\S+)/`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-			if strings.Contains(sc.Text(), "level=ERROR") {
-				log.Print("tracker: ", sc.Text())
-			}
-		}
-	}()
-	select {
-	case b.url = <-found:
-		return nil
-	case <-time.After(2 * time.Minute):
-		return fmt.Errorf("the tracker did not start")
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return err
 }
 
-func (b *bench) stop() {
-	b.serve.Process.Signal(syscall.SIGTERM)
-	b.serve.Wait()
-}
+func (b *bench) stop() { b.serve.Stop() }
 
 // benchEnv keeps DATABASE_URL away: the bench owns its cluster.
 func benchEnv() []string {
@@ -251,20 +220,9 @@ func (b *bench) cli(stdin string, args ...string) (string, error) {
 }
 
 func (b *bench) cliFrom(stdin io.Reader, args ...string) (string, error) {
-	cmd := exec.Command(b.o.Binary, append(args, "--data-dir", b.dir)...)
-	cmd.Env = b.env()
-	cmd.Stdin = stdin
-	out, err := cmd.Output()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		b.cliPeakRSS = ru.Maxrss << 10 // kB on Linux
-	}
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			return "", fmt.Errorf("tracker %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
-		}
-		return "", err
-	}
-	return string(out), nil
+	out, peak, err := nodes.RunCLI(b.o.Binary, b.dir, b.env(), stdin, args...)
+	b.cliPeakRSS = peak
+	return out, err
 }
 
 // createProject creates a project and returns its backfeed key.

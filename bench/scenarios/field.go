@@ -12,13 +12,11 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"tracker/bench/load"
 	"tracker/bench/nodes"
@@ -154,9 +152,8 @@ func (b *bench) field(ctx context.Context) error {
 	}
 	more, err := b.fieldProcesses(ctx, f, key)
 	defer func() {
-		for _, c := range more {
-			c.Process.Signal(syscall.SIGTERM)
-			c.Wait()
+		for _, t := range more {
+			t.Stop()
 		}
 	}()
 	if err != nil {
@@ -244,14 +241,14 @@ func (b *bench) fieldProject(f *fieldRun) (string, error) {
 // fieldProcesses starts the tracker processes beside the bench's own and
 // makes a load for each, all recording into one stats; it returns the
 // processes it started, for the caller to stop, even on an error.
-func (b *bench) fieldProcesses(ctx context.Context, f *fieldRun, key string) ([]*exec.Cmd, error) {
+func (b *bench) fieldProcesses(ctx context.Context, f *fieldRun, key string) ([]*nodes.Tracker, error) {
 	more, urls, err := b.moreTrackers(ctx, fieldTrackers-1)
 	if err != nil {
 		return more, err
 	}
-	f.pids = []int{b.serve.Process.Pid}
-	for _, c := range more {
-		f.pids = append(f.pids, c.Process.Pid)
+	f.pids = []int{b.serve.PID()}
+	for _, t := range more {
+		f.pids = append(f.pids, t.PID())
 	}
 	urls = append([]string{b.url}, urls...)
 	f.ports = make([]int, len(urls))
@@ -652,10 +649,10 @@ func (b *bench) fieldExpiries(ctx context.Context, withheld int64, wait time.Dur
 
 // moreTrackers starts n more tracker processes on the bench's data
 // directory, beside its own, and returns them and their URLs.
-func (b *bench) moreTrackers(ctx context.Context, n int) ([]*exec.Cmd, []string, error) {
+func (b *bench) moreTrackers(ctx context.Context, n int) ([]*nodes.Tracker, []string, error) {
 	serve, own := b.serve, b.url
 	defer func() { b.serve, b.url = serve, own }()
-	var cmds []*exec.Cmd
+	var cmds []*nodes.Tracker
 	var urls []string
 	for range n {
 		if err := b.start(ctx); err != nil {

@@ -22,7 +22,7 @@ func (b *bench) measure(ctx context.Context, name string, clients int, workers f
 func (b *bench) measureOn(ctx context.Context, project, key, name string, clients int, workers func(context.Context, *load.Load) []func(), note string) *report.Row {
 	l := &load.Load{Base: b.url, Project: project, BackfeedKey: key, Stats: load.NewStats()}
 	b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()")
-	cpu0, pg0, load0 := nodes.CPUSeconds(b.serve.Process.Pid), b.postgresCPU(), nodes.CPUSeconds(os.Getpid())
+	cpu0, pg0, load0 := nodes.CPUSeconds(b.serve.PID()), b.postgresCPU(), nodes.CPUSeconds(os.Getpid())
 	runCtx, cancel := context.WithTimeout(ctx, b.o.Duration)
 	defer cancel()
 	start := time.Now()
@@ -40,10 +40,10 @@ func (b *bench) measureOn(ctx context.Context, project, key, name string, client
 		ReqPerS:   float64(l.Stats.Total()) / secs,
 		Latency:   map[string][3]time.Duration{},
 		Errors:    l.Stats.Errors(),
-		TrackerS:  (nodes.CPUSeconds(b.serve.Process.Pid) - cpu0) / secs,
+		TrackerS:  (nodes.CPUSeconds(b.serve.PID()) - cpu0) / secs,
 		PostgresS: (b.postgresCPU() - pg0) / secs,
 		LoadS:     (nodes.CPUSeconds(os.Getpid()) - load0) / secs,
-		RSSMB:     float64(nodes.PeakRSS(b.serve.Process.Pid)) / (1 << 20),
+		RSSMB:     float64(nodes.PeakRSS(b.serve.PID())) / (1 << 20),
 	}
 	for _, e := range l.Stats.Endpoints() {
 		p50, p90, p99 := l.Stats.Percentiles(e)

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 	"tracker/bench/load"
 
@@ -79,8 +78,7 @@ func (b *bench) soak(ctx context.Context) error {
 // killTracker kills the tracker without a word and starts it again on the
 // same address.
 func (b *bench) killTracker(ctx context.Context) string {
-	b.serve.Process.Signal(syscall.SIGKILL)
-	b.serve.Wait()
+	b.serve.Kill()
 	if err := b.start(ctx); err != nil {
 		return "tracker killed, restart failed: " + err.Error()
 	}

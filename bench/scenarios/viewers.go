@@ -124,7 +124,7 @@ func (b *bench) viewersScenario(ctx context.Context, name string, warriors, n in
 	err := b.beside(ctx, name, warriors, others{
 		count: n,
 		before: func(context.Context) error {
-			v = &viewers{n: n, base: b.url, rssBefore: nodes.ResidentRSS(b.serve.Process.Pid)}
+			v = &viewers{n: n, base: b.url, rssBefore: nodes.ResidentRSS(b.serve.PID())}
 			v.connect(b.project)
 			return nil
 		},
@@ -136,7 +136,7 @@ func (b *bench) viewersScenario(ctx context.Context, name string, warriors, n in
 			// run's measured time.
 			return []func(){func() {
 				sleepCtx(ctx, b.o.Duration/2)
-				v.rssWith, v.openMid = nodes.ResidentRSS(b.serve.Process.Pid), v.open.Load()
+				v.rssWith, v.openMid = nodes.ResidentRSS(b.serve.PID()), v.open.Load()
 				<-ctx.Done()
 				runBytes, runSecs = v.bytes.Load()-runStart, time.Since(start).Seconds()
 			}}
