@@ -251,6 +251,29 @@ func (b *bench) fill(n int, prefix string) (time.Duration, error) {
 	})
 }
 
+// fillLines queues n lines, written by line, into a project through
+// `tracker items add`, and returns how long the import took.
+func (b *bench) fillLines(project string, n int, line func(w *bufio.Writer, i int)) (time.Duration, error) {
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriterSize(pw, 1<<20)
+		for i := range n {
+			line(w, i)
+		}
+		w.Flush()
+		pw.Close()
+	}()
+	start := time.Now()
+	out, err := b.cliFrom(pr, "items", "add", project)
+	if err != nil {
+		return 0, err
+	}
+	if want := fmt.Sprintf("added %d, skipped 0\n", n); out != want {
+		return 0, fmt.Errorf("items add printed %q, want %q", out, want)
+	}
+	return time.Since(start), nil
+}
+
 // drain empties the queues and claims, so each scenario starts alike, and
 // keeps the counters and the sites' counts in step. The tracker may still
 // be finishing the last run's requests: try again until they are through.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 	"tracker/bench/load"
@@ -106,27 +105,4 @@ func (b *bench) recurring(ctx context.Context, clients int) error {
 		b.project = project
 	}
 	return nil
-}
-
-// fillLines queues n lines, written by line, into a project through
-// `tracker items add`, and returns how long the import took.
-func (b *bench) fillLines(project string, n int, line func(w *bufio.Writer, i int)) (time.Duration, error) {
-	pr, pw := io.Pipe()
-	go func() {
-		w := bufio.NewWriterSize(pw, 1<<20)
-		for i := range n {
-			line(w, i)
-		}
-		w.Flush()
-		pw.Close()
-	}()
-	start := time.Now()
-	out, err := b.cliFrom(pr, "items", "add", project)
-	if err != nil {
-		return 0, err
-	}
-	if want := fmt.Sprintf("added %d, skipped 0\n", n); out != want {
-		return 0, fmt.Errorf("items add printed %q, want %q", out, want)
-	}
-	return time.Since(start), nil
 }
