@@ -11,7 +11,8 @@ import (
 )
 
 // TestLayers holds the dependencies to the direction docs/DESIGN.md gives
-// them: cmd → handlers/jobs → domain → db. Handlers and views reach the
+// them: cmd → handlers/jobs → domain → db, and for the bench
+// cmd/trackerbench → bench/scenarios → bench/load, nodes, report. Handlers and views reach the
 // database only through the domain packages; the domain packages know
 // nothing of HTTP, pages or jobs. Only the non-test files count: tests may
 // set up what they need.
@@ -30,9 +31,21 @@ func TestLayers(t *testing.T) {
 		"loops": {"tracker"},
 		// refusal is the one error type every package refuses with.
 		"refusal": {"tracker"},
+		// The bench: a thin main over the scenarios, which use the
+		// clients, the nodes and the table; those three stand alone, and
+		// the table knows nothing of the tracker at all.
+		"cmd/trackerbench": {"tracker/bench/load", "tracker/bench/nodes", "tracker/bench/report", "tracker/db"},
+		"bench/scenarios":  {"tracker/cmd", "tracker/handlers", "tracker/views", "tracker/jobs"},
+		"bench/load":       {"tracker/bench", "tracker/cmd", "tracker/db"},
+		"bench/nodes":      {"tracker/bench", "tracker/cmd", "tracker/db"},
+		"bench/report":     {"tracker"},
 	}
 	for _, d := range domain {
 		rules[d] = []string{"tracker/handlers", "tracker/views", "tracker/jobs", "tracker/cmd"}
+	}
+	// The tracker never depends on its bench.
+	for _, d := range append([]string{"handlers", "views", "jobs", "db"}, domain...) {
+		rules[d] = append(rules[d], "tracker/bench")
 	}
 	for _, d := range domain {
 		rules["db"] = append(rules["db"], "tracker/"+d)
