@@ -40,11 +40,12 @@ type AdminPage struct {
 // AdminProjectRow is a project on the admin dashboard.
 type AdminProjectRow struct {
 	Slug, Title string
-	Paused      bool
-	Queued      int64
-	Claims      int64
-	Done        int64
-	Errors      int64
+	// The project's state, as adminState shows it.
+	Finished, Paused, Hidden bool
+	Queued                   int64
+	Claims                   int64
+	Done                     int64
+	Errors                   int64
 }
 
 // AdminHomeView is the admin dashboard.
