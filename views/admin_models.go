@@ -270,6 +270,9 @@ type AdminExpiries struct {
 	Expired, Completed int64
 	// Holds is how many claims the downloader holds now.
 	Holds int64
+	// LastItem is the item whose claim ran out last, and LastItemURL its
+	// timeline ("" when it is nowhere to be named).
+	LastItem, LastItemURL string
 }
 
 // AdminAgeBar is one bar of the claims' age histogram.
