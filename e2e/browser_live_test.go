@@ -229,7 +229,7 @@ func TestBrowserLiveControlsMoveNothing(t *testing.T) {
 		})
 	}
 	const below = `document.getElementById("monitor-h").getBoundingClientRect().top`
-	for _, width := range []int64{390, 1366} {
+	for _, width := range []int64{390, 412, 1366} {
 		do(chromedp.EmulateViewport(width, 900), scripts(false), chromedp.Navigate(overview),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=live-controls]:not([hidden])`)))
 		shown := evaluate[float64](t, ctx, below)
