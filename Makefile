@@ -122,8 +122,9 @@ package: $(NFPM)
 	GOARCH=$$($(GO) env GOARCH) TRACKER_VERSION=$(PACKAGE_VERSION) \
 		$(NFPM) package --config packaging/nfpm.yaml --packager deb --target dist/
 
-## lighthouse: Lighthouse's scores of home, a leaderboard, /warriors/ and an
-## admin project page, on a phone and a desktop (needs Node.js and Chromium)
+## lighthouse: Lighthouse's scores of home, a leaderboard, /warriors/ and
+## two admin pages (a project's overview and its queues), on a phone and a
+## desktop (needs Node.js and Chromium)
 lighthouse: postgres build
 	./e2e/lighthouse.sh
 

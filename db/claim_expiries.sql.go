@@ -88,6 +88,64 @@ func (q *Queries) ClaimExpiriesCountSince(ctx context.Context, arg ClaimExpiries
 	return count, err
 }
 
+const claimExpiriesLastItems = `-- name: ClaimExpiriesLastItems :many
+SELECT e.downloader, coalesce(
+    (SELECT t.name FROM todo t
+     WHERE t.project_id = $1 AND t.queue = ANY($2::text[]) AND t.type = '' AND t.id = e.id LIMIT 1),
+    (SELECT d.name FROM done d WHERE d.project_id = $1 AND d.id = e.id LIMIT 1),
+    CASE WHEN $3::boolean THEN
+        (SELECT c.name FROM claims c WHERE c.project_id = $1 AND c.id = e.id LIMIT 1)
+    END,
+    '')::text AS name
+FROM (SELECT DISTINCT ON (x.downloader) x.downloader, x.id FROM claim_expiries x
+      WHERE x.project_id = $1 AND x.downloader = ANY($4::text[]) AND x.expired_at >= $5
+      ORDER BY x.downloader, x.expired_at DESC, x.id DESC) e
+`
+
+type ClaimExpiriesLastItemsParams struct {
+	ProjectID   int32
+	Queues      []string
+	InClaims    bool
+	Downloaders []string
+	Since       time.Time
+}
+
+type ClaimExpiriesLastItemsRow struct {
+	Downloader string
+	Name       string
+}
+
+// The item whose claim ran out last since @since (of those that ran out
+// at once, the newest item) for each downloader of @downloaders, named
+// where it is now: back in one of the queues @queues, done, or (with
+// @in_claims: the claims are read whole, no index has their ids) out
+// again; "" when none has it.
+func (q *Queries) ClaimExpiriesLastItems(ctx context.Context, arg ClaimExpiriesLastItemsParams) ([]ClaimExpiriesLastItemsRow, error) {
+	rows, err := q.db.Query(ctx, claimExpiriesLastItems,
+		arg.ProjectID,
+		arg.Queues,
+		arg.InClaims,
+		arg.Downloaders,
+		arg.Since,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimExpiriesLastItemsRow{}
+	for rows.Next() {
+		var i ClaimExpiriesLastItemsRow
+		if err := rows.Scan(&i.Downloader, &i.Name); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimExpiriesOfItem = `-- name: ClaimExpiriesOfItem :many
 SELECT downloader, claimed_at, expired_at FROM claim_expiries
 WHERE project_id = $1 AND id = $2

@@ -45,11 +45,11 @@ func TestBrowserLiveAdmin(t *testing.T) {
 	t.Parallel()
 	s, ctx, do := adminSession(t)
 	overview := s.url + "/admin/projects/shop/"
-	do(chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.CSS(`[data-testid=live-controls]`)))
+	do(chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.CSS(`[data-testid=live-controls]:not([hidden])`)))
 	if got := textOf(t, ctx, `[data-testid=live-rate]`); got == "" {
 		t.Fatal("no refresh rate to choose")
 	}
-	do(setRate("2"), chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.CSS(`[data-testid=live-controls]`)))
+	do(setRate("2"), chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.CSS(`[data-testid=live-controls]:not([hidden])`)))
 	if got := evaluate[string](t, ctx, `document.querySelector("[data-live-rate]").value`); got != "2" {
 		t.Fatalf("the rate chosen was not remembered: %q", got)
 	}
@@ -212,4 +212,37 @@ func TestBrowserJobs(t *testing.T) {
 			t.Errorf("the audit log has no %q:\n%s", want, log)
 		}
 	}
+}
+
+// The controls of a page that refreshes itself are shown by its script:
+// they keep their place until then, so showing them moves nothing of the
+// page below (what Lighthouse counts as a layout shift), and without the
+// script they are not seen.
+func TestBrowserLiveControlsMoveNothing(t *testing.T) {
+	t.Parallel()
+	s, ctx, do := adminSession(t)
+	overview := s.url + "/admin/projects/shop/"
+	scripts := func(off bool) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: off})
+			return err
+		})
+	}
+	const below = `document.getElementById("monitor-h").getBoundingClientRect().top`
+	for _, width := range []int64{390, 412, 1366} {
+		do(chromedp.EmulateViewport(width, 900), scripts(false), chromedp.Navigate(overview),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid=live-controls]:not([hidden])`)))
+		shown := evaluate[float64](t, ctx, below)
+		do(scripts(true), chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.CSS(`#monitor-h`)))
+		if evaluate[bool](t, ctx, `(() => {
+			const cs = getComputedStyle(document.querySelector("[data-live-controls]"));
+			return cs.display !== "none" && cs.visibility !== "hidden";
+		})()`) {
+			t.Errorf("%d px: without the script, the controls are seen", width)
+		}
+		if before := evaluate[float64](t, ctx, below); before != shown {
+			t.Errorf("%d px: showing the controls moves the page below from %v to %v px", width, before, shown)
+		}
+	}
+	do(scripts(false))
 }

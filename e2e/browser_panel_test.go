@@ -147,7 +147,7 @@ func TestBrowserEveryFormAsks(t *testing.T) {
 	}
 
 	// The project's pause and the page's: told apart by their look.
-	do(chromedp.WaitVisible(chromedp.CSS(`[data-testid=live-pause]`)))
+	do(chromedp.WaitVisible(chromedp.CSS(`[data-live-controls]:not([hidden]) [data-testid=live-pause]`)))
 	look := `(s => { const c = getComputedStyle(document.querySelector(s)); return [c.backgroundColor, c.fontWeight, c.borderStyle].join(" "); })`
 	project, page := evaluate[string](t, ctx, look+`("[data-testid=pause]")`), evaluate[string](t, ctx, look+`("[data-testid=live-pause]")`)
 	if project == page {

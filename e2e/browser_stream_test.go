@@ -160,3 +160,88 @@ func boardOf(t *testing.T, url string) string {
 	}
 	return strings.Join(append(lines, newest), "\n")
 }
+
+// An update writes on the board only what changed: a row whose numbers
+// stand is left as it is (a write of the same text still lays the page
+// out again, on every update, for every row of the board), while the row
+// of the downloader who completed an item follows.
+func TestBrowserBoardWritesOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	browser := chromium(t)
+	dir := dataDir(t)
+	s := serve(t, dir)
+	cli(t, "", "project", "create", "calm", "--data-dir", dir)
+	cli(t, "item:1\nitem:2\nitem:3\nitem:4\nitem:5\nitem:6\n", "items", "add", "calm", "--data-dir", dir)
+	complete := func(nick string, bytes int) {
+		t.Helper()
+		status, body := postQuietly(s.url+"/calm/request", `{"downloader":"`+nick+`"}`)
+		var claim struct {
+			Item string `json:"item_name"`
+		}
+		if status != 200 || json.Unmarshal([]byte(body), &claim) != nil || claim.Item == "" {
+			t.Fatalf("request: %d %s", status, body)
+		}
+		if status, body := postQuietly(s.url+"/calm/done", fmt.Sprintf(`{"downloader":%q,"item":%q,"bytes":{"data":%d}}`, nick, claim.Item, bytes)); status != 200 {
+			t.Fatalf("done: %d %s", status, body)
+		}
+	}
+	complete("alice", 3_000_000)
+	complete("bob", 2_000_000)
+	complete("carol", 1_000_000)
+	// The rollup has folded them all: the page comes with their lines.
+	dbtest.EventuallyWithin(t, 30*time.Second, func() bool {
+		resp, err := http.Get(s.url + "/calm/downloader/carol")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}, "carol's page")
+
+	ctx := newBrowser(t, browser)
+	updates := func() int {
+		return evaluate[int](t, ctx, `Number(document.querySelector(".board").dataset.updates || 0)`)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.url+"/calm/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=leader]`))); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.EventuallyWithin(t, 30*time.Second, func() bool { return updates() >= 2 }, "two live updates")
+	// From now on, every change to the rows is noted: the row's nick and
+	// the column.
+	evaluate[bool](t, ctx, `(() => {
+		window.rowWrites = [];
+		new MutationObserver((ms) => {
+			for (const m of ms) {
+				const node = m.target.nodeType === Node.TEXT_NODE ? m.target.parentElement : m.target;
+				const td = node.closest("td"), tr = node.closest("tr");
+				if (td && tr) window.rowWrites.push(tr.dataset.nick + " " + td.cellIndex);
+			}
+		}).observe(document.querySelector("tbody[data-live-leaders]"), { subtree: true, childList: true, characterData: true, attributes: true });
+		return true;
+	})()`)
+	before := updates()
+	complete("alice", 500_000)
+	dbtest.EventuallyWithin(t, 30*time.Second, func() bool {
+		return evaluate[string](t, ctx, `document.querySelector("tr[data-nick=alice]").cells[2].textContent`) == "2"
+	}, "alice's second item on the page")
+	dbtest.EventuallyWithin(t, 30*time.Second, func() bool { return updates() >= before+3 }, "three more live updates")
+
+	writes := evaluate[[]string](t, ctx, `window.rowWrites`)
+	wrote := map[string]bool{}
+	for _, w := range writes {
+		wrote[w] = true
+	}
+	// Alice's items and bytes were written; bob's and carol's rank,
+	// items, bytes and version never were (their share of the bytes, and
+	// how long ago they were last seen, do change).
+	if !wrote["alice 2"] || !wrote["alice 3"] {
+		t.Fatalf("alice's row was not updated: %q", writes)
+	}
+	for _, nick := range []string{"bob", "carol"} {
+		for _, col := range []int{0, 1, 2, 3, 6} {
+			if w := fmt.Sprintf("%s %d", nick, col); wrote[w] {
+				t.Errorf("an update wrote %s's column %d, which did not change", nick, col)
+			}
+		}
+	}
+}

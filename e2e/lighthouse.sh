@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Lighthouse scores of the pages people read most: home, a leaderboard,
-# /warriors/ and an admin project page, on a phone (Lighthouse's default)
-# and a desktop. Starts the tracker on a fresh embedded cluster with a
-# project that has work done, signs an admin in for the admin page, and
+# /warriors/ and two admin pages (a project's overview and its queues), on
+# a phone (Lighthouse's default) and a desktop. Starts the tracker on a fresh embedded cluster with a
+# project that has work done, signs an admin in for the admin pages, and
 # prints one line per page and form factor: performance, accessibility,
 # best practices, SEO. Reports land in $OUT (default /tmp/tracker-lighthouse).
 #
@@ -46,7 +46,7 @@ for nick in alice bob carol dave erin; do
 	done
 done
 
-# An admin's session cookie, for the admin page.
+# An admin's session cookie, for the admin pages.
 cookie=$(curl -fsS -o /dev/null -D - -X POST "$BASE/admin/login" -H "Origin: $BASE" \
 	--data-urlencode username=keeper --data-urlencode 'password=lighthouse keeper' |
 	sed -n 's/^[Ss]et-[Cc]ookie: \([^;]*\).*/\1/p' | head -1)
@@ -76,4 +76,5 @@ for form in mobile desktop; do
 	run leaderboard "$BASE/demo/" $form
 	run warriors "$BASE/warriors/" $form
 	run admin-project "$BASE/admin/projects/demo/" $form --extra-headers="{\"Cookie\":\"$cookie\"}"
+	run admin-queues "$BASE/admin/projects/demo/queues" $form --extra-headers="{\"Cookie\":\"$cookie\"}"
 done

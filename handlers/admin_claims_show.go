@@ -88,7 +88,11 @@ func (h *Handler) renderClaims(w http.ResponseWriter, r *http.Request, p project
 	if err != nil {
 		return err
 	}
-	if v.Expiries, err = h.expiriesByClaimsHeld(ctx, p, expiries); err != nil {
+	queues := make([]string, len(page.Queues))
+	for i, q := range page.Queues {
+		queues[i] = q.Name
+	}
+	if v.Expiries, err = h.expiriesByClaimsHeld(ctx, p, expiries, queues, page.Claims <= claimsCountedAlways); err != nil {
 		return err
 	}
 	if live(r) {
@@ -124,8 +128,10 @@ func ageBars(buckets []items.AgeBucket) []views.AdminAgeBar {
 
 // expiriesByClaimsHeld are the downloaders whose claims ran out, with the
 // claims each holds now, those holding the most first: the ones to look at
-// (or release) before those whose claims ran out but hold none.
-func (h *Handler) expiriesByClaimsHeld(ctx context.Context, p projects.Project, expiries []stats.Expiries) ([]views.AdminExpiries, error) {
+// (or release) before those whose claims ran out but hold none. Each names
+// the item whose claim ran out last, for its timeline: found in queues,
+// done, or, with inClaims, out again.
+func (h *Handler) expiriesByClaimsHeld(ctx context.Context, p projects.Project, expiries []stats.Expiries, queues []string, inClaims bool) ([]views.AdminExpiries, error) {
 	if len(expiries) == 0 {
 		return nil, nil
 	}
@@ -137,9 +143,16 @@ func (h *Handler) expiriesByClaimsHeld(ctx context.Context, p projects.Project, 
 	if err != nil {
 		return nil, err
 	}
+	last, err := h.adm.items.LastExpired(ctx, p, nicks, queues, time.Now().Add(-stats.ExpiriesWindow), inClaims)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]views.AdminExpiries, len(expiries))
 	for i, e := range expiries {
 		out[i] = views.AdminExpiries{Downloader: e.Nick, Expired: e.Expired, Completed: e.Completed, Holds: held[e.Nick]}
+		if name, ok := last[e.Nick]; ok {
+			out[i].LastItem, out[i].LastItemURL = name, itemPageURL(p, name)
+		}
 	}
 	slices.SortStableFunc(out, func(a, b views.AdminExpiries) int {
 		return cmp.Or(cmp.Compare(b.Holds, a.Holds), cmp.Compare(b.Expired, a.Expired))

@@ -24,7 +24,8 @@ func (h *Handler) adminHome(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		v.Projects = append(v.Projects, views.AdminProjectRow{Slug: p.Slug, Title: p.Title, Paused: p.Config.Paused,
+		v.Projects = append(v.Projects, views.AdminProjectRow{Slug: p.Slug, Title: p.Title,
+			Finished: p.Config.Finished, Paused: p.Config.Paused, Hidden: p.Config.Hidden,
 			Queued: s.Queued(), Claims: s.Claims, Done: s.Done, Errors: s.Errors()})
 	}
 	js, err := jobs.List(ctx, h.adm.pool)

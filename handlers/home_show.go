@@ -110,7 +110,7 @@ func projectInfo(p projects.Project) views.ProjectInfo {
 	info := views.ProjectInfo{
 		Slug: p.Slug, Title: p.Title, Description: p.Config.Description, Logo: p.Config.Logo,
 		Repository: p.Config.Repository, MinVersion: p.Config.MinVersion, Paused: p.Config.Paused,
-		Finished: p.Config.Finished,
+		Finished: p.Config.Finished, Hidden: p.Config.Hidden,
 	}
 	if d, ok := p.Config.DeadlineTime(); ok {
 		info.Deadline = &d

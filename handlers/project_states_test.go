@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"tracker/users"
 )
 
@@ -170,5 +172,52 @@ func TestAutoProjectNotListedWarned(t *testing.T) {
 	f.set(t, "finished=true")
 	if a := c.get(t, "/admin/settings"); !strings.Contains(a.body, `data-testid="auto-project-warning"`) {
 		t.Fatalf("no warning for a finished auto project: %d", a.status)
+	}
+}
+
+// The admin panel tells a project's state as the public pages do: the
+// project's pages (their header) and the list of projects say finished,
+// paused or running, and hidden when it is.
+func TestAdminProjectStates(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		set    []string
+		state  string
+		hidden bool
+	}{
+		{"running", nil, "running", false},
+		{"paused", []string{"paused=true"}, "paused", false},
+		{"finished", []string{"finished=true"}, "finished", false},
+		{"finished while paused", []string{"paused=true", "finished=true"}, "finished", false},
+		{"hidden", []string{"hidden=true"}, "running", true},
+		{"hidden and paused", []string{"hidden=true", "paused=true"}, "paused", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := setup(t, "a:1")
+			c := f.admin(t)
+			if tc.set != nil {
+				f.set(t, tc.set...)
+			}
+			for _, page := range []struct{ path, scope string }{
+				{"/admin/projects/test/", "h1"},
+				{"/admin/projects/test/queues", "h1"},
+				{"/admin/", `[data-testid="admin-project-state"]`},
+			} {
+				a := c.get(t, page.path)
+				doc, err := goquery.NewDocumentFromReader(strings.NewReader(a.body))
+				if err != nil || a.status != 200 {
+					t.Fatalf("%s: %d %v", page.path, a.status, err)
+				}
+				scope := doc.Find(page.scope)
+				if got := strings.TrimSpace(scope.Find(`[data-testid="state"]`).Text()); got != tc.state {
+					t.Errorf("%s: state %q, want %q", page.path, got, tc.state)
+				}
+				if got := scope.Find(`[data-testid="state-hidden"]`).Length() == 1; got != tc.hidden {
+					t.Errorf("%s: hidden shown %v, want %v", page.path, got, tc.hidden)
+				}
+			}
+		})
 	}
 }

@@ -105,3 +105,22 @@ func (e *Engine) ClaimsOf(ctx context.Context, p projects.Project, downloaders [
 	}
 	return out, nil
 }
+
+// LastExpired names, for each of downloaders, the item whose claim ran out
+// last since since, so its timeline can be shown: found back in one of
+// queues or done, and, with inClaims (which reads every claim), out again.
+// A downloader left out has none of those.
+func (e *Engine) LastExpired(ctx context.Context, p projects.Project, downloaders, queues []string, since time.Time, inClaims bool) (map[string]string, error) {
+	rows, err := e.q.ClaimExpiriesLastItems(ctx, db.ClaimExpiriesLastItemsParams{ProjectID: p.ID, Queues: queues,
+		InClaims: inClaims, Downloaders: downloaders, Since: since})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		if r.Name != "" {
+			out[r.Downloader] = r.Name
+		}
+	}
+	return out, nil
+}

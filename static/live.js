@@ -56,6 +56,19 @@
     const ms = Date.now() - new Date(iso).getTime();
     return ms < 1000 ? "just now" : `${duration(ms / 1000)} ago`;
   };
+  // setText writes a text only when it changed: a write of the same
+  // text still replaces the node and lays the page out again, which every
+  // update would pay for every number on the board.
+  const setText = (el, value) => {
+    if (el.textContent !== value) el.textContent = value;
+  };
+  // setChildren replaces an element's children only when they differ from
+  // nodes, so an update that changed nothing there costs no layout.
+  const setChildren = (el, nodes) => {
+    const old = el.childNodes;
+    if (old.length === nodes.length && nodes.every((n, i) => n.isEqualNode(old[i]))) return;
+    el.replaceChildren(...nodes);
+  };
   const text = (tag, value, cls) => {
     const el = document.createElement(tag);
     el.textContent = value;
@@ -90,19 +103,21 @@
   // them: cells 2 to 6 (rank and nick stay while the order does).
   function fillLeader(tr, l) {
     const cells = tr.cells;
-    tr.dataset.bytes = String(l.bytes);
-    cells[0].lastChild.textContent = String(l.rank);
-    cells[2].textContent = int(l.items);
-    cells[3].textContent = bytes(l.bytes);
-    cells[4].textContent = formats.pct(l.share);
-    cells[5].replaceChildren();
+    if (tr.dataset.bytes !== String(l.bytes)) tr.dataset.bytes = String(l.bytes);
+    setText(cells[0].lastChild, String(l.rank));
+    setText(cells[2], int(l.items));
+    setText(cells[3], bytes(l.bytes));
+    setText(cells[4], formats.pct(l.share));
+    const seen = [];
     if (l.last_seen && !l.last_seen.startsWith("0001")) {
       const time = text("time", ago(l.last_seen));
       time.dateTime = l.last_seen;
-      cells[5].append(time);
+      seen.push(time);
     }
-    cells[6].replaceChildren(l.version || "");
-    if (l.outdated) cells[6].append(" ", text("span", "outdated", "badge warn"));
+    setChildren(cells[5], seen);
+    const version = [document.createTextNode(l.version || "")];
+    if (l.outdated) version.push(document.createTextNode(" "), text("span", "outdated", "badge warn"));
+    setChildren(cells[6], version);
   }
 
   function newLeader(l) {
@@ -153,29 +168,29 @@
     for (const el of root.querySelectorAll("[data-live]")) {
       const v = lookup(board, el.dataset.live);
       const f = formats[el.dataset.format] || String;
-      el.textContent = v == null ? "—" : f(v);
+      setText(el, v == null ? "—" : f(v));
     }
     const t = board.totals;
     const pct = t.total > 0 ? (t.done * 100) / t.total : 0;
     for (const bar of root.querySelectorAll("[data-live-progress]")) {
-      bar.style.width = `${pct.toFixed(1)}%`;
-      bar.parentElement.setAttribute("aria-valuenow", pct.toFixed(1));
+      if (bar.style.width !== `${pct.toFixed(1)}%`) bar.style.width = `${pct.toFixed(1)}%`;
+      if (bar.parentElement.getAttribute("aria-valuenow") !== pct.toFixed(1)) bar.parentElement.setAttribute("aria-valuenow", pct.toFixed(1));
     }
     // "Just done": the first entries in the list, the rest behind "Show more".
     const feed = root.querySelector("[data-live-feed]");
     if (feed) {
       const shown = Number(feed.dataset.shown) || 15;
       const entries = (board.feed || []).map(feedEntry);
-      feed.replaceChildren(...entries.slice(0, shown));
+      setChildren(feed, entries.slice(0, shown));
       const more = root.querySelector("[data-live-feed-more]");
       if (more) {
-        more.replaceChildren(...entries.slice(shown));
+        setChildren(more, entries.slice(shown));
         const details = more.closest("details");
-        details.hidden = entries.length <= shown;
-        details.querySelector("[data-live-feed-count]").textContent = int(Math.max(entries.length - shown, 0));
+        if (details.hidden !== (entries.length <= shown)) details.hidden = entries.length <= shown;
+        setText(details.querySelector("[data-live-feed-count]"), int(Math.max(entries.length - shown, 0)));
       }
       const empty = feed.parentElement.querySelector(".empty");
-      if (empty) empty.hidden = entries.length > 0;
+      if (empty && empty.hidden !== entries.length > 0) empty.hidden = entries.length > 0;
     }
     const leaders = root.querySelector("[data-live-leaders]");
     if (leaders) renderLeaders(leaders, board.leaders || []);
@@ -349,7 +364,7 @@
       freshness.textContent = `Stale: no update for ${duration(age / 1000)} — reconnecting…`;
     } else {
       freshness.classList.remove("stale");
-      freshness.textContent = age < 1000 ? "Updated just now." : `Updated ${duration(age / 1000)} ago.`;
+      setText(freshness, age < 1000 ? "Updated just now." : `Updated ${duration(age / 1000)} ago.`);
     }
     if (brokenSince && Date.now() - brokenSince > pollAfter && !pollTimer) startPolling();
   }

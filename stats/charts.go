@@ -321,12 +321,15 @@ func (h *Hub) Downloader(ctx context.Context, p projects.Project, nick string) (
 	return out, nil
 }
 
+// ExpiriesWindow is how far back TopExpiries counts claims that ran out.
+const ExpiriesWindow = 24 * time.Hour
+
 // TopExpiries are the downloaders whose claims ran out most often in the
-// last 24 hours, at most max, each with what they completed meanwhile: a
+// last ExpiriesWindow, at most max, each with what they completed meanwhile: a
 // warrior the site turned away claims and drops items.
 func (h *Hub) TopExpiries(ctx context.Context, p projects.Project, max int) ([]Expiries, error) {
 	rows, err := h.q.ClaimExpiriesTopSince(ctx, db.ClaimExpiriesTopSinceParams{ProjectID: p.ID,
-		Since: h.now().Add(-24 * time.Hour), Max: int32(max)})
+		Since: h.now().Add(-ExpiriesWindow), Max: int32(max)})
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

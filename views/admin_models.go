@@ -40,11 +40,12 @@ type AdminPage struct {
 // AdminProjectRow is a project on the admin dashboard.
 type AdminProjectRow struct {
 	Slug, Title string
-	Paused      bool
-	Queued      int64
-	Claims      int64
-	Done        int64
-	Errors      int64
+	// The project's state, as adminState shows it.
+	Finished, Paused, Hidden bool
+	Queued                   int64
+	Claims                   int64
+	Done                     int64
+	Errors                   int64
 }
 
 // AdminHomeView is the admin dashboard.
@@ -294,6 +295,9 @@ type AdminExpiries struct {
 	Expired, Completed int64
 	// Holds is how many claims the downloader holds now.
 	Holds int64
+	// LastItem is the item whose claim ran out last, and LastItemURL its
+	// timeline ("" when it is nowhere to be named).
+	LastItem, LastItemURL string
 }
 
 // AdminAgeBar is one bar of the claims' age histogram.

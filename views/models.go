@@ -82,6 +82,9 @@ type ProjectInfo struct {
 	Deadline    *time.Time
 	Paused      bool
 	Finished    bool
+	// Hidden projects are left out of the home page and the warriors'
+	// projects file; their board is still read.
+	Hidden bool
 }
 
 // Lookup is the answer to the item search box.

@@ -69,3 +69,21 @@ SELECT date_trunc('hour', expired_at)::timestamptz AS at, count(*) AS expired FR
 WHERE project_id = @project_id AND expired_at >= @since
 GROUP BY 1
 ORDER BY 1;
+
+-- name: ClaimExpiriesLastItems :many
+-- The item whose claim ran out last since @since (of those that ran out
+-- at once, the newest item) for each downloader of @downloaders, named
+-- where it is now: back in one of the queues @queues, done, or (with
+-- @in_claims: the claims are read whole, no index has their ids) out
+-- again; "" when none has it.
+SELECT e.downloader, coalesce(
+    (SELECT t.name FROM todo t
+     WHERE t.project_id = @project_id AND t.queue = ANY(@queues::text[]) AND t.type = '' AND t.id = e.id LIMIT 1),
+    (SELECT d.name FROM done d WHERE d.project_id = @project_id AND d.id = e.id LIMIT 1),
+    CASE WHEN @in_claims::boolean THEN
+        (SELECT c.name FROM claims c WHERE c.project_id = @project_id AND c.id = e.id LIMIT 1)
+    END,
+    '')::text AS name
+FROM (SELECT DISTINCT ON (x.downloader) x.downloader, x.id FROM claim_expiries x
+      WHERE x.project_id = @project_id AND x.downloader = ANY(@downloaders::text[]) AND x.expired_at >= @since
+      ORDER BY x.downloader, x.expired_at DESC, x.id DESC) e;
