@@ -133,29 +133,42 @@ func TestBrowserChartsAndPhone(t *testing.T) {
 		t.Errorf("%d lines, want the first 10 downloaders'", n)
 	}
 
-	// A click on a row hides its line, another shows it again.
+	// A click on a row hides its line, another shows it again. Each
+	// reads the charts again (the y axis fits the lines shown): the next
+	// step waits until they are in, as a person sees the chart redrawn.
 	lineOff := func(nick string) bool {
 		t.Helper()
 		return evaluate[bool](t, ctx, `document.querySelector('path[data-line="`+nick+`"]').classList.contains("off")`)
 	}
+	redrawn := func() {
+		t.Helper()
+		dbtest.EventuallyWithin(t, 30*time.Second, func() bool {
+			return evaluate[bool](t, ctx, `document.querySelector("[data-charts-url]").getAttribute("aria-busy") !== "true"`)
+		}, "the charts read again")
+	}
 	do(chromedp.Click(chromedp.CSS(`tr[data-nick="nick03"] td:nth-child(3)`)))
+	redrawn()
 	if !lineOff("nick03") || evaluate[string](t, ctx, `document.querySelector('tr[data-nick="nick03"] button.line-toggle').getAttribute("aria-pressed")`) != "false" {
 		t.Error("a click on nick03's row left its line")
 	}
 	do(chromedp.Click(chromedp.CSS(`tr[data-nick="nick03"] td:nth-child(4)`)))
+	redrawn()
 	if lineOff("nick03") {
 		t.Error("a second click on nick03's row did not bring its line back")
 	}
 	// From the keyboard: the row's swatch button, and the legend's.
 	do(chromedp.Focus(chromedp.CSS(`tr[data-nick="nick04"] button.line-toggle`)), press("\r"))
+	redrawn()
 	if !lineOff("nick04") {
 		t.Error("Enter on nick04's swatch left its line")
 	}
 	do(chromedp.Focus(chromedp.CSS(`li[data-line-nick="nick05"] button`)), press(" "))
+	redrawn()
 	if !lineOff("nick05") || evaluate[string](t, ctx, `document.querySelector('li[data-line-nick="nick05"] button').getAttribute("aria-pressed")`) != "false" {
 		t.Error("Space on nick05's legend entry left its line")
 	}
 	do(chromedp.Click(chromedp.CSS(`li[data-line-nick="nick05"] button`)))
+	redrawn()
 	if lineOff("nick05") {
 		t.Error("a click on nick05's legend entry did not bring its line back")
 	}

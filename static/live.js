@@ -232,9 +232,16 @@
     chartTimer = setTimeout(refreshCharts, wait);
   }
 
+  // The charts say they are being read again (aria-busy) from the moment
+  // a reading starts until its charts are in.
+  const chartsIdle = () => {
+    if (!chartFetching && !heldCharts) chartsBox.removeAttribute("aria-busy");
+  };
+
   async function refreshCharts() {
     chartTimer = null;
     chartFetching = true;
+    chartsBox.setAttribute("aria-busy", "true");
     lastChartFetch = Date.now();
     try {
       // The hidden lines are left out of the y axis by the server.
@@ -252,10 +259,32 @@
       refreshCharts();
       return;
     }
+    chartsIdle();
     scheduleCharts();
   }
 
+  // A chart read while a key is down waits for the key to come up: a
+  // button takes Space on its release, and a legend swapped away between
+  // the press and the release would lose the press.
+  let keyDown = false;
+  let heldCharts = null;
+  document.addEventListener("keydown", () => { keyDown = true; });
+  const keyUp = () => {
+    keyDown = false;
+    if (!heldCharts) return;
+    const fresh = heldCharts;
+    heldCharts = null;
+    setTimeout(() => swapCharts(fresh)); // after the release's own click
+  };
+  document.addEventListener("keyup", keyUp);
+  window.addEventListener("blur", keyUp); // a release the page never sees
+
   function swapCharts(fresh) {
+    if (keyDown) {
+      heldCharts = fresh;
+      return;
+    }
+    queueMicrotask(() => chartsIdle()); // once its caller is done with it
     const old = chartsBox.querySelector(".charts");
     const focused = old && old.contains(document.activeElement) ? document.activeElement.dataset.toggleLine : undefined;
     const node = document.importNode(fresh, true);
