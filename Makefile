@@ -55,7 +55,8 @@ test: postgres check $(NFPM) $(PEBBLE) $(PEBBLE_DNS)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseWarriorPath$$' -fuzztime $(or $(FUZZTIME),$(FUZZ_WARRIOR_PATH)) ./handlers
 	$(GO) test -run '^$$' -fuzz '^FuzzRoutes$$' -fuzztime $(or $(FUZZTIME),$(FUZZ_ROUTES)) ./handlers
 
-## test-citus: the item engine's tests, every HTTP route's (the warrior
+## test-citus: the drivers' conformance suite (Citus's driver on Citus),
+## the item engine's tests, every HTTP route's (the warrior
 ## protocol, the board, the admin panel), the archive's, the CLI's, the
 ## domain packages', every background job run once, and `tracker serve`
 ## laying a database out itself, against a local Citus
@@ -74,6 +75,7 @@ test-citus: postgres
 		echo "Citus is not installed: skipping the Citus tests"; exit 0; \
 	fi; \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./db -run 'TestCitus' && \
+	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m ./db/drivers && \
 	TRACKER_TEST_CITUS=1 TRACKER_MODEL_CHECKS=$(CITUS_MODEL_CHECKS) $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./items && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) ./handlers && \
 	TRACKER_TEST_CITUS=1 $(GO) test -count=1 -timeout 20m -parallel $(CITUS_PARALLEL) $(CITUS_PACKAGES) && \

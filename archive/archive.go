@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/db/drivers"
 	"tracker/naming"
 	"tracker/projects"
 )
@@ -64,20 +65,22 @@ type Result struct {
 // stopped midway, a pass leaves whole days archived and the rest as they
 // were (a file written for a day not yet recorded is written again).
 //
-// On Citus a day's partition holds every project's completions of the day
-// (see db.CitusLayout): the project's are deleted from it rather than the
-// partition dropped, and the days it holds none of are passed over;
-// DropEmptyDays drops the days nobody's completions are left in.
+// Where done's partitions are days every project shares (db.Driver's
+// DoneByDay: Citus, see db.CitusLayout), the project's completions are
+// deleted from a day rather than the partition dropped, and the days it
+// holds none of are passed over; DropEmptyDays drops the days nobody's
+// completions are left in.
 func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Time) (Result, error) {
 	var res Result
 	if p.Config.ArchiveAfter <= 0 {
 		return res, nil
 	}
 	cutoff := now.Add(-time.Duration(p.Config.ArchiveAfter) * time.Second)
-	shared, err := a.q.Citus(ctx)
+	d, err := drivers.Of(ctx, a.q.DB())
 	if err != nil {
 		return res, err
 	}
+	shared := d.DoneByDay()
 	var parts []string
 	if shared {
 		parts, err = a.q.DoneDayPartitions(ctx)

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/db/drivers"
 	"tracker/projects"
 	"tracker/users"
 )
@@ -131,12 +132,12 @@ func (l *ledger) counter(name string) int64 { return l.counters[name] }
 // read reads the project's ledger.
 func read(ctx context.Context, q *db.Queries, p projects.Project, r *Report) (*ledger, error) {
 	l := &ledger{p: p, r: r, counters: map[string]int64{}}
-	elsewhere := q.BooksSeenElsewhereCount
-	if on, err := q.Citus(ctx); err != nil {
+	d, err := drivers.Of(ctx, q.DB())
+	if err != nil {
 		return nil, err
-	} else if on {
-		// seen is spread over the workers by hash.
-		elsewhere = q.BooksSeenElsewhereCountDistributed
+	}
+	elsewhere := func(ctx context.Context, project int32) (int64, error) {
+		return d.BooksSeenElsewhereCount(ctx, q, project)
 	}
 	count := func(dst *int64, f func(context.Context, int32) (int64, error)) func() error {
 		return func() (err error) {
@@ -388,13 +389,11 @@ var trackerRules = func() []rule[trackerLedger] {
 func tracker(ctx context.Context, q *db.Queries) (Report, error) {
 	var r Report
 	l := &trackerLedger{orphans: map[string]int64{}}
-	orphans := q.BooksOrphans
-	if on, err := q.Citus(ctx); err != nil {
+	d, err := drivers.Of(ctx, q.DB())
+	if err != nil {
 		return r, err
-	} else if on {
-		orphans = q.BooksOrphansDistributed
 	}
-	rows, err := orphans(ctx)
+	rows, err := d.BooksOrphans(ctx, q)
 	if err != nil {
 		return r, fmt.Errorf("rows of no project: %w", err)
 	}

@@ -77,9 +77,6 @@ func Citus(ctx context.Context, q DBTX) (bool, error) {
 	return workers > 0, err
 }
 
-// Citus reports whether q runs on a Citus coordinator with workers.
-func (q *Queries) Citus(ctx context.Context) (bool, error) { return Citus(ctx, q.db) }
-
 // CitusLayout lays the schema out over a Citus cluster (see above) when
 // the database is one, and reports whether it changed anything. It is run
 // after the migrations, every time: each step is taken only when it was

@@ -468,7 +468,7 @@ WITH expired AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FILTER (WHERE queued.queue <> 'error') AS requeued,
        count(*) FILTER (WHERE queued.queue = 'error') AS failed
@@ -586,7 +586,7 @@ type ClaimsNamesHeldParams struct {
 }
 
 // Which of the names are out. On Citus a completion looks up the ids of
-// the others in seen before it runs (see db.DoneRecordBatchDistributed).
+// the others in seen before it runs (see db/citus's DoneRecordBatch).
 func (q *Queries) ClaimsNamesHeld(ctx context.Context, arg ClaimsNamesHeldParams) ([]string, error) {
 	rows, err := q.db.Query(ctx, claimsNamesHeld, arg.Names, arg.ProjectID)
 	if err != nil {
@@ -776,8 +776,8 @@ WITH expired AS (
                                                  WHERE ip.project_id = $1 AND ip.id = i.id), 0)
                                   ELSE 0 END::bigint AS bytes
                       FROM expired i
-                      OFFSET 0) b -- not pulled up: one probe per claim
-                OFFSET 0) p) r
+                      OFFSET 0 /* fence */) b
+                OFFSET 0 /* fence */) p) r
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
     SELECT sized.project_id, sized.id, sized.downloader, sized.ip, sized.claimed_at FROM sized WHERE sized.fits
@@ -947,7 +947,7 @@ WITH named AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT released.name, false AS refused FROM released
 UNION ALL
@@ -1071,7 +1071,7 @@ WITH released AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM queued
 `
@@ -1115,9 +1115,7 @@ WITH slots AS (
          WITH ORDINALITY AS s (nick, version, ip, request, carried, slot)
     WHERE s.nick IS NOT NULL
 ), head AS (
-    -- Each row's physical address, read through a subquery: sqlc knows no
-    -- system column outside one.
-    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
+    SELECT (ARRAY(SELECT t.ctid))[1] /* tid */ AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
     WHERE t.project_id = $6 AND t.queue = $7::text AND t.type = $8::text AND t.id > $9
     ORDER BY t.id
     LIMIT $10
@@ -1144,7 +1142,7 @@ WITH slots AS (
                                                  WHERE ip.project_id = $6 AND ip.id = i.id), 0)
                                   ELSE 0 END::bigint AS bytes
                       FROM head i) b
-                OFFSET 0) p
+                OFFSET 0 /* fence */) p
           JOIN slots s ON s.slot = p.slot) r
 ), taken AS (
     -- The rows locked are deleted by their physical address: no second
@@ -1173,9 +1171,8 @@ WITH slots AS (
     SELECT $6, $7::text, $8::text, n.site, n.id, n.name, n.claim_count, n.last_downloader, n.last_ip
     FROM taken_for n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
-      -- After the delete of the rows taken, whose keys these are: a part
-      -- nothing reads runs only once the statement has done the rest.
-      AND (SELECT count(*) FROM taken) >= 0
+      -- After the delete of the rows taken, whose keys these are.
+      AND (SELECT count(*) FROM taken) >= 0 /* after */
     RETURNING todo.id
 ), counter_deltas AS (
     -- The items of a queue walk have no site (their type is not ':site'):

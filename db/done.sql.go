@@ -197,7 +197,7 @@ const doneCountItems = `-- name: DoneCountItems :one
 SELECT count(DISTINCT d.id) FROM unnest($1::bigint[]) i (id), LATERAL (
     SELECT x.id FROM done x
     WHERE x.project_id = $2 AND x.id = i.id AND x.name = ANY($3::text[])
-    OFFSET 0) d
+    OFFSET 0 /* fence */) d
 `
 
 type DoneCountItemsParams struct {
@@ -391,23 +391,21 @@ WITH requests AS (
 ), unclaimed_ids AS (
     -- Their ids: seen keeps an item under its key, and under its own hash
     -- as well when the key is another (backfeed keys). Each hash is a
-    -- probe of its key: OFFSET 0 keeps the probes from being planned as a
-    -- read of all the project's keys, as they were before statistics.
+    -- probe of its key (a fence).
     SELECT seen.id FROM seen
     WHERE seen.project_id = $2 AND seen.hash = ANY(ARRAY(SELECT unclaimed.hash FROM unclaimed))
     UNION
     SELECT k.id FROM unclaimed, LATERAL (
         SELECT seen.id FROM seen
         WHERE seen.project_id = $2 AND seen.item = unclaimed.hash AND seen.item IS NOT NULL
-        OFFSET 0) k
+        OFFSET 0 /* fence */) k
 ), unscheduled AS (
     -- Of those, the items not waiting for their next visit: such an item
     -- of a recurring project is in no queue (see RevisitsDue), and a done
     -- repeated for items it scheduled, the usual unclaimed names there,
-    -- looks in no queue at all. One probe of its visit each (OFFSET 0:
-    -- never a read of every visit).
+    -- looks in no queue at all. One probe of its visit each (a fence).
     SELECT DISTINCT u.id FROM unclaimed_ids u
-    WHERE NOT ($4::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $2 AND r.id = u.id OFFSET 0))
+    WHERE NOT ($4::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $2 AND r.id = u.id OFFSET 0 /* fence */))
 ), probed AS (
     -- The stretches an unclaimed item is looked for in: those of its
     -- queues holding items, and none read unless some unclaimed item is
@@ -429,7 +427,7 @@ WITH requests AS (
          LATERAL (
              SELECT todo.id, todo.name, todo.last_downloader, todo.last_ip, todo.site, todo.claim_count FROM todo
              WHERE todo.project_id = $2 AND todo.queue = s.queue AND todo.type = s.type AND todo.id = k.id
-             OFFSET 0
+             OFFSET 0 /* fence */
              FOR UPDATE SKIP LOCKED) w
 ), queued_by AS (
     -- The requests naming a queued item under the nick of its last
@@ -468,15 +466,14 @@ WITH requests AS (
     -- Locked by queued: probed again, then deleted by their physical
     -- address. The project is not named beside the addresses: with it the
     -- plan may read the project's key for an empty list, a probe of todo
-    -- in a batch that found every item claimed. (On Citus, which names
-    -- the project, the items are deleted by key: DoneRecordBatchDistributed.)
+    -- in a batch that found every item claimed.
     DELETE FROM todo
     WHERE todo.ctid = ANY(ARRAY(
         SELECT t.ctid FROM queued_for qf, probed s,
              LATERAL (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = $2 AND x.queue = s.queue AND x.type = s.type AND x.id = qf.id
-                 OFFSET 0) t))
+                 OFFSET 0 /* fence */) t))
     RETURNING 1
 ), completed AS (
     -- The items taken, as they were locked and read (claimed_for,
@@ -489,11 +486,11 @@ WITH requests AS (
     -- completion says now, and adds nothing to the round trips.
     SELECT cf.hash, cf.id, cf.name, cf.site, cf.claimed_at, cf.claim_count, ''::text AS queue, ''::text AS type, cf.req
     FROM claimed_for cf
-    WHERE (SELECT count(*) FROM taken_from_claims) >= 0
+    WHERE (SELECT count(*) FROM taken_from_claims) >= 0 /* after */
     UNION ALL
     SELECT qf.hash, qf.id, qf.name, qf.site, now(), qf.claim_count, qf.queue, qf.type, qf.req
     FROM queued_for qf
-    WHERE (SELECT count(*) FROM taken_from_queues) >= 0
+    WHERE (SELECT count(*) FROM taken_from_queues) >= 0 /* after */
 ), completions AS (
     -- Each item completed with what its request says, the item's result
     -- and outcome factor among it, and its share of the request's bytes.
@@ -562,7 +559,7 @@ WITH requests AS (
         at_limit = s.at_limit AND c.out = 0
     FROM site_counts c
     WHERE s.project_id = $2 AND s.id = c.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 ), tallied AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
     -- them in (see done_tallies). One row per request, with the first
@@ -782,7 +779,7 @@ WITH candidates AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT (SELECT count(*) FROM queued)::bigint AS queued, coalesce((SELECT max(id) FROM candidates), 0)::bigint AS last_id
 `
@@ -831,7 +828,7 @@ WITH candidates AS (
     FROM unnest($1::bigint[]) i (id), LATERAL (
         SELECT x.id, x.name, x.site, x.done_at FROM done x
         WHERE x.project_id = $2 AND x.id = i.id AND x.name = ANY($3::text[])
-        OFFSET 0) d
+        OFFSET 0 /* fence */) d
     ORDER BY d.id, d.done_at DESC
 ), queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name)
@@ -881,7 +878,7 @@ WITH candidates AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $2 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM queued
 `

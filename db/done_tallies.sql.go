@@ -11,7 +11,8 @@ import (
 )
 
 const doneTalliesFold = `-- name: DoneTalliesFold :one
-WITH mark AS MATERIALIZED (
+WITH
+mark AS MATERIALIZED (
     SELECT m.folded, m.next_seq, pg_snapshot_xmin(pg_current_snapshot()) >= m.next_xid AS settled
     FROM done_tallies_mark m
 ), picked AS MATERIALIZED (
@@ -153,6 +154,10 @@ type DoneTalliesFoldParams struct {
 // handed out before this statement began, read by the caller) once it is
 // settled, and to the last tally it took when it took @max; a fold of one
 // project leaves the watermark alone.
+//
+// On Citus the fold goes project by project (see stats.Store.Fold), each
+// on its project's worker: @project_id is never 0 there, and the
+// watermark is neither read nor written.
 func (q *Queries) DoneTalliesFold(ctx context.Context, arg DoneTalliesFoldParams) (int64, error) {
 	row := q.db.QueryRow(ctx, doneTalliesFold,
 		arg.ProjectID,

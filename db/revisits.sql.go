@@ -274,7 +274,7 @@ const revisitsCountItems = `-- name: RevisitsCountItems :one
 SELECT count(*) FROM unnest($1::bigint[]) i (id), LATERAL (
     SELECT 1 FROM revisits r
     WHERE r.project_id = $2 AND r.id = i.id AND r.name = ANY($3::text[])
-    OFFSET 0) r
+    OFFSET 0 /* fence */) r
 `
 
 type RevisitsCountItemsParams struct {
@@ -343,7 +343,7 @@ WITH due AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM due
 `
@@ -401,7 +401,7 @@ WITH due AS (
         SELECT r.ctid FROM unnest($2::bigint[]) i (id), LATERAL (
             SELECT x.ctid FROM revisits x
             WHERE x.project_id = $1 AND x.id = i.id AND x.name = ANY($3::text[])
-            OFFSET 0
+            OFFSET 0 /* fence */
             FOR UPDATE SKIP LOCKED) r
     ))
     RETURNING revisits.id, revisits.name, revisits.score, revisits.site,
@@ -446,7 +446,7 @@ WITH due AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM due
 `

@@ -110,7 +110,7 @@ UNION
 SELECT k.id FROM unnest($2::text[]) AS n (name), LATERAL (
     SELECT s.id FROM seen s
     WHERE s.project_id = $1 AND s.item = item_hash(n.name) AND s.item IS NOT NULL
-    OFFSET 0) k
+    OFFSET 0 /* fence */) k
 `
 
 type SeenIDsOfNamesParams struct {
@@ -122,8 +122,7 @@ type SeenIDsOfNamesParams struct {
 // item's own hash: a name may have been queued from several shards), for
 // an admin's action on a selection: each statement then finds its rows by
 // id, never by reading a queue for the names.
-// Each a probe of a key (OFFSET 0: never planned as a read of all the
-// project's keys, as DoneRecordBatch finds its items).
+// Each a probe of a key (a fence), as DoneRecordBatch finds its items.
 func (q *Queries) SeenIDsOfNames(ctx context.Context, arg SeenIDsOfNamesParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, seenIDsOfNames, arg.ProjectID, arg.Names)
 	if err != nil {

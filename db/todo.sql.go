@@ -212,7 +212,7 @@ WITH batch AS MATERIALIZED (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $9 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT (SELECT count(*) FROM queued) AS queued, (SELECT backfed_again.n FROM backfed_again) AS again
 `
@@ -530,7 +530,7 @@ WITH taken AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM taken
 `
@@ -567,7 +567,7 @@ FROM unnest($1::bigint[]) i (id), unnest(project_limited_types($2) || ARRAY['', 
          SELECT 1 FROM todo x
          WHERE x.project_id = $2 AND x.queue = $3::text AND x.type = ty.type AND x.id = i.id
            AND x.name = ANY($4::text[])
-         OFFSET 0) t
+         OFFSET 0 /* fence */) t
 `
 
 type TodoCountItemsParams struct {
@@ -674,7 +674,7 @@ WITH moved AS (
     DELETE FROM item_scores
     WHERE $2::text = 'retired' AND $6::text <> ''
       AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
-          SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = moved.id OFFSET 0) x))
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = moved.id OFFSET 0 /* fence */) x))
 ), dropped AS (
     SELECT moved.id FROM moved
     WHERE $6::text = ''
@@ -685,17 +685,16 @@ WITH moved AS (
                         AND t.id = moved.id AND t.queue <> $2::text)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $1)
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = moved.id)
-      -- OFFSET 0: a probe of each day for each, never a read of the
-      -- project's completions.
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = moved.id OFFSET 0)
+      -- A probe of each day for each (a fence).
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = moved.id OFFSET 0 /* fence */)
 ), unparamed AS (
     DELETE FROM item_params
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_params s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_params s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0 /* fence */) x))
 ), unscored AS (
     DELETE FROM item_scores
     WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0 /* fence */) x))
 ), counter_deltas AS (
     -- Nothing is queued when the items are dropped (@to_queue empty).
     SELECT 'queue:' || $2::text AS name, -(SELECT count(*) FROM moved) AS delta
@@ -732,7 +731,7 @@ WITH moved AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM moved
 `
@@ -779,7 +778,7 @@ WITH moved AS (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = $1 AND x.queue = $3::text AND x.type = ty.type AND x.id = i.id
                    AND x.name = ANY($4::text[])
-                 OFFSET 0
+                 OFFSET 0 /* fence */
                  FOR UPDATE SKIP LOCKED) t
     ))
     RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
@@ -799,7 +798,7 @@ WITH moved AS (
     DELETE FROM item_scores
     WHERE $3::text = 'retired' AND $5::text <> ''
       AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
-          SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = moved.id OFFSET 0) x))
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = moved.id OFFSET 0 /* fence */) x))
 ), dropped AS (
     SELECT moved.id FROM moved
     WHERE $5::text = ''
@@ -810,17 +809,16 @@ WITH moved AS (
                         AND t.id = moved.id AND t.queue <> $3::text)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = $1)
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = $1 AND r.id = moved.id)
-      -- OFFSET 0: a probe of each day for each, never a read of the
-      -- project's completions.
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = moved.id OFFSET 0)
+      -- A probe of each day for each (a fence).
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = $1 AND d.id = moved.id OFFSET 0 /* fence */)
 ), unparamed AS (
     DELETE FROM item_params
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_params s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_params s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0 /* fence */) x))
 ), unscored AS (
     DELETE FROM item_scores
     WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = $1 AND s.id = dropped.id OFFSET 0 /* fence */) x))
 ), counter_deltas AS (
     -- Nothing is queued when the items are dropped (@to_queue empty).
     SELECT 'queue:' || $3::text AS name, -(SELECT count(*) FROM moved) AS delta
@@ -857,7 +855,7 @@ WITH moved AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM moved
 `
@@ -874,8 +872,8 @@ type TodoMoveItemsParams struct {
 
 // TodoMove for the items an admin picked: those of @ids (found from their
 // names through seen) whose names are in @names, each a probe of todo's
-// key in queue @from_queue, stretch by stretch (OFFSET 0 keeps the probes
-// from being planned as a read of the queue), never a read of the queue.
+// key in queue @from_queue, stretch by stretch (a fence), never a read of
+// the queue.
 // The rest is TodoMove's: to @to_queue, or dropped when it is empty.
 func (q *Queries) TodoMoveItems(ctx context.Context, arg TodoMoveItemsParams) (int64, error) {
 	row := q.db.QueryRow(ctx, todoMoveItems,
@@ -1025,7 +1023,7 @@ WITH unsited AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = $1 AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM unsited
 `

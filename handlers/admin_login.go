@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tracker/audit"
+	"tracker/refusal"
 	"tracker/users"
 	"tracker/views"
 )
@@ -39,8 +40,8 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) error {
 		return render(w, r, http.StatusUnauthorized, views.SignInLayout("Sign in", views.AdminLogin(v)))
 	case errors.Is(err, users.ErrThrottled):
 		wait := time.Duration(users.LoginThrottleSeconds) * time.Second
-		if te, ok := errors.AsType[*users.ThrottledError](err); ok {
-			wait = te.Wait
+		if ref, ok := refusal.Of(err); ok && ref.RetryAfter > 0 {
+			wait = ref.RetryAfter
 		}
 		secs := int((wait + time.Second - 1) / time.Second)
 		setErrorHeaders(w, &Error{Reason: "login-throttled", RetryAfter: secs})

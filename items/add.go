@@ -308,18 +308,11 @@ func (e *Engine) queueBlock(ctx context.Context, q *db.Queries, p projects.Proje
 			arg.Tags[i] = updateTag(name)
 		}
 	}
-	on, err := e.onCitus(ctx)
+	d, err := e.driver(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	var row db.TodoAddUnseenRow
-	if on {
-		// seen is spread over every worker: its part is a statement of its
-		// own (see db.TodoAddUnseenDistributed).
-		row, err = q.TodoAddUnseenDistributed(ctx, arg)
-	} else {
-		row, err = q.TodoAddUnseen(ctx, arg)
-	}
+	row, err := d.TodoAddUnseen(ctx, q, arg)
 	return row.Queued, row.Again, err
 }
 

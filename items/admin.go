@@ -97,13 +97,11 @@ func (e *Engine) MoveQueue(ctx context.Context, p projects.Project, from, to str
 			}
 			arg := db.TodoMoveParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
 				Prefix: sel.Prefix, Pattern: sel.Pattern, Max: moveBatch, Queues: queues, Types: types}
-			if on, err := e.onCitus(ctx); err != nil || on {
-				if err != nil {
-					return 0, err
-				}
-				return q.TodoMoveDistributed(ctx, arg)
+			d, err := e.driver(ctx)
+			if err != nil {
+				return 0, err
 			}
-			return q.TodoMove(ctx, arg)
+			return d.TodoMove(ctx, q, arg)
 		})
 		total += n
 		if err != nil || n < moveBatch {

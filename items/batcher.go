@@ -131,15 +131,9 @@ func (b *batcher[T]) lead() {
 // PostgreSQL, weighing each execution's custom plan against the generic
 // one, kept planning them anew: at one item per request the planning cost
 // more than the work. They run on their generic plans, which
-// TestHotQueryPlans holds to their indexes.
+// TestHotQueryPlans holds to their indexes. Where the driver makes no
+// generic plans (db.Driver's GenericPlans), the choice is left to it.
 var batchBegin = []string{"BEGIN", "SET LOCAL plan_cache_mode = force_generic_plan"}
-
-// citusBatchBegin opens a batch's transaction on a Citus coordinator. There
-// a statement's plan is the worker's, made from the text the coordinator
-// sends it, and the coordinator routes a statement to its worker by the
-// values of its parameters: it makes no generic plan of a statement of many
-// CTEs, so the choice is left to it.
-var citusBatchBegin = []string{"BEGIN"}
 
 func (b *batcher[T]) exec(batch []*waiting[T]) {
 	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(b.timeout, batchTimeout))

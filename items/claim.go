@@ -341,13 +341,11 @@ func (e *Engine) take(ctx context.Context, q *db.Queries, s stretch, owners []*c
 			}
 			p.Carried[i] = o.carried + extra[o]
 		}
-		take := q.ClaimsTakeSlots
-		if on, err := e.onCitus(ctx); err != nil {
+		d, err := e.driver(ctx)
+		if err != nil {
 			return nil, err
-		} else if on {
-			take = q.ClaimsTakeSlotsDistributed
 		}
-		rows, err := take(ctx, p)
+		rows, err := d.ClaimsTakeSlots(ctx, q, p)
 		if err != nil {
 			return nil, err
 		}

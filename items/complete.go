@@ -384,41 +384,11 @@ func (e *Engine) runDones(ctx context.Context, q *db.Queries, ops []*doneOp) err
 	return nil
 }
 
-// recordDones runs DoneRecordBatch. On Citus seen is spread over every
-// worker and the statement runs on the project's: the ids of the names
-// nobody holds (usually none) are looked up first, and given to it.
+// recordDones runs DoneRecordBatch, as the database's driver does.
 func (e *Engine) recordDones(ctx context.Context, q *db.Queries, p db.DoneRecordBatchParams) ([]db.DoneRecordBatchRow, error) {
-	on, err := e.onCitus(ctx)
-	if err != nil || !on {
-		if err != nil {
-			return nil, err
-		}
-		return q.DoneRecordBatch(ctx, p)
-	}
-	var names []string
-	for _, r := range p.Requests {
-		names = append(names, r.Names...)
-	}
-	held, err := q.ClaimsNamesHeld(ctx, db.ClaimsNamesHeldParams{ProjectID: p.ProjectID, Names: names})
+	d, err := e.driver(ctx)
 	if err != nil {
 		return nil, err
 	}
-	listed := make(map[string]bool, len(names))
-	for _, name := range held {
-		listed[name] = true
-	}
-	var unheld []string
-	for _, name := range names {
-		if !listed[name] {
-			listed[name] = true
-			unheld = append(unheld, name)
-		}
-	}
-	var known []int64
-	if len(unheld) > 0 {
-		if known, err = q.SeenIDsOfNamesDistributed(ctx, db.SeenIDsOfNamesParams{ProjectID: p.ProjectID, Names: unheld}); err != nil {
-			return nil, err
-		}
-	}
-	return q.DoneRecordBatchDistributed(ctx, p, known)
+	return d.DoneRecordBatch(ctx, q, p)
 }

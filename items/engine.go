@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"tracker/db"
+	"tracker/db/drivers"
 	"tracker/naming"
 	"tracker/projects"
 	"tracker/refusal"
@@ -61,11 +62,8 @@ type memory struct {
 	sites      map[int32]map[string]int32
 	sitesKnown int
 
-	// citus says whether the database is a Citus coordinator (db.Citus),
-	// once known.
-	citusMu    sync.Mutex
-	citus      bool
-	citusKnown bool
+	// drv is the database's driver, once known.
+	drv drivers.Known
 }
 
 // stretch is one run of a queue's index: a queue and a type ("" for items
@@ -117,28 +115,17 @@ func newEngine(pool *pgxpool.Pool, log *slog.Logger, m *memory) *Engine {
 // apart from e's, on pool.
 func (e *Engine) On(pool *pgxpool.Pool) *Engine { return newEngine(pool, e.log, e.memory) }
 
-// onCitus reports whether the database is a Citus coordinator, asking it
-// the first time (and again after a failed question).
-func (e *Engine) onCitus(ctx context.Context) (bool, error) {
-	e.citusMu.Lock()
-	defer e.citusMu.Unlock()
-	if !e.citusKnown {
-		on, err := db.Citus(ctx, e.pool)
-		if err != nil {
-			return false, err
-		}
-		e.citus, e.citusKnown = on, true
-	}
-	return e.citus, nil
-}
+// driver is the database's driver, asked the first time (and again after
+// a failed question).
+func (e *Engine) driver(ctx context.Context) (db.Driver, error) { return e.drv.Of(ctx, e.pool) }
 
 // batchBegin gives the statements that open a batch's transaction.
 func (e *Engine) batchBegin(ctx context.Context) ([]string, error) {
-	on, err := e.onCitus(ctx)
-	if on {
-		return citusBatchBegin, err
+	d, err := e.driver(ctx)
+	if err != nil || !d.GenericPlans() {
+		return []string{"BEGIN"}, err
 	}
-	return batchBegin, err
+	return batchBegin, nil
 }
 
 // ErrNotHeld is a release naming an item another downloader holds, or,

@@ -15,12 +15,12 @@ func (e *Engine) Purge(ctx context.Context, p projects.Project) error {
 	if err := p.CheckDeleting(); err != nil {
 		return err
 	}
-	on, err := e.onCitus(ctx)
+	d, err := e.driver(ctx)
 	if err != nil {
 		return err
 	}
-	if on {
-		// done's partitions are days every project shares there.
+	if d.DoneByDay() {
+		// done's partitions are days every project shares.
 		if err := db.Purge(ctx, p.ID, db.PurgeTableOf("done", e.q.DonePurgeBatch)); err != nil {
 			return err
 		}

@@ -58,12 +58,12 @@ func (e *Engine) countRequests(ctx context.Context, q *db.Queries, ops []*claimO
 		flush, e.counts, e.countsFlushed = e.counts, map[int32]*requestCounts{}, time.Now()
 	}
 	e.mu.Unlock()
-	if on, err := e.onCitus(ctx); err != nil {
+	if d, err := e.driver(ctx); err != nil {
 		return err
-	} else if on {
-		// On Citus each project's counters are on its worker: the batch
-		// writes only its own projects', so a worker away holds up the
-		// claims of its projects only. The others' wait for their next
+	} else if d.ProjectsApart() {
+		// Each project's counters lie apart (on Citus, on its worker): the
+		// batch writes only its own projects', so a worker away holds up
+		// the claims of its projects only. The others' wait for their next
 		// claim.
 		e.keepCounts(flush, ops)
 	}

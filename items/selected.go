@@ -42,14 +42,11 @@ func checkSelected(names []string) error {
 
 // selectedIDs are the ids of the items names may name.
 func (e *Engine) selectedIDs(ctx context.Context, q *db.Queries, p projects.Project, names []string) ([]int64, error) {
-	arg := db.SeenIDsOfNamesParams{ProjectID: p.ID, Names: names}
-	if on, err := e.onCitus(ctx); err != nil || on {
-		if err != nil {
-			return nil, err
-		}
-		return q.SeenIDsOfNamesDistributed(ctx, arg)
+	d, err := e.driver(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return q.SeenIDsOfNames(ctx, arg)
+	return d.SeenIDsOfNames(ctx, q, db.SeenIDsOfNamesParams{ProjectID: p.ID, Names: names})
 }
 
 // CountSelected counts the items of a browser list (see ValidSource)
@@ -111,13 +108,11 @@ func (e *Engine) MoveSelected(ctx context.Context, p projects.Project, from, to 
 		}
 		arg := db.TodoMoveItemsParams{ProjectID: p.ID, FromQueue: from, ToQueue: to,
 			IDs: ids, Names: names, Queues: queues, Types: types}
-		if on, err := e.onCitus(ctx); err != nil || on {
-			if err != nil {
-				return 0, err
-			}
-			return q.TodoMoveItemsDistributed(ctx, arg)
+		d, err := e.driver(ctx)
+		if err != nil {
+			return 0, err
 		}
-		return q.TodoMoveItems(ctx, arg)
+		return d.TodoMoveItems(ctx, q, arg)
 	})
 }
 

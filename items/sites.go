@@ -211,13 +211,11 @@ func (e *Engine) fromSites(ctx context.Context, q *db.Queries, live *projects.Li
 	if len(p.Takes) == 0 {
 		return nil
 	}
-	take := q.SitesTake
-	if on, err := e.onCitus(ctx); err != nil {
+	d, err := e.driver(ctx)
+	if err != nil {
 		return err
-	} else if on {
-		take = q.SitesTakeDistributed
 	}
-	rows, err := take(ctx, p)
+	rows, err := d.SitesTake(ctx, q, p)
 	if err != nil {
 		return fmt.Errorf("claim by site: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/db/drivers"
 	"tracker/projects"
 	"tracker/volunteers"
 	"tracker/warriors"
@@ -72,14 +73,10 @@ func Housekeeping(pool *pgxpool.Pool, store *projects.Store, auditKept time.Dura
 			step("failed logins", err)
 			_, err = q.BackfeedMinutesPrune(ctx, BackfeedMinutesKept)
 			step("backfeed minutes", err)
-			prune := q.ClaimExpiriesPrune
-			if on, err := q.Citus(ctx); err != nil {
-				step("claim expiries", err)
-			} else if on {
-				prune = q.ClaimExpiriesPruneDistributed
-			}
-			for ctx.Err() == nil {
-				n, err := prune(ctx, db.ClaimExpiriesPruneParams{
+			d, err := drivers.Of(ctx, q.DB())
+			step("claim expiries", err)
+			for err == nil && ctx.Err() == nil {
+				n, err := d.ClaimExpiriesPrune(ctx, q, db.ClaimExpiriesPruneParams{
 					Keep: ExpiriesKept, Max: expiriesBatch})
 				step("claim expiries", err)
 				if err != nil || n < expiriesBatch {

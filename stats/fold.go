@@ -13,11 +13,13 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/db"
+	"tracker/db/drivers"
 )
 
 // Store reads and maintains the statistics.
 type Store struct {
-	q *db.Queries
+	q   *db.Queries
+	drv drivers.Known
 }
 
 func NewStore(pool *pgxpool.Pool) *Store { return &Store{q: db.Of(pool)} }
@@ -52,17 +54,25 @@ const MinutesKept = 48 * time.Hour
 // project is folded, and the error is a *FoldError naming the projects
 // left pending.
 func (s *Store) Fold(ctx context.Context) (int64, error) {
-	if on, err := s.q.Citus(ctx); err != nil {
+	d, err := s.drv.Of(ctx, s.q.DB())
+	if err != nil {
 		return 0, err
-	} else if on {
-		// On Citus a project's tallies and totals are on its worker: the
-		// fold goes project by project.
-		n, err := s.foldEach(ctx, s.q.DoneTalliesFoldDistributed)
+	}
+	fold := func(ctx context.Context, arg db.DoneTalliesFoldParams) (int64, error) {
+		return d.DoneTalliesFold(ctx, s.q, arg)
+	}
+	prune := func() error {
+		_, err := d.FeedPrune(ctx, s.q, FeedKept)
+		return err
+	}
+	if d.ProjectsApart() {
+		// A project's tallies and totals lie apart (on Citus, on its
+		// worker): the fold goes project by project.
+		n, err := s.foldEach(ctx, fold)
 		if err != nil && ctx.Err() != nil {
 			return n, err
 		}
-		_, perr := s.q.FeedPruneDistributed(ctx, FeedKept)
-		return n, errors.Join(err, perr)
+		return n, errors.Join(err, prune())
 	}
 	var total int64
 	for ctx.Err() == nil {
@@ -72,23 +82,21 @@ func (s *Store) Fold(ctx context.Context) (int64, error) {
 		if err != nil {
 			return total, err
 		}
-		n, err := s.q.DoneTalliesFold(ctx, db.DoneTalliesFoldParams{Max: foldBatch, NextSeq: next, DomainsKept: DomainsKept, FeedKept: FeedKept})
+		n, err := fold(ctx, db.DoneTalliesFoldParams{Max: foldBatch, NextSeq: next, DomainsKept: DomainsKept, FeedKept: FeedKept})
 		total += n
 		if err != nil {
 			if ctx.Err() != nil {
 				return total, err
 			}
-			n, err := s.foldEach(ctx, s.q.DoneTalliesFold)
+			n, err := s.foldEach(ctx, fold)
 			total += n
 			if err != nil && ctx.Err() != nil {
 				return total, err
 			}
-			_, perr := s.q.FeedPrune(ctx, FeedKept)
-			return total, errors.Join(err, perr)
+			return total, errors.Join(err, prune())
 		}
 		if n < foldBatch {
-			_, err := s.q.FeedPrune(ctx, FeedKept)
-			return total, err
+			return total, prune()
 		}
 	}
 	return total, ctx.Err()

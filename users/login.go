@@ -13,6 +13,7 @@ import (
 
 	"tracker/addrkey"
 	"tracker/db"
+	"tracker/refusal"
 )
 
 // Login throttling. Addresses are counted by their network (addrkey.Of:
@@ -47,20 +48,17 @@ const (
 	LoginThrottleSeconds = int(loginWindow / time.Second)
 )
 
-// ErrThrottled means too many failed logins lately.
+// ErrThrottled means too many failed logins lately. A sign-in the
+// throttle refuses is a Throttled refusal (reason login-throttled)
+// wrapping it, its RetryAfter how long until the limit that refused lifts,
+// at the most.
 var ErrThrottled = errors.New("too many failed logins: wait a while")
 
-// ThrottledError is a sign-in refused by the throttle; it is ErrThrottled.
-type ThrottledError struct {
-	// Wait is how long until the limit that refused lifts, at the most.
-	Wait time.Duration
+// throttled is the refusal of a sign-in held back for wait.
+func throttled(wait time.Duration) error {
+	return &refusal.Error{Kind: refusal.Throttled, Reason: "login-throttled",
+		Err: fmt.Errorf("%w (%v)", ErrThrottled, wait.Round(time.Second)), RetryAfter: wait}
 }
-
-func (e *ThrottledError) Error() string {
-	return fmt.Sprintf("%v (%v)", ErrThrottled, e.Wait.Round(time.Second))
-}
-
-func (e *ThrottledError) Is(target error) bool { return target == ErrThrottled }
 
 // accountBackoff is how long a network that failed on an account waits
 // after its last failure, once the account failed failures times in the
@@ -104,7 +102,7 @@ func (s *Store) Login(ctx context.Context, username, password string, ip netip.A
 		if err := s.q.LoginFailureTakeBack(ctx, db.LoginFailureTakeBackParams{Keys: keys, At: now}); err != nil {
 			return Account{}, err
 		}
-		return Account{}, &ThrottledError{Wait: wait}
+		return Account{}, throttled(wait)
 	}
 	var counts [3]int64
 	for i, k := range keys {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tracker/db/dbtest"
+	"tracker/refusal"
 	"tracker/users"
 )
 
@@ -139,8 +140,8 @@ func TestLoginAccountGuessedFromEverywhere(t *testing.T) {
 	}
 	// A stranger who failed tries again: held back, for at most the cap.
 	_, err := s.Login(ctx, "root", "a guess a guess", guesser(0))
-	var throttled *users.ThrottledError
-	if !errors.As(err, &throttled) || throttled.Wait <= 0 || throttled.Wait > 5*time.Minute {
+	throttled, ok := refusal.Of(err)
+	if !ok || throttled.Kind != refusal.Throttled || !errors.Is(err, users.ErrThrottled) || throttled.RetryAfter <= 0 || throttled.RetryAfter > 5*time.Minute {
 		t.Fatalf("a stranger's second guess at once: %v", err)
 	}
 	// The admin from home, where nothing failed: in at once.

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -89,5 +90,141 @@ func TestStatementsShort(t *testing.T) {
 			lines++
 		}
 		check()
+	}
+}
+
+// A block keeps PostgreSQL's part in the statements sqlc reads for
+// package db and Citus's in those for db/citus, which hold only the
+// statements that differ, whole; a statement named inside a Citus part is
+// Citus's alone; blocks nest; a block left open or an else out of place is
+// an error.
+func TestDialects(t *testing.T) {
+	src := strings.Join([]string{
+		"-- name: Same :one",
+		"SELECT 1;",
+		"",
+		"-- name: Both :exec",
+		"DELETE FROM t",
+		"    -- if citus",
+		"    -- By key: why.",
+		"    WHERE t.k = 1",
+		"    -- else",
+		"    WHERE t.ctid = '(0,1)'",
+		"    -- end if",
+		";",
+		"-- if citus",
+		"",
+		"-- name: CitusOnly :many",
+		"SELECT 2",
+		"-- if postgres",
+		"never",
+		"-- end if",
+		";",
+		"-- end if",
+		"",
+	}, "\n")
+	postgres, citus, err := dialects(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPostgres := "-- name: Same :one\nSELECT 1;\n\n-- name: Both :exec\nDELETE FROM t\n    WHERE t.ctid = '(0,1)'\n;\n"
+	if postgres != wantPostgres {
+		t.Errorf("PostgreSQL's:\n%q\nwant:\n%q", postgres, wantPostgres)
+	}
+	wantCitus := "-- name: Both :exec\nDELETE FROM t\n    -- By key: why.\n    WHERE t.k = 1\n;\n\n-- name: CitusOnly :many\nSELECT 2\n;\n"
+	if citus != wantCitus {
+		t.Errorf("Citus's:\n%q\nwant:\n%q", citus, wantCitus)
+	}
+	if _, citus, _ := dialects("-- name: A :one\nSELECT 1;\n"); citus != "" {
+		t.Errorf("a file without blocks has Citus statements: %q", citus)
+	}
+
+	for _, bad := range []string{
+		"-- if citus\nSELECT 1;\n",
+		"SELECT 1;\n-- else\n",
+		"SELECT 1;\n-- end if\n",
+		"-- if citus\na\n-- else\nb\n-- else\nc\n-- end if\n",
+	} {
+		if _, _, err := dialects(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// A fragment's block survives the fragment's leading comment being left
+// out, and includes inside a block are put in.
+func TestDialectsOfFragments(t *testing.T) {
+	frags := map[string]string{
+		"part": "x AS (\n    -- if citus\n    SELECT 1\n    -- else\n    SELECT 2\n    -- end if\n)",
+	}
+	expanded, err := expand("-- name: F :one\nWITH -- include: part\nSELECT * FROM x;\n", frags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	postgres, citus, err := dialects(expanded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(postgres, "SELECT 2") || strings.Contains(postgres, "SELECT 1") {
+		t.Errorf("PostgreSQL's: %q", postgres)
+	}
+	if !strings.Contains(citus, "SELECT 1") || strings.Contains(citus, "SELECT 2") {
+		t.Errorf("Citus's: %q", citus)
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f.sql"), []byte("-- What it is.\n-- if citus\nA\n-- end if\nB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read, err := readFragments(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read["f"] != "-- if citus\nA\n-- end if\nB" {
+		t.Errorf("fragment read as %q", read["f"])
+	}
+}
+
+// Each device of the statements (see the package comment) carries its
+// name, so its one reason is found from every place it stands.
+func TestDevicesNamed(t *testing.T) {
+	devices := []struct {
+		name string
+		re   *regexp.Regexp
+	}{
+		{"fence", regexp.MustCompile(`OFFSET 0`)},
+		{"after", regexp.MustCompile(`\(SELECT count\(\*\) FROM \w+\) >= 0`)},
+		{"tid", regexp.MustCompile(`\(ARRAY\(SELECT \w+\.ctid\)\)\[1\]`)},
+	}
+	var files []string
+	for _, dir := range []string{"queries", "fragments"} {
+		f, err := filepath.Glob(filepath.Join("..", "..", "db", dir, "*.sql"))
+		if err != nil || len(f) == 0 {
+			t.Fatalf("no statements in db/%s: %v", dir, err)
+		}
+		files = append(files, f...)
+	}
+	seen := map[string]int{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			code, _, _ := strings.Cut(line, "--")
+			for _, d := range devices {
+				for _, loc := range d.re.FindAllStringIndex(code, -1) {
+					seen[d.name]++
+					if !strings.HasPrefix(code[loc[1]:], " /* "+d.name+" */") {
+						t.Errorf("%s:%d: %q without its name /* %s */", filepath.Base(f), i+1, code[loc[0]:loc[1]], d.name)
+					}
+				}
+			}
+		}
+	}
+	for _, d := range devices {
+		if seen[d.name] == 0 {
+			t.Errorf("no %s found: the test reads nothing", d.name)
+		}
 	}
 }

@@ -13,7 +13,12 @@
 -- handed out before this statement began, read by the caller) once it is
 -- settled, and to the last tally it took when it took @max; a fold of one
 -- project leaves the watermark alone.
-WITH mark AS MATERIALIZED (
+--
+-- On Citus the fold goes project by project (see stats.Store.Fold), each
+-- on its project's worker: @project_id is never 0 there, and the
+-- watermark is neither read nor written.
+WITH
+mark AS MATERIALIZED (
     SELECT m.folded, m.next_seq, pg_snapshot_xmin(pg_current_snapshot()) >= m.next_xid AS settled
     FROM done_tallies_mark m
 ), picked AS MATERIALIZED (

@@ -55,15 +55,14 @@ SELECT ((SELECT count(*) FILTER (WHERE expiry) FROM named) - (SELECT count(*) FI
 -- item's own hash: a name may have been queued from several shards), for
 -- an admin's action on a selection: each statement then finds its rows by
 -- id, never by reading a queue for the names.
--- Each a probe of a key (OFFSET 0: never planned as a read of all the
--- project's keys, as DoneRecordBatch finds its items).
+-- Each a probe of a key (a fence), as DoneRecordBatch finds its items.
 SELECT s.id FROM seen s
 WHERE s.project_id = @project_id AND s.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
 UNION
 SELECT k.id FROM unnest(@names::text[]) AS n (name), LATERAL (
     SELECT s.id FROM seen s
     WHERE s.project_id = @project_id AND s.item = item_hash(n.name) AND s.item IS NOT NULL
-    OFFSET 0) k;
+    OFFSET 0 /* fence */) k;
 
 -- name: SeenKeyedOf :one
 -- Whether item @id was deduplicated in shard @shard under its own name

@@ -37,7 +37,7 @@ WITH site_deltas AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM site_sums;
 
@@ -124,7 +124,7 @@ WITH takes AS (
         SELECT t.tid, t.id, t.name, q.queue, t.site, t.claim_count, t.last_downloader, t.last_ip, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
                                                 ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
         CROSS JOIN LATERAL (
-            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
+            SELECT (ARRAY(SELECT t.ctid))[1] /* tid */ AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
             WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
             ORDER BY t.id
             LIMIT w.items
@@ -155,8 +155,8 @@ WITH takes AS (
                                                  WHERE ip.project_id = @project_id AND ip.id = i.id), 0)
                                   ELSE 0 END::bigint AS bytes
                       FROM locked i
-                      OFFSET 0) b -- not pulled up: one probe per item
-                OFFSET 0) p) r
+                      OFFSET 0 /* fence */) b
+                OFFSET 0 /* fence */) p) r
 ), taken AS (
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
@@ -178,9 +178,8 @@ WITH takes AS (
     SELECT @project_id, t.queue, ':site', t.site, t.id, t.name, t.claim_count, t.last_downloader, t.last_ip
     FROM taken_for t
     WHERE t.id NOT IN (SELECT claimed.id FROM claimed)
-      -- After the delete of the rows taken, whose keys these are: a part
-      -- nothing reads runs only once the statement has done the rest.
-      AND (SELECT count(*) FROM taken) >= 0
+      -- After the delete of the rows taken, whose keys these are.
+      AND (SELECT count(*) FROM taken) >= 0 /* after */
     RETURNING todo.id
 ), paced AS (
     -- Locked by SitesDue: as it was before this statement. The one update
@@ -202,7 +201,7 @@ WITH takes AS (
     -- a join could be planned as a read of all the project's sites.
     WHERE s.project_id = @project_id AND s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM takes w) ws,
-                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = @project_id AND y.id = ws.site OFFSET 0) x))
+                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = @project_id AND y.id = ws.site OFFSET 0 /* fence */) x))
       AND s.id = c.site
 ), counter_deltas AS (
     SELECT 'claims' AS name, 1 AS delta FROM claimed

@@ -173,7 +173,7 @@ WITH batch AS MATERIALIZED (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT (SELECT count(*) FROM queued) AS queued, (SELECT backfed_again.n FROM backfed_again) AS again;
 
@@ -223,7 +223,7 @@ WITH unsited AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM unsited;
 
@@ -271,7 +271,7 @@ WITH moved AS (
     DELETE FROM item_scores
     WHERE @from_queue::text = 'retired' AND @to_queue::text <> ''
       AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
-          SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = moved.id OFFSET 0) x))
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = moved.id OFFSET 0 /* fence */) x))
 ), dropped AS (
     SELECT moved.id FROM moved
     WHERE @to_queue::text = ''
@@ -282,17 +282,16 @@ WITH moved AS (
                         AND t.id = moved.id AND t.queue <> @from_queue::text)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = @project_id)
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = moved.id)
-      -- OFFSET 0: a probe of each day for each, never a read of the
-      -- project's completions.
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0)
+      -- A probe of each day for each (a fence).
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0 /* fence */)
 ), unparamed AS (
     DELETE FROM item_params
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_params s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_params s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0 /* fence */) x))
 ), unscored AS (
     DELETE FROM item_scores
     WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0 /* fence */) x))
 ), counter_deltas AS (
     -- Nothing is queued when the items are dropped (@to_queue empty).
     SELECT 'queue:' || @from_queue::text AS name, -(SELECT count(*) FROM moved) AS delta
@@ -329,15 +328,15 @@ WITH moved AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM moved;
 
 -- name: TodoMoveItems :one
 -- TodoMove for the items an admin picked: those of @ids (found from their
 -- names through seen) whose names are in @names, each a probe of todo's
--- key in queue @from_queue, stretch by stretch (OFFSET 0 keeps the probes
--- from being planned as a read of the queue), never a read of the queue.
+-- key in queue @from_queue, stretch by stretch (a fence), never a read of
+-- the queue.
 -- The rest is TodoMove's: to @to_queue, or dropped when it is empty.
 WITH moved AS (
     DELETE FROM todo
@@ -348,7 +347,7 @@ WITH moved AS (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = @project_id AND x.queue = @from_queue::text AND x.type = ty.type AND x.id = i.id
                    AND x.name = ANY(@names::text[])
-                 OFFSET 0
+                 OFFSET 0 /* fence */
                  FOR UPDATE SKIP LOCKED) t
     ))
     RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
@@ -368,7 +367,7 @@ WITH moved AS (
     DELETE FROM item_scores
     WHERE @from_queue::text = 'retired' AND @to_queue::text <> ''
       AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
-          SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = moved.id OFFSET 0) x))
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = moved.id OFFSET 0 /* fence */) x))
 ), dropped AS (
     SELECT moved.id FROM moved
     WHERE @to_queue::text = ''
@@ -379,17 +378,16 @@ WITH moved AS (
                         AND t.id = moved.id AND t.queue <> @from_queue::text)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = @project_id)
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = moved.id)
-      -- OFFSET 0: a probe of each day for each, never a read of the
-      -- project's completions.
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0)
+      -- A probe of each day for each (a fence).
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0 /* fence */)
 ), unparamed AS (
     DELETE FROM item_params
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_params s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_params s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0 /* fence */) x))
 ), unscored AS (
     DELETE FROM item_scores
     WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0 /* fence */) x))
 ), counter_deltas AS (
     -- Nothing is queued when the items are dropped (@to_queue empty).
     SELECT 'queue:' || @from_queue::text AS name, -(SELECT count(*) FROM moved) AS delta
@@ -426,7 +424,7 @@ WITH moved AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM moved;
 
@@ -439,7 +437,7 @@ FROM unnest(@ids::bigint[]) i (id), unnest(project_limited_types(@project_id) ||
          SELECT 1 FROM todo x
          WHERE x.project_id = @project_id AND x.queue = @queue::text AND x.type = ty.type AND x.id = i.id
            AND x.name = ANY(@names::text[])
-         OFFSET 0) t;
+         OFFSET 0 /* fence */) t;
 
 -- name: TodoBrowse :many
 -- A page of queue @queue for the admin panel's queue browser, in id order
@@ -549,7 +547,7 @@ WITH taken AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 )
 SELECT count(*) FROM taken;
 

@@ -10,29 +10,41 @@ unclaimed AS (
     -- queue. Usually none, and then nothing below reads seen or todo.
     SELECT DISTINCT reported.hash FROM reported WHERE reported.hash NOT IN (SELECT claimed.hash FROM claimed)
 ), unclaimed_ids AS (
+    -- if citus
+    -- Their ids, looked up before the statement (db/citus's
+    -- DoneRecordBatch): seen is spread over every worker, and the
+    -- statement runs on the project's.
+    SELECT k.id FROM unnest(@unclaimed_ids::bigint[]) AS k (id)
+    -- else
     -- Their ids: seen keeps an item under its key, and under its own hash
     -- as well when the key is another (backfeed keys). Each hash is a
-    -- probe of its key: OFFSET 0 keeps the probes from being planned as a
-    -- read of all the project's keys, as they were before statistics.
+    -- probe of its key (a fence).
     SELECT seen.id FROM seen
     WHERE seen.project_id = @project_id AND seen.hash = ANY(ARRAY(SELECT unclaimed.hash FROM unclaimed))
     UNION
     SELECT k.id FROM unclaimed, LATERAL (
         SELECT seen.id FROM seen
         WHERE seen.project_id = @project_id AND seen.item = unclaimed.hash AND seen.item IS NOT NULL
-        OFFSET 0) k
+        OFFSET 0 /* fence */) k
+    -- end if
 ), unscheduled AS (
     -- Of those, the items not waiting for their next visit: such an item
     -- of a recurring project is in no queue (see RevisitsDue), and a done
     -- repeated for items it scheduled, the usual unclaimed names there,
-    -- looks in no queue at all. One probe of its visit each (OFFSET 0:
-    -- never a read of every visit).
+    -- looks in no queue at all. One probe of its visit each (a fence).
     SELECT DISTINCT u.id FROM unclaimed_ids u
-    WHERE NOT (@recurring::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = u.id OFFSET 0))
+    WHERE NOT (@recurring::boolean AND EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = u.id OFFSET 0 /* fence */))
 ), probed AS (
     -- The stretches an unclaimed item is looked for in: those of its
     -- queues holding items, and none read unless some unclaimed item is
     -- waiting for no visit.
+    -- if citus
+    -- Every stretch named: todo_stretches, which reads todo by its name,
+    -- cannot run inside the statement a worker runs for the project's
+    -- shard.
+    SELECT q.queue, ty.type FROM unnest(@queues::text[]) q (queue), unnest(@types::text[]) ty (type)
+    WHERE EXISTS (SELECT 1 FROM unscheduled)
+    -- else
     -- todo_stretches reads this statement's snapshot, the one the probes
     -- below read too: a stretch holding an item they could find is there,
     -- even one put back into its queue a moment ago, which a list read
@@ -41,6 +53,7 @@ unclaimed AS (
     -- shards, and a recurring project has a hundred band queues.
     SELECT s.queue, s.type FROM todo_stretches(@project_id) AS s (queue, type)
     WHERE EXISTS (SELECT 1 FROM unscheduled) AND s.queue = ANY(@queues::text[]) AND s.type = ANY(@types::text[])
+    -- end if
 ), queued AS (
     -- The unclaimed items found queued, locked: who held each last, and
     -- the row as locked. Each a probe of the queue key, stretch by
@@ -50,7 +63,7 @@ unclaimed AS (
          LATERAL (
              SELECT todo.id, todo.name, todo.last_downloader, todo.last_ip, todo.site, todo.claim_count FROM todo
              WHERE todo.project_id = @project_id AND todo.queue = s.queue AND todo.type = s.type AND todo.id = k.id
-             OFFSET 0
+             OFFSET 0 /* fence */
              FOR UPDATE SKIP LOCKED) w
 ), queued_by AS (
     -- The requests naming a queued item under the nick of its last

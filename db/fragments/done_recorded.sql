@@ -12,11 +12,11 @@ completed AS (
     -- completion says now, and adds nothing to the round trips.
     SELECT cf.hash, cf.id, cf.name, cf.site, cf.claimed_at, cf.claim_count, ''::text AS queue, ''::text AS type, cf.req
     FROM claimed_for cf
-    WHERE (SELECT count(*) FROM taken_from_claims) >= 0
+    WHERE (SELECT count(*) FROM taken_from_claims) >= 0 /* after */
     UNION ALL
     SELECT qf.hash, qf.id, qf.name, qf.site, now(), qf.claim_count, qf.queue, qf.type, qf.req
     FROM queued_for qf
-    WHERE (SELECT count(*) FROM taken_from_queues) >= 0
+    WHERE (SELECT count(*) FROM taken_from_queues) >= 0 /* after */
 ), completions AS (
     -- Each item completed with what its request says, the item's result
     -- and outcome factor among it, and its share of the request's bytes.

@@ -28,7 +28,7 @@ site_counts AS (
         at_limit = s.at_limit AND c.out = 0
     FROM site_counts c
     WHERE s.project_id = @project_id AND s.id = c.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */
 ), tallied AS (
     -- Appended, not added to the downloaders' rows: the rollup job folds
     -- them in (see done_tallies). One row per request, with the first

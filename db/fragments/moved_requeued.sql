@@ -15,6 +15,11 @@
 -- archive job prunes those with the completions). Each of those is a probe
 -- of a key for each item, never a read of the project's rows. Defines
 -- queued (type, site of each item queued). Reads @project_id.
+--
+-- On Citus the deletes find their rows by key rather than by the
+-- addresses another part of the statement found: Citus runs the
+-- statement's parts one after the other on the project's worker, and
+-- deletes no rows by such addresses.
 queued AS (
     INSERT INTO todo (project_id, queue, type, site, id, name, claim_count, last_downloader, last_ip)
     SELECT @project_id, @to_queue::text,
@@ -30,8 +35,12 @@ queued AS (
     -- Each a probe of the key, as below.
     DELETE FROM item_scores
     WHERE @from_queue::text = 'retired' AND @to_queue::text <> ''
+    -- if citus
+      AND item_scores.project_id = @project_id AND item_scores.id = ANY(ARRAY(SELECT moved.id FROM moved))
+    -- else
       AND item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM moved, LATERAL (
-          SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = moved.id OFFSET 0) x))
+          SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = moved.id OFFSET 0 /* fence */) x))
+    -- end if
 ), dropped AS (
     SELECT moved.id FROM moved
     WHERE @to_queue::text = ''
@@ -42,17 +51,24 @@ queued AS (
                         AND t.id = moved.id AND t.queue <> @from_queue::text)
       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.hash = item_hash(moved.name) AND c.project_id = @project_id)
       AND NOT EXISTS (SELECT 1 FROM revisits r WHERE r.project_id = @project_id AND r.id = moved.id)
-      -- OFFSET 0: a probe of each day for each, never a read of the
-      -- project's completions.
-      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0)
+      -- A probe of each day for each (a fence).
+      AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = moved.id OFFSET 0 /* fence */)
 ), unparamed AS (
     DELETE FROM item_params
+    -- if citus
+    WHERE item_params.project_id = @project_id AND item_params.id = ANY(ARRAY(SELECT dropped.id FROM dropped))
+    -- else
     WHERE item_params.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_params s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_params s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0 /* fence */) x))
+    -- end if
 ), unscored AS (
     DELETE FROM item_scores
+    -- if citus
+    WHERE item_scores.project_id = @project_id AND item_scores.id = ANY(ARRAY(SELECT dropped.id FROM dropped))
+    -- else
     WHERE item_scores.ctid = ANY(ARRAY(SELECT x.ctid FROM dropped, LATERAL (
-        SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0) x))
+        SELECT s.ctid FROM item_scores s WHERE s.project_id = @project_id AND s.id = dropped.id OFFSET 0 /* fence */) x))
+    -- end if
 ), counter_deltas AS (
     -- Nothing is queued when the items are dropped (@to_queue empty).
     SELECT 'queue:' || @from_queue::text AS name, -(SELECT count(*) FROM moved) AS delta

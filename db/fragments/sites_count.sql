@@ -29,4 +29,4 @@ site_sums AS (
         downloader = CASE WHEN d.out > 0 AND s.out = 0 THEN d.holder ELSE s.downloader END
     FROM site_sums d
     WHERE s.project_id = @project_id AND s.id = d.site
-      AND (SELECT count(*) FROM sites_locked) >= 0
+      AND (SELECT count(*) FROM sites_locked) >= 0 /* after */

@@ -3,7 +3,12 @@
 -- out already goes back to its queue (put_back): SitesTake, step 2.
 taken AS (
     DELETE FROM todo
+    -- if citus
+    -- By key, as ClaimsTakeSlots does there.
+    WHERE todo.project_id = @project_id AND todo.type = ':site' AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))
+    -- else
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    -- end if
     RETURNING 1
 ), taken_for AS (
     -- Each item taken, as locked and read (deleted as it was), with the
@@ -22,7 +27,6 @@ taken AS (
     SELECT @project_id, t.queue, ':site', t.site, t.id, t.name, t.claim_count, t.last_downloader, t.last_ip
     FROM taken_for t
     WHERE t.id NOT IN (SELECT claimed.id FROM claimed)
-      -- After the delete of the rows taken, whose keys these are: a part
-      -- nothing reads runs only once the statement has done the rest.
-      AND (SELECT count(*) FROM taken) >= 0
+      -- After the delete of the rows taken, whose keys these are.
+      AND (SELECT count(*) FROM taken) >= 0 /* after */
     RETURNING todo.id

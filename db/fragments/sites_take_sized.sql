@@ -9,7 +9,7 @@ locked AS (
         SELECT t.tid, t.id, t.name, q.queue, t.site, t.claim_count, t.last_downloader, t.last_ip, q.rank FROM unnest(CASE WHEN @own_queues::boolean THEN array_prepend('downloader:' || w.downloader, @queues::text[])
                                                 ELSE @queues::text[] END) WITH ORDINALITY AS q (queue, rank)
         CROSS JOIN LATERAL (
-            SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
+            SELECT (ARRAY(SELECT t.ctid))[1] /* tid */ AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
             WHERE t.project_id = @project_id AND t.site = w.site AND t.queue = q.queue AND t.type = ':site'
             ORDER BY t.id
             LIMIT w.items
@@ -24,7 +24,11 @@ locked AS (
     -- the sites in the order given (see ClaimsTakeSlots); each item with
     -- its row and its request, which the parts below read from here (see
     -- ClaimsTakeSlots' sized).
+    -- if citus
+    SELECT r.ord, r.slot, r.id, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
+    -- else
     SELECT r.ord, r.slot, r.tid, r.id, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
+    -- end if
            r.name, r.queue, r.site, r.claim_count, r.last_downloader, r.last_ip, r.downloader, r.version, r.ip
     FROM (SELECT p.ord, p.slot, p.tid, p.id, p.bytes, p.sent,
                  sum(p.sent) OVER (PARTITION BY p.slot ORDER BY p.ord, p.rank, p.id) + coalesce(p.carried, 0) AS upto,
@@ -37,5 +41,5 @@ locked AS (
                              i.downloader, i.version, i.ip, i.rank,
                              -- include: params_bytes
                       FROM locked i
-                      OFFSET 0) b -- not pulled up: one probe per item
-                OFFSET 0) p) r
+                      OFFSET 0 /* fence */) b
+                OFFSET 0 /* fence */) p) r

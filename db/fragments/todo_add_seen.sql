@@ -2,16 +2,24 @@
 -- to the project, recorded as seen (fresh), and, when it recrawls or skips
 -- the seen check, those seen before that are to be queued again (again).
 fresh AS (
-    INSERT INTO seen (project_id, hash, id, item)
-    SELECT @project_id, batch.hash, batch.id, nullif(batch.item, batch.hash) FROM batch ORDER BY batch.hash
-    ON CONFLICT DO NOTHING
-    RETURNING seen.id
+    -- if citus
+    -- Recorded before, on every worker (SeenAddBatch): seen is spread over
+    -- them, and this statement runs on the project's.
+    SELECT f.id FROM unnest(@fresh_ids::bigint[]) AS f (id)
+    -- else
+    -- include: seen_add
+    -- end if
 ), again AS (
     -- Seen before this statement (a name new to it is in fresh instead).
     -- Nothing is read unless the project recrawls or the post skips the
     -- seen check.
     SELECT DISTINCT ON (seen.id) seen.id, batch.name, batch.site, batch.tag, NOT due.recrawl AS skipped
+    -- if citus
+    -- The keys seen before, read from every worker first (SeenOfBatch).
+    FROM batch JOIN ROWS FROM (unnest(@seen_hashes::bytea[]), unnest(@seen_ids::bigint[])) AS seen (hash, id) ON seen.hash = batch.hash
+    -- else
     FROM batch JOIN seen ON seen.project_id = @project_id AND seen.hash = batch.hash
+    -- end if
     -- Whether a recrawl queues it anyway: read only when the project
     -- recrawls (AND stops at its first false); never null (no completion:
     -- not due).

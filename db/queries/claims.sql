@@ -35,8 +35,8 @@ WITH expired AS (
                 FROM (SELECT i.project_id, i.hash, i.id, i.name, i.downloader, i.ip, i.claimed_at,
                              -- include: params_bytes
                       FROM expired i
-                      OFFSET 0) b -- not pulled up: one probe per claim
-                OFFSET 0) p) r
+                      OFFSET 0 /* fence */) b
+                OFFSET 0 /* fence */) p) r
 ), history AS (
     INSERT INTO claim_expiries (project_id, id, downloader, ip, claimed_at)
     SELECT sized.project_id, sized.id, sized.downloader, sized.ip, sized.claimed_at FROM sized WHERE sized.fits
@@ -142,9 +142,7 @@ WITH slots AS (
          WITH ORDINALITY AS s (nick, version, ip, request, carried, slot)
     WHERE s.nick IS NOT NULL
 ), head AS (
-    -- Each row's physical address, read through a subquery: sqlc knows no
-    -- system column outside one.
-    SELECT (ARRAY(SELECT t.ctid))[1] AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
+    SELECT (ARRAY(SELECT t.ctid))[1] /* tid */ AS tid, t.id, t.name, t.site, t.claim_count, t.last_downloader, t.last_ip FROM todo t
     WHERE t.project_id = @project_id AND t.queue = @queue::text AND t.type = @item_type::text AND t.id > @after_id
     ORDER BY t.id
     LIMIT @max
@@ -156,7 +154,11 @@ WITH slots AS (
     -- slot's request, which the parts below read from here: a join of two
     -- of this statement's parts is planned without their sizes, and may
     -- be a loop over one for each row of the other.
+    -- if citus
+    SELECT r.id, r.slot, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
+    -- else
     SELECT r.tid, r.id, r.slot, r.bytes, r.sent, r.upto <= @budget::bigint OR r.upto = r.sent AS fits,
+    -- end if
            r.name, r.site, r.claim_count, r.last_downloader, r.last_ip, r.nick, r.version, r.ip
     FROM (SELECT p.tid, p.id, p.slot, p.bytes, p.sent,
                  sum(p.sent) OVER (PARTITION BY s.request ORDER BY p.slot) + s.carried AS upto,
@@ -168,13 +170,22 @@ WITH slots AS (
                 FROM (SELECT i.tid, i.id, i.name, i.site, i.claim_count, i.last_downloader, i.last_ip, row_number() OVER (ORDER BY i.id) AS slot,
                              -- include: params_bytes
                       FROM head i) b
-                OFFSET 0) p
+                OFFSET 0 /* fence */) p
           JOIN slots s ON s.slot = p.slot) r
 ), taken AS (
+    -- if citus
+    -- By key: Citus runs the statement's parts one after the other (an
+    -- INSERT among them) and plans no delete that an address reaches from
+    -- another part, even one it does not read.
+    DELETE FROM todo
+    WHERE todo.project_id = @project_id AND todo.queue = @queue::text AND todo.type = @item_type::text
+      AND todo.id = ANY(ARRAY(SELECT sized.id FROM sized WHERE sized.fits))
+    -- else
     -- The rows locked are deleted by their physical address: no second
     -- walk down the index for each of them.
     DELETE FROM todo
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(SELECT sized.tid FROM sized WHERE sized.fits))
+    -- end if
     RETURNING 1
 ), taken_for AS (
     -- The rows taken, as locked and read by head: deleted as they were.
@@ -197,9 +208,8 @@ WITH slots AS (
     SELECT @project_id, @queue::text, @item_type::text, n.site, n.id, n.name, n.claim_count, n.last_downloader, n.last_ip
     FROM taken_for n
     WHERE n.id NOT IN (SELECT claimed.id FROM claimed)
-      -- After the delete of the rows taken, whose keys these are: a part
-      -- nothing reads runs only once the statement has done the rest.
-      AND (SELECT count(*) FROM taken) >= 0
+      -- After the delete of the rows taken, whose keys these are.
+      AND (SELECT count(*) FROM taken) >= 0 /* after */
     RETURNING todo.id
 ), counter_deltas AS (
     -- The items of a queue walk have no site (their type is not ':site'):
@@ -413,7 +423,7 @@ UNION ALL
 
 -- name: ClaimsNamesHeld :many
 -- Which of the names are out. On Citus a completion looks up the ids of
--- the others in seen before it runs (see db.DoneRecordBatchDistributed).
+-- the others in seen before it runs (see db/citus's DoneRecordBatch).
 SELECT n.name::text AS name FROM unnest(@names::text[]) AS n (name)
 WHERE EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.hash = item_hash(n.name));
 

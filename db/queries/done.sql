@@ -120,7 +120,7 @@ WHERE d.project_id = @project_id
 SELECT count(DISTINCT d.id) FROM unnest(@ids::bigint[]) i (id), LATERAL (
     SELECT x.id FROM done x
     WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])
-    OFFSET 0) d;
+    OFFSET 0 /* fence */) d;
 
 -- name: DoneRequeueItems :one
 -- DoneRequeue for the items an admin picked: those of @ids completed under
@@ -131,7 +131,7 @@ WITH candidates AS (
     FROM unnest(@ids::bigint[]) i (id), LATERAL (
         SELECT x.id, x.name, x.site, x.done_at FROM done x
         WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])
-        OFFSET 0) d
+        OFFSET 0 /* fence */) d
     ORDER BY d.id, d.done_at DESC
 ), -- include: done_requeued
 )

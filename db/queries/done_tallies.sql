@@ -13,10 +13,12 @@
 -- handed out before this statement began, read by the caller) once it is
 -- settled, and to the last tally it took when it took @max; a fold of one
 -- project leaves the watermark alone.
-WITH mark AS MATERIALIZED (
-    SELECT m.folded, m.next_seq, pg_snapshot_xmin(pg_current_snapshot()) >= m.next_xid AS settled
-    FROM done_tallies_mark m
-), -- include: done_tallies_taken
+--
+-- On Citus the fold goes project by project (see stats.Store.Fold), each
+-- on its project's worker: @project_id is never 0 there, and the
+-- watermark is neither read nor written.
+WITH
+-- include: done_tallies_taken
 ), -- include: done_tallies_series
 ), -- include: done_tallies_domains
 ), fed AS (
@@ -46,12 +48,20 @@ ORDER BY t.project_id;
 
 -- name: FeedPrune :execrows
 -- Keeps the newest @feed_kept entries of each project's feed.
+-- if citus
+-- The rows to delete joined back by project and address, which Citus runs
+-- on every worker for its shards: an address means a row only on its own
+-- shard.
+DELETE FROM feed USING (SELECT f.project_id, f.ctid, row_number() OVER (PARTITION BY f.project_id ORDER BY f.at DESC) AS n FROM feed f) ranked
+WHERE feed.project_id = ranked.project_id AND feed.ctid = ranked.ctid AND ranked.n > @feed_kept::integer;
+-- else
 DELETE FROM feed
 WHERE ctid = ANY(ARRAY(
     SELECT ranked.ctid
     FROM (SELECT f.ctid, row_number() OVER (PARTITION BY f.project_id ORDER BY f.at DESC) AS n FROM feed f) ranked
     WHERE ranked.n > @feed_kept::integer
 ));
+-- end if
 
 -- name: DoneTalliesPending :many
 -- The tallies not folded yet, per downloader: live views add them to the

@@ -66,7 +66,7 @@ WHERE sc.project_id = @project_id
 SELECT count(*) FROM unnest(@ids::bigint[]) i (id), LATERAL (
     SELECT 1 FROM revisits r
     WHERE r.project_id = @project_id AND r.id = i.id AND r.name = ANY(@names::text[])
-    OFFSET 0) r;
+    OFFSET 0 /* fence */) r;
 
 -- name: RevisitsVisitNow :one
 -- Moves the items of @ids named in @names out of the schedule into queue
@@ -79,7 +79,7 @@ WITH due AS (
         SELECT r.ctid FROM unnest(@ids::bigint[]) i (id), LATERAL (
             SELECT x.ctid FROM revisits x
             WHERE x.project_id = @project_id AND x.id = i.id AND x.name = ANY(@names::text[])
-            OFFSET 0
+            OFFSET 0 /* fence */
             FOR UPDATE SKIP LOCKED) r
     ))
     RETURNING revisits.id, revisits.name, revisits.score, revisits.site,

@@ -26,7 +26,14 @@ SELECT count(*) FROM seen WHERE project_id = @project_id;
 -- or drained). Claims and archives are found by the item's own hash (see
 -- seen.item); a claim must be this item's, not a copy of it queued from
 -- another backfeed shard.
+-- if citus
+-- The project's keys in seen read first, from every worker (seen is spread
+-- over them by hash), then looked for on the project's.
+WITH s AS MATERIALIZED (SELECT s.id, s.hash, s.item FROM seen s WHERE s.project_id = @project_id)
+SELECT count(*) FROM s WHERE true
+-- else
 SELECT count(*) FROM seen s WHERE s.project_id = @project_id
+-- end if
   AND NOT EXISTS (SELECT 1 FROM todo t WHERE t.project_id = @project_id AND t.id = s.id)
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.project_id = @project_id AND c.hash = coalesce(s.item, s.hash) AND c.id = s.id)
   AND NOT EXISTS (SELECT 1 FROM done d WHERE d.project_id = @project_id AND d.id = s.id)
@@ -55,17 +62,43 @@ SELECT ((SELECT count(*) FILTER (WHERE expiry) FROM named) - (SELECT count(*) FI
 -- item's own hash: a name may have been queued from several shards), for
 -- an admin's action on a selection: each statement then finds its rows by
 -- id, never by reading a queue for the names.
--- Each a probe of a key (OFFSET 0: never planned as a read of all the
--- project's keys, as DoneRecordBatch finds its items).
+-- Each a probe of a key (a fence), as DoneRecordBatch finds its items.
 SELECT s.id FROM seen s
 WHERE s.project_id = @project_id AND s.hash = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n))
 UNION
+-- if citus
+-- The items' own hashes looked up in one read of every worker rather than
+-- by a probe per name, which Citus cannot send to the workers.
+SELECT s.id FROM seen s
+WHERE s.project_id = @project_id AND s.item = ANY(ARRAY(SELECT item_hash(n) FROM unnest(@names::text[]) AS n)) AND s.item IS NOT NULL;
+-- else
 SELECT k.id FROM unnest(@names::text[]) AS n (name), LATERAL (
     SELECT s.id FROM seen s
     WHERE s.project_id = @project_id AND s.item = item_hash(n.name) AND s.item IS NOT NULL
-    OFFSET 0) k;
+    OFFSET 0 /* fence */) k;
+-- end if
 
 -- name: SeenKeyedOf :one
 -- Whether item @id was deduplicated in shard @shard under its own name
 -- (false: under a key of its own, a backfeed post's KEY).
 SELECT EXISTS (SELECT 1 FROM seen WHERE project_id = @project_id AND hash = item_key_hash(@shard::text, @name::text) AND id = @id)::boolean;
+-- if citus
+
+-- name: SeenAddBatch :many
+-- TodoAddUnseen's names new to the project, on Citus: a batch's keys
+-- recorded in seen, which is spread over every worker (by the key's hash),
+-- in a statement of its own; returns the ids of the names the project had
+-- not seen, and TodoAddUnseen queues them on the project's worker.
+WITH -- include: todo_add_batch
+)
+-- include: seen_add
+;
+
+-- name: SeenOfBatch :many
+-- TodoAddUnseen's names seen before, on Citus, when the project recrawls
+-- or the post skips the seen check: the keys of a batch found in seen, on
+-- every worker, with their ids.
+WITH -- include: todo_add_batch
+)
+SELECT seen.hash, seen.id FROM batch JOIN seen ON seen.project_id = @project_id AND seen.hash = batch.hash;
+-- end if

@@ -116,11 +116,17 @@ WITH takes AS (
           WHERE EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord AND sized.fits)
              OR NOT EXISTS (SELECT 1 FROM sized WHERE sized.ord = w.ord)
           GROUP BY w.site, w.downloader) c
+    -- if citus
+    -- By key: Citus plans no update by addresses, nor by a lateral join
+    -- under it.
+    WHERE s.project_id = @project_id AND s.id = ANY(ARRAY(SELECT DISTINCT w.site FROM takes w))
+    -- else
     -- Each site a probe of its key, then its row by its physical address:
     -- a join could be planned as a read of all the project's sites.
     WHERE s.project_id = @project_id AND s.ctid = ANY(ARRAY(
             SELECT x.ctid FROM (SELECT DISTINCT w.site FROM takes w) ws,
-                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = @project_id AND y.id = ws.site OFFSET 0) x))
+                 LATERAL (SELECT y.ctid FROM sites y WHERE y.project_id = @project_id AND y.id = ws.site OFFSET 0 /* fence */) x))
+    -- end if
       AND s.id = c.site
 ), counter_deltas AS (
     SELECT 'claims' AS name, 1 AS delta FROM claimed

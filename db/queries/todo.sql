@@ -48,16 +48,7 @@
 --      fragment counters_add: counted) and the counts of the sites of the
 --      items queued (site_deltas, counted by the fragment sites_count:
 --      site_sums, sites_locked, sites_counted).
-WITH batch AS MATERIALIZED (
-    SELECT b.name, item_key_hash(@shard::text, coalesce(b.key, b.name)) AS hash,
-           CASE WHEN b.key IS NULL AND @shard::text = '' THEN NULL ELSE item_hash(b.name) END AS item,
-           CASE WHEN @shuffle::boolean
-                THEN (floor(random() * 1099511627776)::bigint << 23) | (((@id_block::bigint << 20) | b.ord) & 8388607)
-                ELSE (@id_block::bigint << 20) | b.ord END AS id,
-           b.params, coalesce(b.site, 0) AS site, coalesce(b.tag, '') AS tag
-    -- The arrays side by side: a missing one reads as NULLs.
-    FROM ROWS FROM (unnest(@names::text[]), unnest(@keys::text[]), unnest(@params::text[]), unnest(@sites::integer[]), unnest(@tags::text[]))
-         WITH ORDINALITY AS b (name, key, params, site, tag, ord)
+WITH -- include: todo_add_batch
 ), -- include: todo_add_seen
 ), -- include: todo_add_queued
 ), counter_deltas AS (
@@ -142,11 +133,18 @@ SELECT count(*) FROM moved;
 -- name: TodoMoveItems :one
 -- TodoMove for the items an admin picked: those of @ids (found from their
 -- names through seen) whose names are in @names, each a probe of todo's
--- key in queue @from_queue, stretch by stretch (OFFSET 0 keeps the probes
--- from being planned as a read of the queue), never a read of the queue.
+-- key in queue @from_queue, stretch by stretch (a fence), never a read of
+-- the queue.
 -- The rest is TodoMove's: to @to_queue, or dropped when it is empty.
 WITH moved AS (
     DELETE FROM todo
+    -- if citus
+    -- By key: Citus takes no subquery that skips locked rows into a
+    -- delete, so a move of picked items waits for a claim holding one.
+    WHERE todo.project_id = @project_id AND todo.queue = @from_queue::text
+      AND todo.type = ANY(project_limited_types(@project_id) || ARRAY['', ':site'])
+      AND todo.id = ANY(@ids::bigint[]) AND todo.name = ANY(@names::text[])
+    -- else
     WHERE todo.project_id = @project_id AND ctid = ANY(ARRAY(
         SELECT t.ctid
         FROM unnest(@ids::bigint[]) i (id), unnest(project_limited_types(@project_id) || ARRAY['', ':site']) ty (type),
@@ -154,9 +152,10 @@ WITH moved AS (
                  SELECT x.ctid FROM todo x
                  WHERE x.project_id = @project_id AND x.queue = @from_queue::text AND x.type = ty.type AND x.id = i.id
                    AND x.name = ANY(@names::text[])
-                 OFFSET 0
+                 OFFSET 0 /* fence */
                  FOR UPDATE SKIP LOCKED) t
     ))
+    -- end if
     RETURNING todo.id, todo.name, todo.type, todo.site, todo.claim_count, todo.last_downloader, todo.last_ip
 ), -- include: moved_requeued
 )
@@ -171,7 +170,7 @@ FROM unnest(@ids::bigint[]) i (id), unnest(project_limited_types(@project_id) ||
          SELECT 1 FROM todo x
          WHERE x.project_id = @project_id AND x.queue = @queue::text AND x.type = ty.type AND x.id = i.id
            AND x.name = ANY(@names::text[])
-         OFFSET 0) t;
+         OFFSET 0 /* fence */) t;
 
 -- name: TodoBrowse :many
 -- A page of queue @queue for the admin panel's queue browser, in id order
