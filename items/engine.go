@@ -236,10 +236,10 @@ func (e *Engine) forgetHeads(project int32) {
 	e.forgetHeadsLocked(project)
 }
 
-func (e *Engine) forgetHeadsLocked(project int32) {
-	for s := range e.heads {
+func (m *memory) forgetHeadsLocked(project int32) {
+	for s := range m.heads {
 		if s.project == project {
-			delete(e.heads, s)
+			delete(m.heads, s)
 		}
 	}
 }
