@@ -109,6 +109,7 @@ func commands(getenv func(string) string) []command {
 				fs.DurationVar(&o.Readers.Wait, "reader-wait", handlers.DefaultReaderLimits.Wait, "how long a read waits for its turn before it is refused (503 readers-busy)")
 				o.Readers.Waiting = handlers.DefaultReaderLimits.Waiting
 				o.Admin = handlers.DefaultAdminLimits
+				fs.StringVar(&o.DebugAddr, "debug-addr", getenv("TRACKER_DEBUG_ADDR"), "address to serve Go's profiles of the process on (/debug/pprof/), apart from the tracker's routes; unset: none. Loopback or private only (also $TRACKER_DEBUG_ADDR)")
 				fs.IntVar(&o.Admin.Conns, "admin-conns", handlers.DefaultAdminLimits.Conns, "database connections of the admin panel's pages and searches, which take turns on them (503 admin-busy past a 5 s wait)")
 			}, runServe)},
 		{name: "migrate", summary: "bring the database schema up to date", nargs: [2]int{0, 0}, setup: noOptions(runMigrate)},

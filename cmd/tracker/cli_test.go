@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -713,5 +715,34 @@ func TestTextsBounded(t *testing.T) {
 	if n := dbtest.Count(t, pool, "SELECT count(*) FROM blocks") + dbtest.Count(t, pool, "SELECT count(*) FROM upload_targets") +
 		dbtest.Count(t, pool, "SELECT count(*) FROM projects WHERE slug = 'long' OR config->>'repository' <> ''"); n != 0 {
 		t.Fatalf("%d rows stored past their bounds", n)
+	}
+}
+
+// The debug listener serves the profiles and nothing else; the
+// tracker's own routes never serve them (tracker serve without
+// --debug-addr has no such listener at all).
+func TestDebugMuxServesProfilesOnly(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(debugMux())
+	defer srv.Close()
+	for path, want := range map[string]int{
+		"/debug/pprof/":                  http.StatusOK,
+		"/debug/pprof/goroutine?debug=1": http.StatusOK,
+		"/debug/pprof/cmdline":           http.StatusOK,
+		"/":                              http.StatusNotFound,
+		"/healthz":                       http.StatusNotFound,
+	} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+		}
+		if path == "/debug/pprof/goroutine?debug=1" && !strings.Contains(string(body), "goroutine profile") {
+			t.Errorf("GET %s: not a goroutine profile: %.100s", path, body)
+		}
 	}
 }

@@ -57,6 +57,8 @@ type serveOptions struct {
 	TLS tlsOptions
 	// Admin: --admin-conns.
 	Admin handlers.AdminLimits
+	// DebugAddr: --debug-addr, $TRACKER_DEBUG_ADDR (debug.go).
+	DebugAddr string
 }
 
 func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
@@ -175,6 +177,17 @@ func runServe(ctx context.Context, a *app, _ []string, o serveOptions) error {
 			stop := reloadOnHangup(a.log, secure.reload)
 			defer stop()
 		}
+	}
+
+	if o.DebugAddr != "" {
+		dln, err := net.Listen("tcp", o.DebugAddr)
+		if err != nil {
+			return err
+		}
+		// Shut down with the others; a profile being taken is cut short.
+		srvs = append(srvs, &http.Server{Handler: debugMux(), ReadHeaderTimeout: 10 * time.Second})
+		lns = append(lns, dln)
+		a.log.Info("profiles served", "url", fmt.Sprintf("http://%s/debug/pprof/", dln.Addr()))
 	}
 
 	serveErr := make(chan error, len(srvs))
