@@ -42,6 +42,10 @@ type Options struct {
 	Floor     bool // measure the raw SQL floor and yardsticks beside warrior scenarios
 	River     bool // with Floor: River beside them too
 	Viewers   int  // viewers of the viewers scenario
+	// DebugAddr is where the tracker the bench starts serves its profiles
+	// (tracker serve --debug-addr; "": none), to read where its CPU goes
+	// during a scenario.
+	DebugAddr string
 	// Sweep runs the scale sweeps after the scenarios: the Large queue
 	// against 100,000, a LongTx transaction held open, and dedup at
 	// DedupSeen names against 1,000,000.
@@ -197,6 +201,9 @@ func benchEnv() []string {
 // database when the bench started one.
 func (b *bench) env() []string {
 	env := benchEnv()
+	if b.o.DebugAddr != "" {
+		env = append(env, "TRACKER_DEBUG_ADDR="+b.o.DebugAddr)
+	}
 	if b.nodes != nil && b.nodes.DatabaseURL() != "" {
 		env = append(env, "DATABASE_URL="+b.nodes.DatabaseURL())
 	}

@@ -485,8 +485,10 @@ func (b *bench) fieldExpiries(ctx context.Context, withheld int64, wait time.Dur
 // moreTrackers starts n more tracker processes on the bench's data
 // directory, beside its own, and returns them and their URLs.
 func (b *bench) moreTrackers(ctx context.Context, n int) ([]*nodes.Tracker, []string, error) {
-	serve, own := b.serve, b.url
-	defer func() { b.serve, b.url = serve, own }()
+	// The profiles are the first process's: an address serves one.
+	serve, own, debug := b.serve, b.url, b.o.DebugAddr
+	defer func() { b.serve, b.url, b.o.DebugAddr = serve, own, debug }()
+	b.o.DebugAddr = ""
 	var cmds []*nodes.Tracker
 	var urls []string
 	for range n {

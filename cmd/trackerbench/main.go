@@ -54,6 +54,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (scenarios.Options, error) {
 	fs.IntVar(&o.Multi, "multi", 100, "items per multi request")
 	fs.BoolVar(&o.Floor, "floor", true, "measure the raw SQL floor beside the warrior scenarios")
 	fs.IntVar(&o.Viewers, "viewers", 10_000, "viewers of the viewers scenario, each holding the board's live stream from an address of its own beside 32 single warriors (the tracker started with streams and connections enough for them)")
+	fs.StringVar(&o.DebugAddr, "debug-addr", "", "where the tracker serves Go's profiles of itself (its --debug-addr; the field's first process), to take a CPU profile during a scenario: go tool pprof http://ADDR/debug/pprof/profile?seconds=N")
 	fs.BoolVar(&o.River, "river", true, "with -floor: run River, the Go job queue on PostgreSQL, beside the warrior scenarios, with as many workers as each holds items")
 	fs.BoolVar(&o.Sweep, "sweep", false, "also run the scale sweeps: a 100,000 vs 10,000,000 item queue, a long transaction held open, the import of 10,000,000 names against a COPY of them, and backfeed into a project that has seen 1,000,000 vs 100,000,000 names")
 	fs.IntVar(&o.Large, "large-queue", 10_000_000, "the large queue of the sweep, against 100,000")
