@@ -48,6 +48,8 @@ type Archiver struct {
 	// partition takes on the project's completions: completions queue
 	// behind it, so it is short, and the day is tried again next run.
 	dropLockTimeout time.Duration
+	// drv is the database's driver, asked once.
+	drv drivers.Known
 }
 
 func New(pool *pgxpool.Pool, dir string) *Archiver {
@@ -76,7 +78,7 @@ func (a *Archiver) Project(ctx context.Context, p projects.Project, now time.Tim
 		return res, nil
 	}
 	cutoff := now.Add(-time.Duration(p.Config.ArchiveAfter) * time.Second)
-	d, err := drivers.Of(ctx, a.q.DB())
+	d, err := a.drv.Of(ctx, a.q.DB())
 	if err != nil {
 		return res, err
 	}

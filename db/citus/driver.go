@@ -40,11 +40,13 @@ func (driver) ProjectsApart() bool { return true }
 // queued on the project's worker.
 func (driver) TodoAddUnseen(ctx context.Context, q *db.Queries, arg db.TodoAddUnseenParams) (db.TodoAddUnseenRow, error) {
 	c := New(q.DB())
+	// The batch as both seen statements read it (todo_add_batch).
+	batch := SeenAddBatchParams{ProjectID: arg.ProjectID, Shard: arg.Shard, Shuffle: arg.Shuffle,
+		IDBlock: arg.IDBlock, Names: arg.Names, Keys: arg.Keys, Params: arg.Params, Sites: arg.Sites, Tags: arg.Tags}
 	var seenHashes [][]byte
 	var seenIDs []int64
 	if arg.RecrawlAfter > 0 || arg.SkipSeen {
-		rows, err := c.SeenOfBatch(ctx, SeenOfBatchParams{ProjectID: arg.ProjectID, Shard: arg.Shard, Shuffle: arg.Shuffle,
-			IDBlock: arg.IDBlock, Names: arg.Names, Keys: arg.Keys, Params: arg.Params, Sites: arg.Sites, Tags: arg.Tags})
+		rows, err := c.SeenOfBatch(ctx, SeenOfBatchParams(batch))
 		if err != nil {
 			return db.TodoAddUnseenRow{}, err
 		}
@@ -52,8 +54,7 @@ func (driver) TodoAddUnseen(ctx context.Context, q *db.Queries, arg db.TodoAddUn
 			seenHashes, seenIDs = append(seenHashes, r.Hash), append(seenIDs, r.ID)
 		}
 	}
-	fresh, err := c.SeenAddBatch(ctx, SeenAddBatchParams{ProjectID: arg.ProjectID, Shard: arg.Shard, Shuffle: arg.Shuffle,
-		IDBlock: arg.IDBlock, Names: arg.Names, Keys: arg.Keys, Params: arg.Params, Sites: arg.Sites, Tags: arg.Tags})
+	fresh, err := c.SeenAddBatch(ctx, batch)
 	if err != nil {
 		return db.TodoAddUnseenRow{}, err
 	}
